@@ -1,0 +1,98 @@
+import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { tokenScope } from '../../platform/auth-checker.js';
+import { ConnectionType } from '../../platform/connection.js';
+import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { principalWithScope } from '../identity/principal.js';
+import { ReviewDecision } from '../review/review-decision.entity.js';
+import { SecretAuditEntry } from '../secrets/secret-audit.entity.js';
+import { App } from './app.entity.js';
+import { isOwner, isReviewer } from './app-access.js';
+import { CATEGORIES } from './app.types.js';
+import { SubmitAppInput } from './dto/submit-app.input.js';
+import { UpdateAppInput } from './dto/update-app.input.js';
+
+@ObjectType()
+export class Category {
+  @Field({ description: 'The value to submit as an app category, e.g. "games"' })
+  id: string;
+
+  @Field({ description: 'Same as id' })
+  name: string;
+
+  @Field({ description: 'For display, e.g. "Games"' })
+  label: string;
+}
+
+@ObjectType()
+export class AppConnection extends ConnectionType(App, 'App') {}
+
+const CATEGORY_LIST: Category[] = CATEGORIES.map((id) => ({ id, name: id, label: id[0].toUpperCase() + id.slice(1) }));
+
+@Resolver(() => App)
+export class AppResolver {
+  @Query(() => [Category])
+  categories(): Category[] {
+    return CATEGORY_LIST;
+  }
+
+  @Query(() => App, { nullable: true, description: 'Owner, reviewers and admins see any version; everyone else the approved listing' })
+  app(@Arg('id', () => ID) id: string, @Ctx() { principal, services }: RequestContext): Promise<App | null> {
+    return services.apps.find(principalWithScope(principal, 'apps:read'), id);
+  }
+
+  @Authorized(tokenScope('apps:read'))
+  @Query(() => [App])
+  myApps(@Ctx() context: RequestContext): Promise<App[]> {
+    return context.services.apps.mine(requirePrincipal(context).userId);
+  }
+
+  @Query(() => AppConnection, { description: 'Approved apps, as listed' })
+  storeApps(
+    @Ctx() { services }: RequestContext,
+    @Arg('category', () => String, { nullable: true }) category?: string | null,
+    @Arg('search', () => String, { nullable: true }) search?: string | null,
+    @Arg('first', () => Int, { nullable: true }) first?: number | null,
+    @Arg('after', () => String, { nullable: true }) after?: string | null,
+  ): Promise<AppConnection> {
+    return services.apps.store({ category, search, first, after });
+  }
+
+  @Authorized('REVIEWER')
+  @Query(() => AppConnection, { description: 'Apps pending review, oldest submission first' })
+  reviewQueue(
+    @Ctx() { services }: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number | null,
+    @Arg('after', () => String, { nullable: true }) after?: string | null,
+  ): Promise<AppConnection> {
+    return services.apps.reviewQueue({ first, after });
+  }
+
+  @Authorized()
+  @Mutation(() => App, { description: 'A new app, PENDING_REVIEW; its client secret is created with it' })
+  submitApp(@Arg('input') input: SubmitAppInput, @Ctx() context: RequestContext): Promise<App> {
+    return context.services.apps.submit(requirePrincipal(context), input);
+  }
+
+  @Authorized()
+  @Mutation(() => App, { description: 'A REJECTED app returns to PENDING_REVIEW; an APPROVED one too when its listing changes' })
+  updateApp(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateAppInput, @Ctx() context: RequestContext): Promise<App> {
+    return context.services.apps.update(requirePrincipal(context), id, input);
+  }
+
+  @FieldResolver(() => [ReviewDecision], { description: 'Oldest first' })
+  reviewDecisions(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<ReviewDecision[]> | ReviewDecision[] {
+    // The public sees the listing, not its review history.
+    if (!isOwner(app, principal) && !isReviewer(principal)) return [];
+    return services.review.history(app.id);
+  }
+
+  @FieldResolver(() => Boolean, { description: 'Pending review past its due time' })
+  reviewOverdue(@Root() app: App): boolean {
+    return app.status === 'PENDING_REVIEW' && app.reviewDueAt.getTime() < Date.now();
+  }
+
+  @FieldResolver(() => [SecretAuditEntry], { description: 'Who revealed or rotated the client secret; the owner only' })
+  clientSecretAudit(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<SecretAuditEntry[]> | SecretAuditEntry[] {
+    return isOwner(app, principal) ? services.secrets.auditTrail(app.id) : [];
+  }
+}

@@ -1,0 +1,152 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Config } from '../../config.js';
+import { badInput, forbidden, notFound } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
+import type { Principal } from '../identity/principal.js';
+import type { SecretsService } from '../secrets/secrets.service.js';
+import { blockedHostReason } from '../webhooks/address-policy.js';
+import { App } from './app.entity.js';
+import { viewOf, isOwner } from './app-access.js';
+import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, type Listing } from './app.types.js';
+import type { SubmitAppInput } from './dto/submit-app.input.js';
+import type { UpdateAppInput } from './dto/update-app.input.js';
+
+type AppFields = Listing & { webhookUrl: string | null };
+
+export const listingOf = (app: Listing): Listing => ({
+  name: app.name,
+  shortDescription: app.shortDescription,
+  iconUrl: app.iconUrl,
+  appUrl: app.appUrl,
+  category: app.category,
+  pricing: app.pricing,
+  pricePoints: app.pricePoints,
+});
+
+export class AppService {
+  constructor(private readonly db: DataSource, private readonly config: Config, private readonly secrets: SecretsService) {}
+
+  /** Rules that span fields or depend on configuration; single-field rules ran on the input type. */
+  private checkFields(fields: AppFields): void {
+    if (fields.pricing === Pricing.PAID && (fields.pricePoints === null || fields.pricePoints === undefined)) {
+      throw badInput('pricePoints', 'pricePoints is required for a paid app: a whole number of points greater than 0');
+    }
+    if (fields.pricing === Pricing.FREE && fields.pricePoints !== null && fields.pricePoints !== undefined) {
+      throw badInput('pricePoints', 'pricePoints must be empty for a free app; choose PAID to set a price');
+    }
+    if (fields.webhookUrl) {
+      const url = new URL(fields.webhookUrl);
+      if (!this.config.webhookAllowPrivateUrls) {
+        if (url.protocol !== 'https:') throw badInput('webhookUrl', 'webhookUrl must use HTTPS (https://...)');
+        const reason = blockedHostReason(url);
+        if (reason) throw badInput('webhookUrl', `webhookUrl cannot point at an internal address: ${reason}`);
+      }
+    }
+  }
+
+  private normalise<T extends Partial<AppFields>>(input: T): T {
+    const out = { ...input };
+    if (typeof out.name === 'string') out.name = out.name.trim();
+    if (typeof out.shortDescription === 'string') out.shortDescription = out.shortDescription.trim();
+    if (typeof out.category === 'string') out.category = out.category.trim().toLowerCase();
+    if (out.webhookUrl === '') out.webhookUrl = null;
+    return out;
+  }
+
+  async submit(principal: Principal, rawInput: SubmitAppInput): Promise<App> {
+    const input = this.normalise({ ...rawInput, pricePoints: rawInput.pricePoints ?? null, webhookUrl: rawInput.webhookUrl ?? null });
+    this.checkFields(input);
+    const now = new Date();
+    const app = this.db.getRepository(App).create({
+      ...input,
+      id: newId.app(),
+      ownerId: principal.userId,
+      status: AppStatus.PENDING_REVIEW,
+      revision: 1,
+      submittedAt: now,
+      reviewDueAt: new Date(now.getTime() + REVIEW_DUE_AFTER_MS),
+      publishedListing: null,
+      listedAt: null,
+    });
+    await this.db.transaction(async (manager) => {
+      await manager.insert(App, app);
+      await this.secrets.createForApp(manager, app.id, now);
+    });
+    return this.db.getRepository(App).findOneByOrFail({ id: app.id });
+  }
+
+  /**
+   * Edits an app. A rejected app goes back to review (resubmission) even without changes; an
+   * approved app goes back to review when a listing field changes, while the store keeps showing
+   * the approved version. The webhook URL is not part of the listing and changes at once.
+   */
+  async update(principal: Principal, id: string, rawInput: UpdateAppInput): Promise<App> {
+    const input = this.normalise(rawInput);
+    return this.db.transaction(async (manager) => {
+      const app = await this.lockOwned(manager, principal, id);
+      const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<AppFields>;
+      // Switching to FREE clears the price unless the caller said otherwise.
+      if (given.pricing === Pricing.FREE && !('pricePoints' in given)) given.pricePoints = null;
+      const merged: AppFields = { ...listingOf(app), webhookUrl: app.webhookUrl, ...given };
+      this.checkFields(merged);
+
+      const listingChanged = LISTING_FIELDS.some((f) => merged[f] !== app[f]);
+      const webhookChanged = merged.webhookUrl !== app.webhookUrl;
+      const resubmit = app.status === AppStatus.REJECTED || (app.status === AppStatus.APPROVED && listingChanged);
+      if (!listingChanged && !webhookChanged && !resubmit) return app;
+
+      const now = new Date();
+      Object.assign(app, merged, { revision: app.revision + 1 });
+      if (resubmit) Object.assign(app, { status: AppStatus.PENDING_REVIEW, submittedAt: now, reviewDueAt: new Date(now.getTime() + REVIEW_DUE_AFTER_MS) });
+      await manager.save(App, app);
+      return manager.findOneByOrFail(App, { id });
+    });
+  }
+
+  private async lockOwned(manager: EntityManager, principal: Principal, id: string): Promise<App> {
+    const app = await manager.getRepository(App).createQueryBuilder('a').setLock('pessimistic_write').where('a.id = :id', { id }).getOne();
+    if (!app || !viewOf(app, principal)) throw notFound('App');
+    if (!isOwner(app, principal)) throw forbidden('Only the developer who submitted this app can change it');
+    return app;
+  }
+
+  async find(principal: Principal | null, id: string): Promise<App | null> {
+    const app = await this.db.getRepository(App).findOneBy({ id });
+    return app ? viewOf(app, principal) : null;
+  }
+
+  async mine(ownerId: string): Promise<App[]> {
+    return this.db.getRepository(App).find({ where: { ownerId }, order: { createdAt: 'DESC' } });
+  }
+
+  /** Approved apps as listed (their last approved version), newest listing first. */
+  async store(args: { category?: string | null; search?: string | null; first?: number | null; after?: string | null }): Promise<Connection<App>> {
+    const limit = pageSize(args.first);
+    const after = decodeCursor(args.after, ['string', 'string']);
+    const query = this.db.getRepository(App).createQueryBuilder('a').where('a.published_listing IS NOT NULL');
+    if (args.category) {
+      const category = args.category.trim().toLowerCase();
+      if (!(CATEGORIES as readonly string[]).includes(category)) throw badInput('category', `category must be one of ${CATEGORIES.join(', ')}`);
+      query.andWhere("a.published_listing->>'category' = :category", { category });
+    }
+    if (args.search?.trim()) {
+      const pattern = `%${args.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query.andWhere("(a.published_listing->>'name' ILIKE :pattern OR a.published_listing->>'shortDescription' ILIKE :pattern)", { pattern });
+    }
+    if (after) query.andWhere('(a.listed_at, a.id) < (:listedAt::timestamptz, :id)', { listedAt: after[0], id: after[1] });
+    const rows = await query.orderBy('a.listed_at', 'DESC').addOrderBy('a.id', 'DESC').take(limit + 1).getMany();
+    const listed = rows.map((app) => viewOf(app, null)!);
+    return toConnection(listed, limit, (app) => [app.listedAt!.toISOString(), app.id]);
+  }
+
+  /** Apps waiting for review, oldest submission first. */
+  async reviewQueue(args: { first?: number | null; after?: string | null }): Promise<Connection<App>> {
+    const limit = pageSize(args.first);
+    const after = decodeCursor(args.after, ['string', 'string']);
+    const query = this.db.getRepository(App).createQueryBuilder('a').where('a.status = :status', { status: AppStatus.PENDING_REVIEW });
+    if (after) query.andWhere('(a.submitted_at, a.id) > (:submittedAt::timestamptz, :id)', { submittedAt: after[0], id: after[1] });
+    const rows = await query.orderBy('a.submitted_at', 'ASC').addOrderBy('a.id', 'ASC').take(limit + 1).getMany();
+    return toConnection(rows, limit, (app) => [app.submittedAt.toISOString(), app.id]);
+  }
+}

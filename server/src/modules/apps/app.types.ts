@@ -1,0 +1,26 @@
+import { registerEnumType } from 'type-graphql';
+
+export enum Pricing {
+  FREE = 'FREE',
+  PAID = 'PAID',
+}
+export enum AppStatus {
+  PENDING_REVIEW = 'PENDING_REVIEW',
+  APPROVED = 'APPROVED',
+  REJECTED = 'REJECTED',
+}
+registerEnumType(Pricing, { name: 'Pricing', description: 'FREE, or PAID with a price in platform points' });
+registerEnumType(AppStatus, { name: 'AppStatus' });
+
+/** The categories users browse the store by (decisions.md). */
+export const CATEGORIES = [
+  'games', 'education', 'entertainment', 'finance', 'health', 'lifestyle',
+  'news', 'productivity', 'shopping', 'social', 'travel', 'utilities',
+] as const;
+
+/** Review is due this long after (re)submission. */
+export const REVIEW_DUE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** The fields users see in the store; editing one of them on an approved app sends it back to review. */
+export const LISTING_FIELDS = ['name', 'shortDescription', 'iconUrl', 'appUrl', 'category', 'pricing', 'pricePoints'] as const;
+export type Listing = { name: string; shortDescription: string; iconUrl: string; appUrl: string; category: string; pricing: Pricing; pricePoints: number | null };

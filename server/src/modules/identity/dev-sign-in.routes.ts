@@ -1,0 +1,44 @@
+import express, { Router } from 'express';
+import type { Services } from '../../platform/services.js';
+import { devUserId } from './identity.service.js';
+import { clearSessionCookie, requestCredential, setSessionCookie } from './session-cookie.js';
+
+const EMAIL = /^[^@\s]{1,64}@[^@\s]{1,255}$/;
+
+/** POST /auth/dev/sign-in (development provider) and POST /auth/sign-out. */
+export function authRoutes(services: Services): Router {
+  const router = Router();
+  const json = express.json({ limit: '16kb' });
+
+  router.post('/auth/dev/sign-in', json, async (req, res, next) => {
+    if (!services.config.authDevSignIn) {
+      res.status(404).json({ error: 'Not found' });
+      return;
+    }
+    try {
+      const email = typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : '';
+      if (!EMAIL.test(email)) {
+        res.status(400).json({ error: 'email must be an e-mail address such as dev@example.com', code: 'BAD_USER_INPUT', field: 'email' });
+        return;
+      }
+      const { token, expiresAt, account } = await services.identity.signIn({ id: devUserId(email), email, provider: 'dev' });
+      setSessionCookie(res, services.config, token, expiresAt);
+      res.json({ token, expiresAt, user: { id: account.id, email: account.email, roles: services.identity.rolesOf(account) } });
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.post('/auth/sign-out', async (req, res, next) => {
+    try {
+      const token = requestCredential(req);
+      if (token) await services.identity.signOut(token);
+      clearSessionCookie(res, services.config);
+      res.status(204).end();
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  return router;
+}

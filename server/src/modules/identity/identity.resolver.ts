@@ -1,0 +1,49 @@
+import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { Account } from './account.entity.js';
+import { ApiToken } from './api-token.entity.js';
+import { CreateApiTokenInput } from './dto/create-api-token.input.js';
+
+@ObjectType()
+export class CreatedApiToken {
+  @Field(() => ID)
+  id: string;
+
+  @Field({ description: 'The token itself; shown only this once' })
+  token: string;
+
+  @Field(() => ApiToken)
+  apiToken: ApiToken;
+}
+
+@Resolver(() => Account)
+export class IdentityResolver {
+  @Query(() => Account, { nullable: true, description: 'The signed-in account; null when not signed in' })
+  async me(@Ctx() { principal, services }: RequestContext): Promise<Account | null> {
+    return principal ? services.identity.findAccount(principal.userId) : null;
+  }
+
+  @FieldResolver(() => [String])
+  roles(@Root() account: Account, @Ctx() { services }: RequestContext): string[] {
+    return services.identity.rolesOf(account);
+  }
+
+  @Authorized()
+  @Query(() => [ApiToken], { description: 'Your API tokens (never their values)' })
+  myApiTokens(@Ctx() context: RequestContext): Promise<ApiToken[]> {
+    return context.services.identity.listApiTokens(requirePrincipal(context).userId);
+  }
+
+  @Authorized()
+  @Mutation(() => CreatedApiToken)
+  async createApiToken(@Arg('input') input: CreateApiTokenInput, @Ctx() context: RequestContext): Promise<CreatedApiToken> {
+    const { token, apiToken } = await context.services.identity.createApiToken(requirePrincipal(context).userId, input);
+    return { id: apiToken.id, token, apiToken };
+  }
+
+  @Authorized()
+  @Mutation(() => Boolean)
+  revokeApiToken(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<boolean> {
+    return context.services.identity.revokeApiToken(requirePrincipal(context).userId, id);
+  }
+}

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { DataSource, IsNull } from 'typeorm';
+import type { Config } from '../../config.js';
+import { badInput, forbidden, notFound, PlazaError, ErrorCode } from '../../platform/errors.js';
+import { newCredential, newId } from '../../platform/ids.js';
+import { Account } from './account.entity.js';
+import { ApiToken } from './api-token.entity.js';
+import { Session } from './session.entity.js';
+import type { Principal } from './principal.js';
+import { API_TOKEN_SCOPES, rolesOf } from './roles.js';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** How often a token's last-used time is written: often enough to be useful, rarely enough to cost nothing. */
+const LAST_USED_PRECISION_MS = 60_000;
+
+export const SESSION_TOKEN_PREFIX = 'plz_s_';
+export const API_TOKEN_PREFIX = 'plz_at_';
+
+/** The development provider's stable user id for an e-mail address. */
+export const devUserId = (email: string) => `dev_${sha256(`plaza-dev:${email.toLowerCase()}`).slice(0, 24)}`;
+
+export interface SignedIn {
+  token: string;
+  expiresAt: Date;
+  account: Account;
+}
+
+export class IdentityService {
+  constructor(private readonly db: DataSource, private readonly config: Config) {}
+
+  rolesOf(account: Pick<Account, 'email' | 'grantedRoles'>) {
+    return rolesOf(account.email, account.grantedRoles, this.config);
+  }
+
+  /** Creates or refreshes the account an identity provider vouched for, and opens a session. */
+  async signIn(identity: { id: string; email: string; provider: 'dev' | 'oidc' }): Promise<SignedIn> {
+    const now = new Date();
+    const email = identity.email.trim().toLowerCase();
+    return this.db.transaction(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Account)
+        .values({ id: identity.id, email, identityProvider: identity.provider, lastSignInAt: now, grantedRoles: [], points: 0 })
+        .orUpdate(['email', 'last_sign_in_at'], ['id'])
+        .execute();
+      const account = await manager.findOneByOrFail(Account, { id: identity.id });
+      const token = newCredential(SESSION_TOKEN_PREFIX);
+      const expiresAt = new Date(now.getTime() + this.config.sessionTtlMs);
+      await manager.insert(Session, { id: newId.session(), tokenHash: sha256(token), userId: account.id, expiresAt });
+      return { token, expiresAt, account };
+    });
+  }
+
+  async signOut(token: string): Promise<void> {
+    await this.db.getRepository(Session).delete({ tokenHash: sha256(token) });
+  }
+
+  /**
+   * Turns a bearer token or session cookie into a principal. An unknown, expired or revoked token
+   * is an error rather than anonymity, so a client learns at once why it is not signed in.
+   */
+  async authenticate(token: string): Promise<Principal> {
+    if (token.startsWith(SESSION_TOKEN_PREFIX)) return this.authenticateSession(token);
+    if (token.startsWith(API_TOKEN_PREFIX)) return this.authenticateApiToken(token);
+    throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'The token is not a Plaza sign-in or API token');
+  }
+
+  private async authenticateSession(token: string): Promise<Principal> {
+    const row = await this.db
+      .getRepository(Session)
+      .createQueryBuilder('s')
+      .innerJoin(Account, 'a', 'a.id = s.user_id')
+      .select(['s.id AS session_id', 's.expires_at AS expires_at', 'a.id AS user_id', 'a.email AS email', 'a.granted_roles AS granted_roles'])
+      .where('s.token_hash = :hash', { hash: sha256(token) })
+      .getRawOne<{ session_id: string; expires_at: Date; user_id: string; email: string; granted_roles: string[] }>();
+    if (!row) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This sign-in is not valid (signed out or unknown); sign in again');
+    if (row.expires_at.getTime() <= Date.now()) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'Your sign-in has expired; sign in again');
+    return { kind: 'session', userId: row.user_id, email: row.email, roles: new Set(rolesOf(row.email, row.granted_roles, this.config)), sessionId: row.session_id };
+  }
+
+  private async authenticateApiToken(token: string): Promise<Principal> {
+    const row = await this.db
+      .getRepository(ApiToken)
+      .createQueryBuilder('t')
+      .innerJoin(Account, 'a', 'a.id = t.owner_id')
+      .select(['t.id AS token_id', 't.scopes AS scopes', 't.expires_at AS expires_at', 't.revoked_at AS revoked_at', 't.last_used_at AS last_used_at', 'a.id AS user_id', 'a.email AS email', 'a.granted_roles AS granted_roles'])
+      .where('t.token_hash = :hash', { hash: sha256(token) })
+      .getRawOne<{ token_id: string; scopes: string[]; expires_at: Date; revoked_at: Date | null; last_used_at: Date | null; user_id: string; email: string; granted_roles: string[] }>();
+    if (!row) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This API token is not known');
+    if (row.revoked_at) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This API token has been revoked');
+    if (row.expires_at.getTime() <= Date.now()) throw new PlazaError(ErrorCode.UNAUTHENTICATED, `This API token expired at ${row.expires_at.toISOString()}`);
+    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_PRECISION_MS) {
+      await this.db.getRepository(ApiToken).update({ id: row.token_id }, { lastUsedAt: new Date() });
+    }
+    return {
+      kind: 'apiToken',
+      userId: row.user_id,
+      email: row.email,
+      roles: new Set(rolesOf(row.email, row.granted_roles, this.config)),
+      tokenId: row.token_id,
+      scopes: new Set(row.scopes),
+    };
+  }
+
+  async findAccount(id: string): Promise<Account | null> {
+    return this.db.getRepository(Account).findOneBy({ id });
+  }
+
+  async createApiToken(ownerId: string, input: { name: string; scopes: string[]; expiresInDays?: number | null }): Promise<{ token: string; apiToken: ApiToken }> {
+    const unknown = input.scopes.filter((s) => !(s in API_TOKEN_SCOPES));
+    if (unknown.length) throw badInput('scopes', `Unknown scope ${unknown.join(', ')}; choose from ${Object.keys(API_TOKEN_SCOPES).join(', ')}`);
+    const days = input.expiresInDays ?? this.config.apiTokenDefaultTtlDays;
+    const token = newCredential(API_TOKEN_PREFIX);
+    const apiToken = this.db.getRepository(ApiToken).create({
+      id: newId.apiToken(),
+      ownerId,
+      name: input.name.trim(),
+      scopes: [...new Set(input.scopes)],
+      tokenHash: sha256(token),
+      tokenPrefix: token.slice(0, API_TOKEN_PREFIX.length + 4),
+      expiresAt: new Date(Date.now() + days * 86_400_000),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    await this.db.getRepository(ApiToken).insert(apiToken);
+    return { token, apiToken };
+  }
+
+  async revokeApiToken(ownerId: string, id: string): Promise<boolean> {
+    const apiToken = await this.db.getRepository(ApiToken).findOneBy({ id });
+    if (!apiToken) throw notFound('API token');
+    if (apiToken.ownerId !== ownerId) throw forbidden('You can revoke only your own API tokens');
+    if (!apiToken.revokedAt) await this.db.getRepository(ApiToken).update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+    return true;
+  }
+
+  async listApiTokens(ownerId: string): Promise<ApiToken[]> {
+    return this.db.getRepository(ApiToken).find({ where: { ownerId }, order: { createdAt: 'DESC' } });
+  }
+}

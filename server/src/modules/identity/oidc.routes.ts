@@ -1,0 +1,92 @@
+import { Router, type Request } from 'express';
+import * as oidc from 'openid-client';
+import { LessThan } from 'typeorm';
+import { logger } from '../../platform/logger.js';
+import type { Services } from '../../platform/services.js';
+import { OidcLogin } from './oidc-login.entity.js';
+import { setSessionCookie } from './session-cookie.js';
+
+/** A sign-in started at the provider must come back within this time. */
+const LOGIN_TTL_MS = 10 * 60 * 1000;
+
+/** Only paths on this platform, so the callback cannot be turned into an open redirect. */
+const safeReturnTo = (value: unknown) => (typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/');
+
+/**
+ * GET /auth/oidc/login and /auth/oidc/callback: the platform's Google-based account, through any
+ * OpenID provider (authorization code flow with PKCE, state and nonce). 404 when OIDC is not configured.
+ */
+export function oidcRoutes(services: Services): Router {
+  const router = Router();
+  const settings = services.config.oidc;
+  const redirectUri = `${services.config.platformOrigin}/auth/oidc/callback`;
+  let discovered: Promise<oidc.Configuration> | undefined;
+
+  const providerConfig = () => {
+    if (!settings) throw new Error('OIDC is not configured');
+    discovered ??= oidc
+      .discovery(new URL(settings.issuer), settings.clientId, settings.clientSecret, undefined, settings.allowInsecureIssuer ? { execute: [oidc.allowInsecureRequests] } : undefined)
+      .catch((err) => {
+        discovered = undefined; // try discovery again on the next sign-in instead of failing forever
+        throw err;
+      });
+    return discovered;
+  };
+
+  const refuse = (res: import('express').Response, status: number, message: string) => res.status(status).type('text/plain').send(message);
+
+  router.get('/auth/oidc/login', async (req, res) => {
+    if (!settings) return refuse(res, 404, 'OIDC sign-in is not configured on this platform');
+    try {
+      const config = await providerConfig();
+      const codeVerifier = oidc.randomPKCECodeVerifier();
+      const login = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier, returnTo: safeReturnTo(req.query.returnTo) };
+      const logins = services.db.getRepository(OidcLogin);
+      await logins.delete({ createdAt: LessThan(new Date(Date.now() - LOGIN_TTL_MS)) });
+      await logins.insert(login);
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: 'openid email profile',
+        code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge_method: 'S256',
+        state: login.state,
+        nonce: login.nonce,
+      });
+      res.redirect(302, url.href);
+    } catch (err) {
+      logger.error({ err }, 'OIDC sign-in could not start');
+      refuse(res, 502, 'The sign-in provider is not reachable right now; try again shortly');
+    }
+  });
+
+  router.get('/auth/oidc/callback', async (req: Request, res) => {
+    if (!settings) return refuse(res, 404, 'OIDC sign-in is not configured on this platform');
+    const state = typeof req.query.state === 'string' ? req.query.state : '';
+    const logins = services.db.getRepository(OidcLogin);
+    const login = state ? await logins.findOneBy({ state }) : null;
+    if (!login || Date.now() - login.createdAt.getTime() > LOGIN_TTL_MS) return refuse(res, 400, 'This sign-in link is unknown or has expired; start again');
+    await logins.delete({ state }); // a state is good for one callback only
+    try {
+      const config = await providerConfig();
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(req.originalUrl, services.config.platformOrigin), {
+        pkceCodeVerifier: login.codeVerifier,
+        expectedState: login.state,
+        expectedNonce: login.nonce,
+        idTokenExpected: true,
+      });
+      const claims = tokens.claims();
+      if (!claims?.sub) return refuse(res, 400, 'The provider did not say who you are');
+      const email = typeof claims.email === 'string' ? claims.email : undefined;
+      if (!email) return refuse(res, 400, 'The provider did not share your e-mail address; allow the email scope and try again');
+      if (claims.email_verified === false) return refuse(res, 403, 'Your e-mail address is not verified with the provider');
+      const { token, expiresAt } = await services.identity.signIn({ id: claims.sub, email, provider: 'oidc' });
+      setSessionCookie(res, services.config, token, expiresAt);
+      res.redirect(302, login.returnTo);
+    } catch (err) {
+      logger.warn({ err }, 'OIDC callback refused');
+      refuse(res, 400, 'The sign-in could not be completed; start again');
+    }
+  });
+
+  return router;
+}

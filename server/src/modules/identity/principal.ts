@@ -1,0 +1,18 @@
+import type { ApiTokenScope, Role } from './roles.js';
+
+/** Who is asking: a signed-in person, or an integrator's API token acting for its owner. */
+export type Principal =
+  | { kind: 'session'; userId: string; email: string; roles: ReadonlySet<Role>; sessionId: string }
+  | { kind: 'apiToken'; userId: string; email: string; roles: ReadonlySet<Role>; tokenId: string; scopes: ReadonlySet<string> };
+
+export const hasRole = (principal: Principal | null | undefined, role: Role) => !!principal?.roles.has(role);
+
+/**
+ * The principal when it may act on `scope`: a person always, an API token only with that scope.
+ * Used by operations that are open to everyone but show more to the right principal.
+ */
+export function principalWithScope(principal: Principal | null | undefined, scope: ApiTokenScope): Principal | null {
+  if (!principal) return null;
+  if (principal.kind === 'apiToken' && !principal.scopes.has(scope)) return null;
+  return principal;
+}

@@ -1,0 +1,39 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { newId } from '../../platform/ids.js';
+import { notFound } from '../../platform/errors.js';
+import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
+import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
+import { Notification } from './notification.entity.js';
+
+export class NotificationService {
+  constructor(private readonly db: DataSource, private readonly pubSub: PostgresPubSub) {}
+
+  /** Records a notification in the caller's transaction; subscribers hear of it when that commits. */
+  async notify(manager: EntityManager, userId: string, fields: { kind: string; message: string; appId: string | null }): Promise<Notification> {
+    const notification = manager.create(Notification, { id: newId.notification(), userId, createdAt: new Date(), readAt: null, ...fields });
+    await manager.insert(Notification, notification);
+    await this.pubSub.publishIn(manager, Topic.NOTIFICATION_ADDED, userId, notification);
+    return notification;
+  }
+
+  /** Newest first. */
+  async list(userId: string, args: { first?: number | null; after?: string | null }): Promise<Connection<Notification>> {
+    const limit = pageSize(args.first);
+    const after = decodeCursor(args.after, ['string']);
+    const query = this.db.getRepository(Notification).createQueryBuilder('n').where('n.user_id = :userId', { userId });
+    if (after) query.andWhere('n.id < :after', { after: after[0] });
+    const rows = await query.orderBy('n.id', 'DESC').take(limit + 1).getMany();
+    return toConnection(rows, limit, (n) => [n.id]);
+  }
+
+  async markRead(userId: string, id: string): Promise<Notification> {
+    const repository = this.db.getRepository(Notification);
+    const notification = await repository.findOneBy({ id, userId });
+    if (!notification) throw notFound('Notification');
+    if (!notification.readAt) {
+      notification.readAt = new Date();
+      await repository.update({ id }, { readAt: notification.readAt });
+    }
+    return notification;
+  }
+}

@@ -1,0 +1,46 @@
+import { Arg, Authorized, Ctx, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { ConnectionType } from '../../platform/connection.js';
+import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { Topic } from '../../platform/pubsub.js';
+import { ReviewDecisionInput } from './dto/review-decision.input.js';
+import { Notification } from './notification.entity.js';
+import { ReviewDecision } from './review-decision.entity.js';
+
+@ObjectType()
+export class NotificationConnection extends ConnectionType(Notification, 'Notification') {}
+
+@Resolver()
+export class ReviewResolver {
+  @Authorized('REVIEWER')
+  @Mutation(() => ReviewDecision)
+  decideReview(@Arg('input') input: ReviewDecisionInput, @Ctx() context: RequestContext): Promise<ReviewDecision> {
+    return context.services.review.decide(requirePrincipal(context), input);
+  }
+
+  @Authorized()
+  @Query(() => NotificationConnection, { description: 'Your notifications, newest first' })
+  notifications(
+    @Ctx() context: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number | null,
+    @Arg('after', () => String, { nullable: true }) after?: string | null,
+  ): Promise<NotificationConnection> {
+    return context.services.notifications.list(requirePrincipal(context).userId, { first, after });
+  }
+
+  @Authorized()
+  @Mutation(() => Notification)
+  markNotificationRead(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<Notification> {
+    return context.services.notifications.markRead(requirePrincipal(context).userId, id);
+  }
+
+  @Authorized()
+  @Subscription(() => Notification, {
+    topics: Topic.NOTIFICATION_ADDED,
+    topicId: ({ context }: { context: RequestContext }) => requirePrincipal(context).userId,
+    description: 'Your new notifications, live',
+  })
+  notificationAdded(@Root() payload: Notification & { createdAt: string | Date; readAt: string | Date | null }): Notification {
+    // The payload crossed PostgreSQL NOTIFY as JSON; dates arrive as strings.
+    return Object.assign(new Notification(), payload, { createdAt: new Date(payload.createdAt), readAt: payload.readAt ? new Date(payload.readAt) : null });
+  }
+}

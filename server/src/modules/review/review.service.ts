@@ -1,0 +1,75 @@
+import type { DataSource } from 'typeorm';
+import { badInput, conflict, notFound } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { logger } from '../../platform/logger.js';
+import { App } from '../apps/app.entity.js';
+import { AppStatus } from '../apps/app.types.js';
+import { listingOf } from '../apps/app.service.js';
+import { Account } from '../identity/account.entity.js';
+import type { Principal } from '../identity/principal.js';
+import type { ReviewDecisionInput } from './dto/review-decision.input.js';
+import type { Mailer } from './mailer.js';
+import type { NotificationService } from './notification.service.js';
+import { ReviewDecision } from './review-decision.entity.js';
+import { REJECTION_REASON_TEXT, RejectionReason, ReviewOutcome } from './review.types.js';
+
+export class ReviewService {
+  constructor(private readonly db: DataSource, private readonly notifications: NotificationService, private readonly mailer: Mailer) {}
+
+  private checkInput(input: ReviewDecisionInput): { reasons: RejectionReason[]; note: string | null } {
+    const reasons = [...new Set(input.reasons ?? [])];
+    const note = input.note?.trim() || null;
+    if (input.outcome === ReviewOutcome.REJECTED && reasons.length === 0) {
+      throw badInput('reasons', 'A rejection needs at least one reason so the developer knows what to fix');
+    }
+    if (input.outcome === ReviewOutcome.APPROVED && reasons.length > 0) throw badInput('reasons', 'An approval takes no rejection reasons');
+    if (reasons.includes(RejectionReason.OTHER) && !note) throw badInput('note', 'Reason OTHER needs a note explaining it');
+    return { reasons, note };
+  }
+
+  /** Approves or rejects the pending version of an app, and tells its developer. */
+  async decide(reviewer: Principal, input: ReviewDecisionInput): Promise<ReviewDecision> {
+    const { reasons, note } = this.checkInput(input);
+    const { decision, app } = await this.db.transaction(async (manager) => {
+      const app = await manager.getRepository(App).createQueryBuilder('a').setLock('pessimistic_write').where('a.id = :id', { id: input.appId }).getOne();
+      if (!app) throw notFound('App');
+      if (app.status !== AppStatus.PENDING_REVIEW) throw conflict(`This app is ${app.status}; only apps pending review can be decided`);
+      if (input.revision !== undefined && input.revision !== null && input.revision !== app.revision) {
+        throw conflict(`The developer changed this app (revision ${app.revision}) after you opened revision ${input.revision}; review it again`);
+      }
+      const decidedAt = new Date();
+      const decision = manager.create(ReviewDecision, { id: newId.reviewDecision(), appId: app.id, reviewerId: reviewer.userId, outcome: input.outcome, reasons, note, appRevision: app.revision, decidedAt });
+      await manager.insert(ReviewDecision, decision);
+      if (input.outcome === ReviewOutcome.APPROVED) {
+        await manager.update(App, { id: app.id }, { status: AppStatus.APPROVED, publishedListing: listingOf(app), listedAt: app.listedAt ?? decidedAt });
+      } else {
+        await manager.update(App, { id: app.id }, { status: AppStatus.REJECTED });
+      }
+      await this.notifications.notify(manager, app.ownerId, { kind: `APP_${input.outcome}`, message: this.message(app, input.outcome, reasons, note), appId: app.id });
+      return { decision, app };
+    });
+    this.emailDeveloper(app, decision);
+    return decision;
+  }
+
+  private message(app: App, outcome: ReviewOutcome, reasons: RejectionReason[], note: string | null): string {
+    if (outcome === ReviewOutcome.APPROVED) return `"${app.name}" was approved and is listed in the store.`;
+    const why = reasons.map((r) => REJECTION_REASON_TEXT[r]).join('; ');
+    return `"${app.name}" was rejected: ${why}.${note ? ` Reviewer's note: ${note}` : ''} Fix it and resubmit whenever you are ready.`;
+  }
+
+  /** After commit and off the request path: the e-mail is a courtesy copy of the notification. */
+  private emailDeveloper(app: App, decision: ReviewDecision): void {
+    if (!this.mailer.enabled) return;
+    void (async () => {
+      const owner = await this.db.getRepository(Account).findOneBy({ id: app.ownerId });
+      if (!owner) return;
+      const subject = decision.outcome === ReviewOutcome.APPROVED ? `Approved: ${app.name}` : `Changes needed: ${app.name}`;
+      await this.mailer.send(owner.email, subject, this.message(app, decision.outcome, decision.reasons, decision.note));
+    })().catch((err) => logger.warn({ err, appId: app.id }, 'decision e-mail failed'));
+  }
+
+  async history(appId: string): Promise<ReviewDecision[]> {
+    return this.db.getRepository(ReviewDecision).find({ where: { appId }, order: { decidedAt: 'ASC' } });
+  }
+}

@@ -1,0 +1,73 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Config } from '../../config.js';
+import { forbidden, notFound } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { App } from '../apps/app.entity.js';
+import { isOwner, viewOf } from '../apps/app-access.js';
+import type { Principal } from '../identity/principal.js';
+import { StoredClientSecret } from './client-secret.entity.js';
+import type { ClientSecret } from './client-secret.type.js';
+import { SecretAuditEntry } from './secret-audit.entity.js';
+import { generateClientSecret, openSecret, sealSecret } from './secret-crypto.js';
+
+type SecretAction = 'REVEAL' | 'ROTATE';
+
+export class SecretsService {
+  constructor(private readonly db: DataSource, private readonly config: Config) {}
+
+  private get currentKey() {
+    return this.config.encryptionKeys[0];
+  }
+
+  /** Creates the app's first secret inside the submission's transaction. */
+  async createForApp(manager: EntityManager, appId: string, now: Date): Promise<void> {
+    await manager.insert(StoredClientSecret, { appId, createdAt: now, ...sealSecret(generateClientSecret(), appId, this.currentKey) });
+  }
+
+  /** The secret in clear, for signing webhooks. Never returned to a client except through reveal/rotate. */
+  async signingSecret(appId: string, manager: EntityManager = this.db.manager): Promise<string> {
+    const stored = await manager.findOneByOrFail(StoredClientSecret, { appId });
+    return openSecret(stored, appId, this.config.encryptionKeys);
+  }
+
+  async reveal(principal: Principal, appId: string, ipAddress: string | null): Promise<ClientSecret> {
+    return this.db.transaction(async (manager) => {
+      await this.assertOwner(manager, principal, appId);
+      const stored = await manager.findOneByOrFail(StoredClientSecret, { appId });
+      const value = openSecret(stored, appId, this.config.encryptionKeys);
+      if (stored.keyId !== this.currentKey.id) {
+        // Re-seal under the current key as it is read, so an old key can be retired once all rows have moved.
+        await manager.update(StoredClientSecret, { appId }, sealSecret(value, appId, this.currentKey));
+      }
+      await this.audit(manager, principal, appId, 'REVEAL', ipAddress);
+      return { appId, value, createdAt: stored.createdAt };
+    });
+  }
+
+  async rotate(principal: Principal, appId: string, ipAddress: string | null): Promise<ClientSecret> {
+    return this.db.transaction(async (manager) => {
+      await this.assertOwner(manager, principal, appId);
+      const value = generateClientSecret();
+      const createdAt = new Date();
+      await manager.update(StoredClientSecret, { appId }, { createdAt, ...sealSecret(value, appId, this.currentKey) });
+      await this.audit(manager, principal, appId, 'ROTATE', ipAddress);
+      return { appId, value, createdAt };
+    });
+  }
+
+  async auditTrail(appId: string): Promise<SecretAuditEntry[]> {
+    return this.db.getRepository(SecretAuditEntry).find({ where: { appId }, order: { at: 'DESC' }, take: 100 });
+  }
+
+  private async assertOwner(manager: EntityManager, principal: Principal, appId: string): Promise<void> {
+    // Lock the app row so a reveal and a rotation of the same secret are serialised.
+    const app = await manager.getRepository(App).createQueryBuilder('a').setLock('pessimistic_read').where('a.id = :appId', { appId }).getOne();
+    // A developer who cannot see the app learns nothing about whether it exists.
+    if (!app || !viewOf(app, principal)) throw notFound('App');
+    if (!isOwner(app, principal)) throw forbidden('Only the developer who owns this app can see or rotate its client secret');
+  }
+
+  private async audit(manager: EntityManager, principal: Principal, appId: string, action: SecretAction, ipAddress: string | null): Promise<void> {
+    await manager.insert(SecretAuditEntry, { id: newId.secretAudit(), appId, actorId: principal.userId, action, ipAddress, at: new Date() });
+  }
+}

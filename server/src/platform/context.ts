@@ -1,0 +1,15 @@
+import type { Principal } from '../modules/identity/principal.js';
+import type { Services } from './services.js';
+
+/** What every resolver gets: who is asking (if anyone), from where, and the services. */
+export interface RequestContext {
+  principal: Principal | null;
+  ipAddress: string | null;
+  services: Services;
+}
+
+/** The principal of a context in which an @Authorized guard has already passed. */
+export function requirePrincipal(context: RequestContext): Principal {
+  if (!context.principal) throw new Error('requirePrincipal used on an operation without @Authorized');
+  return context.principal;
+}

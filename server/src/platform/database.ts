@@ -1,0 +1,32 @@
+import { DataSource } from 'typeorm';
+import { ENTITIES } from './entities.js';
+import { MIGRATIONS } from './migrations/index.js';
+import { logger } from './logger.js';
+
+/**
+ * The TypeORM data source. The schema only ever changes through MIGRATIONS (never `synchronize`);
+ * a test checks that the migrations produce exactly what the entities describe.
+ */
+export function createDataSource(url: string, poolSize = 20): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    logging: false,
+    extra: { max: poolSize, connectionTimeoutMillis: 10_000 },
+  });
+}
+
+export async function connectDatabase(url: string, poolSize?: number): Promise<DataSource> {
+  const dataSource = createDataSource(url, poolSize);
+  await dataSource.initialize();
+  // A PostgreSQL restart kills idle pooled connections; log it and let the pool reconnect instead of crashing.
+  const pool = (dataSource.driver as unknown as { master: { on(e: 'error', f: (err: Error) => void): void } }).master;
+  pool.on('error', (err) => logger.warn({ err }, 'a pooled database connection failed; the pool will reconnect'));
+  const ran = await dataSource.runMigrations({ transaction: 'each' });
+  if (ran.length) logger.info({ migrations: ran.map((m) => m.name) }, 'database migrated');
+  return dataSource;
+}

@@ -1,0 +1,11 @@
+import { Account } from '../modules/identity/account.entity.js';
+import { ApiToken } from '../modules/identity/api-token.entity.js';
+import { OidcLogin } from '../modules/identity/oidc-login.entity.js';
+import { Session } from '../modules/identity/session.entity.js';
+import { App } from '../modules/apps/app.entity.js';
+import { Notification } from '../modules/review/notification.entity.js';
+import { ReviewDecision } from '../modules/review/review-decision.entity.js';
+import { StoredClientSecret } from '../modules/secrets/client-secret.entity.js';
+import { SecretAuditEntry } from '../modules/secrets/secret-audit.entity.js';
+
+export const ENTITIES = [Account, Session, ApiToken, OidcLogin, App, ReviewDecision, Notification, StoredClientSecret, SecretAuditEntry];

@@ -1,0 +1,5 @@
+import type { MigrationInterface } from 'typeorm';
+import { Initial1795318702621 } from './1795318702621-Initial.js';
+
+/** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
+export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795318702621];

@@ -1,0 +1,145 @@
+import type { PubSub } from 'type-graphql';
+import type { EntityManager } from 'typeorm';
+import pg from 'pg';
+import { logger } from './logger.js';
+
+/** Every live topic, with the id that routes it (graphql-ws subscribers listen to one id each). */
+export const Topic = {
+  NOTIFICATION_ADDED: 'NOTIFICATION_ADDED', // routed by user id
+  WEBHOOK_DELIVERY_UPDATED: 'WEBHOOK_DELIVERY_UPDATED', // routed by app id
+} as const;
+export type Topic = (typeof Topic)[keyof typeof Topic];
+
+const CHANNEL = 'plaza_live';
+// PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; publishers send small payloads (ids, statuses).
+const MAX_PAYLOAD_BYTES = 7900;
+
+type Listener = (payload: unknown) => void;
+
+const routeKey = (topic: string, id: unknown) => (id === undefined || id === null ? topic : `${topic}:${String(id)}`);
+
+/**
+ * Live updates through PostgreSQL LISTEN/NOTIFY: a message published inside a transaction is
+ * delivered only if that transaction commits, and it reaches subscribers on every server process.
+ */
+export class PostgresPubSub implements PubSub {
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private client: pg.Client | undefined;
+  private closed = false;
+
+  private constructor(private readonly databaseUrl: string) {}
+
+  static async connect(databaseUrl: string): Promise<PostgresPubSub> {
+    const pubSub = new PostgresPubSub(databaseUrl);
+    await pubSub.listen();
+    return pubSub;
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    client.on('notification', (message) => this.dispatch(message.payload));
+    client.on('error', (err) => {
+      logger.warn({ err }, 'live-update listener lost its database connection; reconnecting');
+      void client.end().catch(() => undefined);
+    });
+    client.on('end', () => {
+      if (this.client === client) this.client = undefined;
+      if (!this.closed) void this.reconnect();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.client = client;
+  }
+
+  private async reconnect(): Promise<void> {
+    for (let delay = 250; !this.closed; delay = Math.min(delay * 2, 5000)) {
+      await new Promise((r) => setTimeout(r, delay));
+      try {
+        await this.listen();
+        logger.info('live-update listener reconnected');
+        return;
+      } catch (err) {
+        logger.warn({ err }, 'live-update listener could not reconnect yet');
+      }
+    }
+  }
+
+  private dispatch(raw: string | undefined): void {
+    if (!raw) return;
+    let message: { k: string; p: unknown };
+    try {
+      message = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    for (const listener of this.listeners.get(message.k) ?? []) listener(message.p);
+  }
+
+  private encode(topic: Topic, id: unknown, payload: unknown): string {
+    const text = JSON.stringify({ k: routeKey(topic, id), p: payload });
+    if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) throw new Error(`live update on ${topic} is too large for NOTIFY`);
+    return text;
+  }
+
+  /** Publishes as part of `manager`'s transaction: subscribers hear of it only after it commits. */
+  async publishIn(manager: EntityManager, topic: Topic, id: unknown, payload: unknown): Promise<void> {
+    await manager.query('SELECT pg_notify($1, $2)', [CHANNEL, this.encode(topic, id, payload)]);
+  }
+
+  /** type-graphql's entry point; Plaza publishes through publishIn, so this is for ad-hoc use. */
+  publish(routingKey: string, ...args: unknown[]): void {
+    const [id, payload] = args;
+    const client = this.client;
+    if (!client) {
+      logger.warn({ routingKey }, 'live update dropped: listener connection is down');
+      return;
+    }
+    void client.query('SELECT pg_notify($1, $2)', [CHANNEL, this.encode(routingKey as Topic, id, payload)]).catch((err) => logger.warn({ err }, 'live update not published'));
+  }
+
+  subscribe(routingKey: string, dynamicId?: unknown): AsyncIterable<unknown> {
+    const key = routeKey(routingKey, dynamicId);
+    const queue: unknown[] = [];
+    let wake: (() => void) | undefined;
+    let done = false;
+    const listener: Listener = (payload) => {
+      queue.push(payload);
+      wake?.();
+    };
+    const set = this.listeners.get(key) ?? new Set();
+    set.add(listener);
+    this.listeners.set(key, set);
+    const unsubscribe = () => {
+      done = true;
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(key);
+      wake?.();
+    };
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: async (): Promise<IteratorResult<unknown>> => {
+          while (!done && queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+          if (queue.length) return { value: queue.shift(), done: false };
+          return { value: undefined, done: true };
+        },
+        return: async (): Promise<IteratorResult<unknown>> => {
+          unsubscribe();
+          return { value: undefined, done: true };
+        },
+      }),
+    };
+  }
+
+  /** Number of live subscriptions in this process (for metrics and tests). */
+  get subscriptionCount(): number {
+    let count = 0;
+    for (const set of this.listeners.values()) count += set.size;
+    return count;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.client?.end().catch(() => undefined);
+  }
+}

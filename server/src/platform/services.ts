@@ -1,0 +1,39 @@
+import type { DataSource } from 'typeorm';
+import type { Config } from '../config.js';
+import { AppService } from '../modules/apps/app.service.js';
+import { IdentityService } from '../modules/identity/identity.service.js';
+import { Mailer } from '../modules/review/mailer.js';
+import { NotificationService } from '../modules/review/notification.service.js';
+import { ReviewService } from '../modules/review/review.service.js';
+import { SecretsService } from '../modules/secrets/secrets.service.js';
+import type { PostgresPubSub } from './pubsub.js';
+
+/** Every service, wired once per process and handed to resolvers through the request context. */
+export interface Services {
+  config: Config;
+  db: DataSource;
+  pubSub: PostgresPubSub;
+  identity: IdentityService;
+  apps: AppService;
+  review: ReviewService;
+  notifications: NotificationService;
+  secrets: SecretsService;
+  mailer: Mailer;
+}
+
+export function createServices(config: Config, db: DataSource, pubSub: PostgresPubSub): Services {
+  const secrets = new SecretsService(db, config);
+  const notifications = new NotificationService(db, pubSub);
+  const mailer = new Mailer(config.smtpUrl, config.smtpFrom);
+  return {
+    config,
+    db,
+    pubSub,
+    identity: new IdentityService(db, config),
+    apps: new AppService(db, config, secrets),
+    review: new ReviewService(db, notifications, mailer),
+    notifications,
+    secrets,
+    mailer,
+  };
+}

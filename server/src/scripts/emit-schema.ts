@@ -1,0 +1,9 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../config.js';
+import { buildPlazaSchema, printPlazaSchema } from '../platform/schema.js';
+
+const file = path.join(REPO_ROOT, 'schema.graphql');
+writeFileSync(file, printPlazaSchema(await buildPlazaSchema()));
+console.log(`wrote ${path.relative(REPO_ROOT, file)}`);

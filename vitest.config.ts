@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: ['server', 'web'],
+    // Two cores: more parallel files only make each PostgreSQL-backed test slower.
+    maxWorkers: 2,
+  },
+});
