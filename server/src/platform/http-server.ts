@@ -66,6 +66,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     schema,
     formatError,
     csrfPrevention: true,
+    // main.ts owns shutdown order; Apollo's own handler would stop it early and re-send the signal.
+    stopOnTerminationSignals: false,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server }), { serverWillStart: async () => ({ drainServer: async () => void (await wsCleanup.dispose()) }) }],

@@ -81,7 +81,9 @@ export function subscribe<T>(client: Client, query: string, variables?: Record<s
         waiters.splice(0).forEach((w) => w());
       },
       error: (err) => {
-        failure = err;
+        // graphql-ws reports a refused connection as a CloseEvent, whose fields do not survive JSON.stringify.
+        const close = err as { code?: number; reason?: string };
+        failure = typeof close.code === 'number' ? `closed ${close.code} ${close.reason ?? ''}` : err;
         waiters.splice(0).forEach((w) => w());
       },
       complete: () => undefined,

@@ -9,10 +9,18 @@ export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 export const REVIEWER_EMAIL = 'reviewer@plaza.test';
 export const ADMIN_EMAIL = 'admin@plaza.test';
 
+// Registered when a test file imports this helper, so every Plaza it starts is stopped after the file.
+const running: RunningPlaza[] = [];
+afterAll(async () => {
+  await Promise.all(running.splice(0).map((plaza) => plaza.stop()));
+});
+
 export interface TestPlaza extends RunningPlaza {
   /** A GraphQL client signed in as this e-mail through the development provider. */
   signIn(email: string): Promise<GraphQLTestClient>;
   anonymous(): GraphQLTestClient;
+  /** Resolves once this process holds `count` live subscriptions (the graphql-ws handshake is done). */
+  waitForSubscriptions(count: number): Promise<void>;
 }
 
 /**
@@ -32,10 +40,16 @@ export async function startTestPlaza(env: Record<string, string> = {}): Promise<
     ...env,
   });
   const plaza = await startPlaza(config);
-  afterAll(() => plaza.stop());
+  running.push(plaza);
   return {
     ...plaza,
     anonymous: () => new GraphQLTestClient(plaza.url),
     signIn: async (email) => GraphQLTestClient.signIn(plaza.url, email),
+    waitForSubscriptions: async (count) => {
+      for (const deadline = Date.now() + 5000; plaza.services.pubSub.subscriptionCount < count; ) {
+        if (Date.now() > deadline) throw new Error(`only ${plaza.services.pubSub.subscriptionCount} of ${count} subscriptions became live`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
   };
 }

@@ -76,9 +76,11 @@ export function oidcRoutes(services: Services): Router {
       });
       const claims = tokens.claims();
       if (!claims?.sub) return refuse(res, 400, 'The provider did not say who you are');
-      const email = typeof claims.email === 'string' ? claims.email : undefined;
+      // Many providers return scope claims such as email only from UserInfo, not in the ID token (OIDC Core 5.4).
+      const profile = typeof claims.email === 'string' ? claims : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+      const email = typeof profile.email === 'string' ? profile.email : undefined;
       if (!email) return refuse(res, 400, 'The provider did not share your e-mail address; allow the email scope and try again');
-      if (claims.email_verified === false) return refuse(res, 403, 'Your e-mail address is not verified with the provider');
+      if (profile.email_verified === false || profile.email_verified === 'false') return refuse(res, 403, 'Your e-mail address is not verified with the provider');
       const { token, expiresAt } = await services.identity.signIn({ id: claims.sub, email, provider: 'oidc' });
       setSessionCookie(res, services.config, token, expiresAt);
       res.redirect(302, login.returnTo);

@@ -1,0 +1,77 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseDuration, REPO_ROOT } from '../src/config.js';
+
+const KEY = Buffer.alloc(32, 1).toString('base64');
+const base = { SECRET_ENCRYPTION_KEY: KEY, DATA_DIR: '/tmp/plaza-config-test' };
+
+function failure(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig({ ...base, ...env });
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('configuration', () => {
+  it('has the contract defaults', () => {
+    const config = loadConfig(base);
+    expect(config).toMatchObject({
+      port: 4000,
+      databaseUrl: undefined,
+      webhookRetryScheduleMs: [5_000, 30_000, 300_000, 1_800_000, 7_200_000],
+      webhookTimeoutMs: 10_000,
+      webhookAllowPrivateUrls: true, // development
+      pointValueVnd: 1000,
+      authDevSignIn: true,
+      jobsBackend: 'postgres',
+      platformOrigin: 'http://localhost:4000',
+    });
+  });
+
+  it('is strict by default in production and needs the encryption key there', () => {
+    expect(failure({ NODE_ENV: 'production', SECRET_ENCRYPTION_KEY: '' }).variable).toBe('SECRET_ENCRYPTION_KEY');
+    const production = loadConfig({ ...base, NODE_ENV: 'production' });
+    expect(production).toMatchObject({ webhookAllowPrivateUrls: false, authDevSignIn: false });
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT must be a whole number between 1 and 65535/],
+    ['PORT', '70000', /PORT/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL must be a postgres:\/\//],
+    ['WEBHOOK_RETRY_SCHEDULE', '5s,soon', /WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of delays/],
+    ['WEBHOOK_TIMEOUT', '10', /WEBHOOK_TIMEOUT must be a positive duration/],
+    ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes', /WEBHOOK_ALLOW_PRIVATE_URLS must be true or false/],
+    ['POINT_VALUE_VND', '1.5', /POINT_VALUE_VND must be a whole number/],
+    ['AUTH_DEV_SIGN_IN', 'maybe', /AUTH_DEV_SIGN_IN must be true or false/],
+    ['PLATFORM_REVIEWER_EMAILS', 'alice', /PLATFORM_REVIEWER_EMAILS must be a comma-separated list of e-mail addresses/],
+    ['SECRET_ENCRYPTION_KEY', 'too-short', /SECRET_ENCRYPTION_KEY must be a 32-byte key/],
+    ['JOBS_BACKEND', 'redis', /JOBS_BACKEND must be postgres or mongodb/],
+    ['JOBS_BACKEND', 'mongodb', /MONGODB_URL is required when JOBS_BACKEND=mongodb/],
+    ['OIDC_ISSUER', 'https://accounts.example.com', /OIDC_CLIENT_ID is required when OIDC_ISSUER is set/],
+  ])('refuses %s=%s with a message naming it', (variable, value, message) => {
+    const error = failure({ [variable]: value });
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('never echoes a database password in its message', () => {
+    expect(failure({ DATABASE_URL: 'mysql://user:hunter2@db/x' }).message).not.toContain('hunter2');
+  });
+
+  it('parses durations with units', () => {
+    expect([parseDuration('250ms'), parseDuration('5s'), parseDuration('5m'), parseDuration('2h'), parseDuration('1d'), parseDuration('5')]).toEqual([250, 5000, 300_000, 7_200_000, 86_400_000, undefined]);
+  });
+
+  it('stops the real server at boot with one clear line', () => {
+    const main = path.join(REPO_ROOT, 'server/dist/main.js');
+    expect(existsSync(main), 'build first: pnpm build').toBe(true);
+    const result = spawnSync(process.execPath, [main], { env: { ...process.env, ...base, WEBHOOK_TIMEOUT: 'forever' }, encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('Plaza cannot start: WEBHOOK_TIMEOUT must be a positive duration such as 500ms, 10s, 5m or 2h (got "forever")');
+  });
+});

@@ -1,0 +1,60 @@
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../src/platform/embedded-postgres.js';
+import { REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
+import { DECIDE, submitApp } from './helpers/factories.js';
+
+interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+let smtp: SMTPServer;
+let smtpPort: number;
+const inbox: ReceivedMail[] = [];
+let plaza: TestPlaza;
+
+beforeAll(async () => {
+  smtpPort = await findFreePort();
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.on('data', (chunk) => (raw += chunk));
+      stream.on('end', () => {
+        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
+  plaza = await startTestPlaza({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_FROM: 'Plaza Review <review@plaza.test>' });
+});
+afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+
+async function waitForMail(count: number): Promise<ReceivedMail[]> {
+  for (const deadline = Date.now() + 5000; inbox.length < count; await new Promise((r) => setTimeout(r, 25))) {
+    if (Date.now() > deadline) throw new Error(`only ${inbox.length} of ${count} e-mails arrived`);
+  }
+  return inbox;
+}
+
+describe('decision e-mails', () => {
+  it('reach the developer through SMTP for a rejection and an approval', async () => {
+    const developer = await plaza.signIn('mailme@studio.test');
+    const reviewer = await plaza.signIn(REVIEWER_EMAIL);
+    const app = await submitApp(developer, { name: 'Inbox Hero' });
+    await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'REJECTED', reasons: ['INVALID_ICON'] } });
+    const [rejection] = await waitForMail(1);
+    expect(rejection.to).toEqual(['mailme@studio.test']);
+    expect(rejection.raw).toMatch(/^Subject: Changes needed: Inbox Hero/m);
+    expect(rejection.raw).toMatch(/^From: Plaza Review <review@plaza.test>/m);
+    expect(rejection.raw).toContain('the icon is not a valid image');
+
+    await developer.ok('mutation($id: ID!) { updateApp(id: $id, input: { iconUrl: "https://apps.example.com/i2.png" }) { id } }', { id: app.id });
+    await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+    const [, approval] = await waitForMail(2);
+    expect(approval.raw).toMatch(/^Subject: Approved: Inbox Hero/m);
+  });
+});

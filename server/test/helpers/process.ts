@@ -1,0 +1,43 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../../src/config.js';
+
+export interface PlazaProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** Sends `signal` and resolves with the exit code (null when killed by the signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs the built server (`node server/dist/<entry>`) as its own process, as `pnpm start` would. */
+export async function startPlazaProcess(env: Record<string, string | undefined>, entry = 'main.js'): Promise<PlazaProcess> {
+  const script = path.join(REPO_ROOT, 'server/dist', entry);
+  if (!existsSync(script)) throw new Error(`${script} is missing: run pnpm build first`);
+  const cleanEnv = { ...process.env };
+  delete cleanEnv.DATABASE_URL;
+  delete cleanEnv.NODE_ENV;
+  const child = spawn(process.execPath, [script], { env: { ...cleanEnv, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${env.PORT}`;
+  for (const deadline = Date.now() + 60_000; ; ) {
+    if (child.exitCode !== null) throw new Error(`Plaza exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`Plaza did not become ready within 60 s:\n${output}`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    url,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
