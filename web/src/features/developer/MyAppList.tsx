@@ -1,0 +1,53 @@
+import { useQuery } from '@apollo/client/react';
+import { graphql } from '../../gql';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { APP_STATUS_LABEL, formatDueDate } from './app-status';
+
+const MyAppsQuery = graphql(`
+  query MyApps {
+    myApps {
+      id
+      name
+      status
+      reviewDueAt
+    }
+  }
+`);
+
+/** Mount it per signed-in account (key it by user id): the list belongs to whoever holds the cookie now. */
+export function MyAppList() {
+  const { data, loading, error, refetch } = useQuery(MyAppsQuery, { fetchPolicy: 'network-only' });
+
+  return (
+    <section className="card" aria-labelledby="my-apps-heading">
+      <h2 id="my-apps-heading">Your apps</h2>
+      {error && <ErrorMessage message={`Could not load your apps: ${error.message}`} onRetry={() => void refetch()} />}
+      {loading && !data && <p aria-live="polite">Loading your apps…</p>}
+      {data &&
+        (data.myApps.length === 0 ? (
+          <p>You have not submitted any apps yet.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Review due</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.myApps.map((app) => (
+                <tr key={app.id}>
+                  <td>{app.name}</td>
+                  <td>
+                    <span className={`badge status-${app.status.toLowerCase()}`}>{APP_STATUS_LABEL[app.status]}</span>
+                  </td>
+                  <td>{app.status === 'PENDING_REVIEW' ? <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time> : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+    </section>
+  );
+}

@@ -1,0 +1,66 @@
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { AuthError, signInWithEmail, type SessionUser } from './auth-api';
+import { emailProblem } from './email-problem';
+
+interface Problem {
+  message: string;
+  concernsEmail: boolean;
+}
+
+export function SignInForm({ onSignedIn, autoFocus = false }: { onSignedIn: (user: SessionUser) => void; autoFocus?: boolean }) {
+  const [email, setEmail] = useState('');
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [sending, setSending] = useState(false);
+  const emailInput = useRef<HTMLInputElement>(null);
+  const emailId = useId();
+  const problemId = useId();
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const invalid = emailProblem(email);
+    if (invalid) {
+      setProblem({ message: invalid, concernsEmail: true });
+      emailInput.current?.focus();
+      return;
+    }
+    setProblem(null);
+    setSending(true);
+    try {
+      onSignedIn(await signInWithEmail(email.trim()));
+    } catch (err) {
+      const concernsEmail = err instanceof AuthError && err.field === 'email';
+      setProblem({ message: err instanceof Error ? err.message : String(err), concernsEmail });
+      if (concernsEmail) emailInput.current?.focus();
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    // noValidate: the browser's own bubbles differ per browser and are not announced reliably; ours are.
+    <form className="sign-in" onSubmit={submit} noValidate aria-busy={sending}>
+      <p className="hint">Development sign-in: any e-mail address signs you in as that account, no password needed.</p>
+      <label htmlFor={emailId}>E-mail address</label>
+      <div className="field-row">
+        <input
+          id={emailId}
+          ref={emailInput}
+          type="email"
+          name="email"
+          autoComplete="email"
+          placeholder="dev@example.com"
+          autoFocus={autoFocus}
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+          aria-invalid={problem?.concernsEmail || undefined}
+          aria-describedby={problem ? problemId : undefined}
+        />
+        <button type="submit" disabled={sending}>
+          {sending ? 'Signing in…' : 'Sign in'}
+        </button>
+      </div>
+      {problem && <ErrorMessage id={problemId} message={problem.message} />}
+    </form>
+  );
+}

@@ -1,0 +1,50 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { signOut, type SessionUser } from './auth-api';
+
+export function SignedInCard({ user, onSignedOut, autoFocus = false }: { user: SessionUser; onSignedOut: () => void; autoFocus?: boolean }) {
+  const [problem, setProblem] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const status = useRef<HTMLParagraphElement>(null);
+  const rolesLabelId = useId();
+
+  // The sign-in form that held focus is gone; keyboard and screen-reader users land on the outcome instead.
+  useEffect(() => {
+    if (autoFocus) status.current?.focus();
+  }, [autoFocus]);
+
+  async function signOutNow() {
+    setProblem(null);
+    setSending(true);
+    try {
+      await signOut();
+      onSignedOut();
+    } catch (err) {
+      setProblem(err instanceof Error ? err.message : String(err));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <div className="signed-in">
+      <p ref={status} tabIndex={-1} className="signed-in-as">
+        Signed in as <strong>{user.email}</strong>
+      </p>
+      <div className="roles">
+        <span id={rolesLabelId}>Roles:</span>
+        <ul aria-labelledby={rolesLabelId}>
+          {user.roles.map((role) => (
+            <li key={role} className="badge">
+              {role}
+            </li>
+          ))}
+        </ul>
+      </div>
+      <button type="button" onClick={signOutNow} disabled={sending}>
+        {sending ? 'Signing out…' : 'Sign out'}
+      </button>
+      {problem && <ErrorMessage message={problem} />}
+    </div>
+  );
+}
