@@ -39,8 +39,10 @@ export interface Config {
   dataDir: string;
   /** Delays in ms before attempts 2..6, each counted from the end of the previous attempt. @default 5s,30s,5m,30m,2h */
   webhookRetryScheduleMs: number[];
-  /** One delivery attempt's limit in ms. @default 10s */
+  /** One delivery attempt's limit in ms. @default 10s, at most 30s */
   webhookTimeoutMs: number;
+  /** How long a worker's claim on a delivery lasts; a dead worker's deliveries are taken over after it. @default 45s, at most 60s */
+  webhookClaimLeaseMs: number;
   /** Allow loopback/private destinations and plain http. @default false in production, true otherwise */
   webhookAllowPrivateUrls: boolean;
   /** VND value of one platform point. @default 1000 */
@@ -199,6 +201,14 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', 'must be a comma-separated list of delays such as 5s,30s,5m,30m,2h', scheduleRaw);
   }
 
+  // An attempt must end well inside its claim, and a claim inside the minute in which a dead worker's work is taken over.
+  const webhookTimeoutMs = readDuration(env, 'WEBHOOK_TIMEOUT', '10s');
+  if (webhookTimeoutMs > 30_000) throw new ConfigError('WEBHOOK_TIMEOUT', 'must be at most 30s', env.WEBHOOK_TIMEOUT);
+  const webhookClaimLeaseMs = readDuration(env, 'WEBHOOK_CLAIM_LEASE', '45s');
+  if (webhookClaimLeaseMs > 60_000 || webhookClaimLeaseMs < webhookTimeoutMs + 1000) {
+    throw new ConfigError('WEBHOOK_CLAIM_LEASE', 'must be at most 60s and at least a second longer than WEBHOOK_TIMEOUT', env.WEBHOOK_CLAIM_LEASE);
+  }
+
   const jobsBackend = env.JOBS_BACKEND ?? 'postgres';
   if (jobsBackend !== 'postgres' && jobsBackend !== 'mongodb') throw new ConfigError('JOBS_BACKEND', 'must be postgres or mongodb', jobsBackend);
   const mongodbUrl = env.MONGODB_URL || undefined;
@@ -215,7 +225,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir,
     webhookRetryScheduleMs,
-    webhookTimeoutMs: readDuration(env, 'WEBHOOK_TIMEOUT', '10s'),
+    webhookTimeoutMs,
+    webhookClaimLeaseMs,
     webhookAllowPrivateUrls: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     pointValueVnd: readPositiveInt(env, 'POINT_VALUE_VND', 1000, 1_000_000_000),
     authDevSignIn: readBoolean(env, 'AUTH_DEV_SIGN_IN', !production),

@@ -9,6 +9,7 @@ import { logger } from './platform/logger.js';
 import { PostgresPubSub } from './platform/pubsub.js';
 import { buildPlazaSchema } from './platform/schema.js';
 import { createServices, type Services } from './platform/services.js';
+import { startDeliveryWorker, type DeliveryWorker } from './modules/webhooks/delivery-worker.js';
 
 export interface RunningPlaza {
   /** http://127.0.0.1:<port> */
@@ -38,11 +39,15 @@ export async function startPlaza(config: Config, options: { listenPort?: number 
     http.server.listen(options.listenPort ?? config.port, resolve);
   });
   const port = (http.server.address() as AddressInfo).port;
+  // `pnpm start` delivers webhooks in the same process unless told otherwise (RUN_WORKER=false with `pnpm worker`).
+  const worker: DeliveryWorker | undefined = config.runWorker ? await startDeliveryWorker(config, databaseUrl, services.webhookEngine) : undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       await http.close();
+      await worker?.stop();
+      await services.http.close();
       await pubSub.close();
       services.mailer.close();
       await db.destroy();

@@ -37,7 +37,8 @@ describe('pnpm start on the embedded database', () => {
     expect(existsSync(keyFile)).toBe(true);
     const key = readFileSync(keyFile, 'utf8');
 
-    expect(await current.stop('SIGTERM')).toBe(0);
+    const firstRun = current;
+    expect(await firstRun.stop('SIGTERM'), firstRun.output()).toBe(0);
 
     const expectEverythingThere = async () => {
       const { app: after } = await developer.ok<{ app: any }>(APP, { id: app.id });
@@ -55,7 +56,8 @@ describe('pnpm start on the embedded database', () => {
     await current.stop('SIGKILL');
     current = await startPlazaProcess(env);
     await expectEverythingThere();
-    expect(await current.stop('SIGTERM')).toBe(0);
+    const lastRun = current;
+    expect(await lastRun.stop('SIGTERM'), lastRun.output()).toBe(0);
     current = undefined;
   });
 });

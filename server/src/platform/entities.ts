@@ -7,5 +7,8 @@ import { Notification } from '../modules/review/notification.entity.js';
 import { ReviewDecision } from '../modules/review/review-decision.entity.js';
 import { StoredClientSecret } from '../modules/secrets/client-secret.entity.js';
 import { SecretAuditEntry } from '../modules/secrets/secret-audit.entity.js';
+import { DeliveryAttempt } from '../modules/webhooks/delivery-attempt.entity.js';
+import { WebhookDelivery } from '../modules/webhooks/webhook-delivery.entity.js';
+import { WebhookEvent } from '../modules/webhooks/webhook-event.entity.js';
 
-export const ENTITIES = [Account, Session, ApiToken, OidcLogin, App, ReviewDecision, Notification, StoredClientSecret, SecretAuditEntry];
+export const ENTITIES = [Account, Session, ApiToken, OidcLogin, App, ReviewDecision, Notification, StoredClientSecret, SecretAuditEntry, WebhookEvent, WebhookDelivery, DeliveryAttempt];

@@ -15,6 +15,10 @@ const CHANNEL = 'plaza_live';
 const MAX_PAYLOAD_BYTES = 7900;
 
 type Listener = (payload: unknown) => void;
+interface Message {
+  k: string;
+  p: unknown;
+}
 
 const routeKey = (topic: string, id: unknown) => (id === undefined || id === null ? topic : `${topic}:${String(id)}`);
 
@@ -66,19 +70,47 @@ export class PostgresPubSub implements PubSub {
 
   private dispatch(raw: string | undefined): void {
     if (!raw) return;
-    let message: { k: string; p: unknown };
+    let parsed: Message | { b: Message[] };
     try {
-      message = JSON.parse(raw);
+      parsed = JSON.parse(raw);
     } catch {
       return;
     }
-    for (const listener of this.listeners.get(message.k) ?? []) listener(message.p);
+    for (const message of 'b' in parsed ? parsed.b : [parsed]) {
+      for (const listener of this.listeners.get(message.k) ?? []) listener(message.p);
+      // Subscribers without an id hear every message of the topic.
+      const topic = message.k.split(':', 1)[0];
+      if (topic !== message.k) for (const listener of this.listeners.get(topic) ?? []) listener(message.p);
+    }
   }
 
   private encode(topic: Topic, id: unknown, payload: unknown): string {
     const text = JSON.stringify({ k: routeKey(topic, id), p: payload });
     if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) throw new Error(`live update on ${topic} is too large for NOTIFY`);
     return text;
+  }
+
+  /**
+   * Publishes many messages in one statement, packed several to a NOTIFY: the delivery engine reports
+   * thousands of status changes a second, and one NOTIFY each would cost the database more than the work.
+   */
+  async publishManyIn(manager: EntityManager, topic: Topic, messages: { id: unknown; payload: unknown }[]): Promise<void> {
+    if (messages.length === 0) return;
+    const packed: string[] = [];
+    let batch: string[] = [];
+    let size = 10;
+    for (const { id, payload } of messages) {
+      const text = JSON.stringify({ k: routeKey(topic, id), p: payload });
+      if (size + text.length + 1 > MAX_PAYLOAD_BYTES && batch.length) {
+        packed.push(`{"b":[${batch.join(',')}]}`);
+        batch = [];
+        size = 10;
+      }
+      batch.push(text);
+      size += Buffer.byteLength(text) + 1;
+    }
+    packed.push(`{"b":[${batch.join(',')}]}`);
+    await manager.query('SELECT pg_notify($1, message) FROM unnest($2::text[]) AS message', [CHANNEL, packed]);
   }
 
   /** Publishes as part of `manager`'s transaction: subscribers hear of it only after it commits. */

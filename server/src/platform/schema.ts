@@ -6,9 +6,10 @@ import { AppResolver } from '../modules/apps/app.resolver.js';
 import { IdentityResolver } from '../modules/identity/identity.resolver.js';
 import { ReviewResolver } from '../modules/review/review.resolver.js';
 import { SecretsResolver } from '../modules/secrets/secrets.resolver.js';
+import { DeliveryAttemptResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver.js';
 import { authChecker } from './auth-checker.js';
 
-export const RESOLVERS = [IdentityResolver, AppResolver, ReviewResolver, SecretsResolver] as const;
+export const RESOLVERS = [IdentityResolver, AppResolver, ReviewResolver, SecretsResolver, WebhookResolver, DeliveryAttemptResolver] as const;
 
 /** A PubSub for building the schema where nothing is published (schema emission). */
 const inertPubSub: PubSub = { publish: () => undefined, subscribe: () => ({ [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true, value: undefined }) }) }) };

@@ -6,6 +6,10 @@ import { Mailer } from '../modules/review/mailer.js';
 import { NotificationService } from '../modules/review/notification.service.js';
 import { ReviewService } from '../modules/review/review.service.js';
 import { SecretsService } from '../modules/secrets/secrets.service.js';
+import { DeliveryEngine } from '../modules/webhooks/delivery-engine.js';
+import { DeliveryLogService } from '../modules/webhooks/delivery-log.service.js';
+import { GuardedHttpClient } from '../modules/webhooks/guarded-http-client.js';
+import { WebhookEventsService } from '../modules/webhooks/webhook-events.service.js';
 import type { PostgresPubSub } from './pubsub.js';
 
 /** Every service, wired once per process and handed to resolvers through the request context. */
@@ -19,13 +23,24 @@ export interface Services {
   notifications: NotificationService;
   secrets: SecretsService;
   mailer: Mailer;
+  /** The one client for servers Plaza does not run (webhooks, pre-checks). */
+  http: GuardedHttpClient;
+  webhookEvents: WebhookEventsService;
+  webhookEngine: DeliveryEngine;
+  deliveryLog: DeliveryLogService;
 }
 
 export function createServices(config: Config, db: DataSource, pubSub: PostgresPubSub): Services {
   const secrets = new SecretsService(db, config);
   const notifications = new NotificationService(db, pubSub);
   const mailer = new Mailer(config.smtpUrl, config.smtpFrom);
+  const http = new GuardedHttpClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
+  const webhookEngine = new DeliveryEngine(db, http, pubSub, config.encryptionKeys, { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs });
   return {
+    http,
+    webhookEvents: new WebhookEventsService(db),
+    webhookEngine,
+    deliveryLog: new DeliveryLogService(db, webhookEngine),
     config,
     db,
     pubSub,

@@ -1,5 +1,6 @@
 import type { MigrationInterface } from 'typeorm';
 import { Initial1795318702621 } from './1795318702621-Initial.js';
+import { WebhookDeliveries1795320018601 } from './1795320018601-WebhookDeliveries.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
-export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795318702621];
+export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795318702621, WebhookDeliveries1795320018601];

@@ -1,0 +1,52 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** One HTTP try of a delivery, recorded when it starts so that an interrupted one is still on record. */
+@ObjectType()
+@Entity('webhook_attempts')
+export class DeliveryAttempt {
+  @PrimaryColumn({ type: 'text', name: 'delivery_id' })
+  deliveryId: string;
+
+  /** 1 = first attempt */
+  @Field(() => Int)
+  @PrimaryColumn({ type: 'integer' })
+  number: number;
+
+  /** SCHEDULED or MANUAL */
+  @Field()
+  @Column({ type: 'text' })
+  trigger: string;
+
+  @Field()
+  @Column({ type: 'timestamptz', name: 'started_at' })
+  startedAt: Date;
+
+  /** Null while the attempt is in flight. */
+  @Column({ type: 'integer', name: 'duration_ms', nullable: true })
+  durationMsOrNull: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Null when no response (timeout, refused, blocked)' })
+  @Column({ type: 'integer', name: 'status_code', nullable: true })
+  statusCode: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Why it failed, when it did' })
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+
+  @Field(() => String, { nullable: true, description: 'First 1 KiB of the response body at most' })
+  @Column({ type: 'text', name: 'response_body_excerpt', nullable: true })
+  responseBodyExcerpt: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Where the attempt was sent' })
+  @Column({ type: 'text', nullable: true })
+  url: string | null;
+
+  /** The request headers exactly as sent, so a developer can reproduce the signature check. */
+  @Column({ type: 'jsonb', name: 'request_headers', nullable: true })
+  requestHeaders: Record<string, string> | null;
+
+  /** Whether the attempt has an outcome; false only while in flight or when interrupted and not yet closed. */
+  @Column({ type: 'boolean', default: false })
+  finished: boolean;
+}

@@ -1,0 +1,377 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { EncryptionKey } from '../../config.js';
+import { logger } from '../../platform/logger.js';
+import type { PostgresPubSub } from '../../platform/pubsub.js';
+import { openSecret } from '../secrets/secret-crypto.js';
+import type { GuardedHttpClient, GuardedResponse } from './guarded-http-client.js';
+import { publishDeliveryUpdates, type DeliveryUpdate } from './delivery-updates.js';
+import { webhookHeaders } from './webhook-signing.js';
+import { DeliveryStatus } from './webhook.types.js';
+
+export interface DeliveryEngineOptions {
+  /** Delays before attempts 2..n, each counted from the end of the previous attempt. */
+  retryScheduleMs: number[];
+  /** How long a claim protects a delivery; a dead worker's deliveries are free again after it. @default 45s */
+  claimLeaseMs?: number;
+  /** Deliveries claimed per round trip. @default 200 */
+  batchSize?: number;
+  /** Attempts in flight per worker process. @default 512 */
+  maxInFlight?: number;
+  /** Attempts in flight per app (destination) per worker, so a slow endpoint cannot take every slot. @default 32 */
+  maxInFlightPerApp?: number;
+  /** Results are written back together after at most this long. @default 5 ms */
+  flushIntervalMs?: number;
+}
+
+/** What one claim returns for each delivery: everything needed to send it, without another query. */
+interface ClaimedDelivery {
+  id: string;
+  claim_token: string;
+  app_id: string;
+  owner_id: string;
+  event_type: string;
+  purchase_id: string;
+  attempt_count: number;
+  scheduled_attempts_done: number;
+  created_at: Date;
+  payload: string;
+  webhook_url: string | null;
+  key_id: string;
+  ciphertext: Buffer;
+}
+
+interface AttemptResult {
+  delivery: ClaimedDelivery;
+  number: number;
+  startedAt: Date;
+  url: string | null;
+  headers: Record<string, string> | null;
+  response: GuardedResponse;
+}
+
+const INTERRUPTED = 'interrupted: the worker stopped before this attempt finished; the delivery was taken over';
+
+/**
+ * Claims due deliveries in batches, sends them through the guarded HTTP client, and writes the
+ * results back in multi-row statements. Several engines (one per worker process) share the queue
+ * safely: rows are claimed with SKIP LOCKED under a lease, and a claim that outlives its worker
+ * simply expires.
+ */
+export class DeliveryEngine {
+  private readonly lease: number;
+  private readonly batchSize: number;
+  private readonly maxInFlight: number;
+  private readonly maxInFlightPerApp: number;
+  private readonly flushIntervalMs: number;
+  private readonly inFlightByApp = new Map<string, number>();
+  private inFlight = 0;
+  private pendingResults: AttemptResult[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private wakeUp: (() => void) | undefined;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly http: GuardedHttpClient,
+    private readonly pubSub: PostgresPubSub,
+    private readonly encryptionKeys: EncryptionKey[],
+    private readonly options: DeliveryEngineOptions,
+  ) {
+    this.lease = options.claimLeaseMs ?? 45_000;
+    this.batchSize = options.batchSize ?? 200;
+    this.maxInFlight = options.maxInFlight ?? 512;
+    this.maxInFlightPerApp = options.maxInFlightPerApp ?? 32;
+    this.flushIntervalMs = options.flushIntervalMs ?? 5;
+  }
+
+  /** Something may be due (a commit, a finished attempt): stop waiting and look. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  get attemptsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /**
+   * The delivery job's body: claim and send until nothing has been due for `idleMs` or `shouldStop`
+   * says so, then wait for the attempts in flight and write their results.
+   */
+  async run({ idleMs, shouldStop, keepAlive }: { idleMs: number; shouldStop: () => boolean; keepAlive: () => Promise<void> }): Promise<number> {
+    const claimToken = randomUUID();
+    let sent = 0;
+    let idleSince = Date.now();
+    let lastKeepAlive = Date.now();
+    while (!shouldStop()) {
+      if (Date.now() - lastKeepAlive > 15_000) {
+        await keepAlive();
+        lastKeepAlive = Date.now();
+      }
+      const capacity = this.maxInFlight - this.inFlight;
+      const claimed = capacity > 0 ? await this.claim(claimToken, Math.min(capacity, this.batchSize)) : [];
+      for (const delivery of claimed) void this.attempt(delivery);
+      sent += claimed.length;
+      if (claimed.length > 0) {
+        idleSince = Date.now();
+        if (claimed.length === Math.min(capacity, this.batchSize)) continue; // more may be due right now
+      }
+      if (this.inFlight === 0 && Date.now() - idleSince >= idleMs) break;
+      await this.waitUntil(capacity > 0 ? await this.msUntilNextDue() : 1000);
+    }
+    await this.drain();
+    return sent;
+  }
+
+  private async waitUntil(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, ms));
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wakeUp = undefined;
+  }
+
+  /** How long until the next unclaimed delivery is due, at most a second (other processes add work too). */
+  async msUntilNextDue(): Promise<number> {
+    const [row] = await this.db.query(
+      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (next_attempt_at - clock_timestamp())) * 1000)::float AS ms
+         FROM webhook_deliveries
+        WHERE status IN ('PENDING', 'RETRYING') AND (claim_expires_at IS NULL OR claim_expires_at < now())
+        ORDER BY next_attempt_at LIMIT 1`,
+    );
+    return row ? Math.min(Number(row.ms), 1000) : 1000;
+  }
+
+  private async claim(claimToken: string, limit: number): Promise<ClaimedDelivery[]> {
+    const saturatedApps = [...this.inFlightByApp].filter(([, n]) => n >= this.maxInFlightPerApp).map(([app]) => app);
+    return this.db.query(
+      `WITH due AS (
+         SELECT id FROM webhook_deliveries
+          WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= clock_timestamp()
+            AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
+            AND NOT (app_id = ANY($3::text[]))
+          ORDER BY next_attempt_at
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED
+       ), interrupted AS (
+         -- A scheduled attempt still open on a delivery whose claim expired belongs to a worker that died.
+         UPDATE webhook_attempts a
+            SET finished = true, error = '${INTERRUPTED}',
+                duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int
+           FROM due WHERE a.delivery_id = due.id AND a.trigger = 'SCHEDULED' AND NOT a.finished
+       ), claimed AS (
+         UPDATE webhook_deliveries d
+            SET claim_token = $1, claim_expires_at = clock_timestamp() + $4 * interval '1 millisecond',
+                attempt_count = d.attempt_count + 1, updated_at = clock_timestamp()
+           FROM due WHERE d.id = due.id
+         RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at
+       ), started AS (
+         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
+         SELECT id, attempt_count, 'SCHEDULED', clock_timestamp(), false FROM claimed
+       )
+       SELECT c.*, $1::text AS claim_token, e.payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext
+         FROM claimed c
+         JOIN webhook_events e ON e.id = c.event_id
+         JOIN apps a ON a.id = c.app_id
+         JOIN client_secrets s ON s.app_id = c.app_id`,
+      [claimToken, limit, saturatedApps, this.lease],
+    );
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    this.inFlight += 1;
+    this.inFlightByApp.set(delivery.app_id, (this.inFlightByApp.get(delivery.app_id) ?? 0) + 1);
+    try {
+      const result = await this.send(delivery, delivery.attempt_count);
+      this.pendingResults.push(result);
+      this.flushTimer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
+    } finally {
+      this.inFlight -= 1;
+      const left = this.inFlightByApp.get(delivery.app_id)! - 1;
+      if (left === 0) this.inFlightByApp.delete(delivery.app_id);
+      else this.inFlightByApp.set(delivery.app_id, left);
+      this.wake();
+    }
+  }
+
+  /** Signs and sends one attempt. Never throws: every failure becomes part of the attempt's record. */
+  async send(delivery: ClaimedDelivery, number: number): Promise<AttemptResult> {
+    const startedAt = new Date();
+    if (!delivery.webhook_url) {
+      return { delivery, number, startedAt, url: null, headers: null, response: { statusCode: null, error: 'the app no longer has a webhook URL', responseBodyExcerpt: null, durationMs: 0 } };
+    }
+    try {
+      const secret = openSecret({ keyId: delivery.key_id, ciphertext: delivery.ciphertext }, delivery.app_id, this.encryptionKeys);
+      const headers = webhookHeaders({ deliveryId: delivery.id, eventName: delivery.event_type, attemptNumber: number, body: delivery.payload, clientSecret: secret, now: startedAt });
+      const response = await this.http.post(delivery.webhook_url, headers, delivery.payload);
+      return { delivery, number, startedAt, url: delivery.webhook_url, headers, response };
+    } catch (err) {
+      logger.error({ err, deliveryId: delivery.id }, 'webhook attempt could not be prepared');
+      return { delivery, number, startedAt, url: delivery.webhook_url, headers: null, response: { statusCode: null, error: 'internal error preparing the request; it has been logged', responseBodyExcerpt: null, durationMs: 0 } };
+    }
+  }
+
+  /** Where a delivery goes after a scheduled attempt: done, failed for good, or due again after the next delay. */
+  nextState(scheduledAttemptsDone: number, succeeded: boolean, finishedAt: Date): { status: DeliveryStatus; nextAttemptAt: Date | null } {
+    if (succeeded) return { status: DeliveryStatus.SUCCEEDED, nextAttemptAt: null };
+    const delay = this.options.retryScheduleMs[scheduledAttemptsDone - 1];
+    if (delay === undefined) return { status: DeliveryStatus.FAILED, nextAttemptAt: null };
+    return { status: DeliveryStatus.RETRYING, nextAttemptAt: new Date(finishedAt.getTime() + delay) };
+  }
+
+  private flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const results = this.pendingResults.splice(0);
+    if (results.length === 0) return this.flushing;
+    this.flushing = this.flushing
+      .then(() => this.write(results))
+      .catch((err) => logger.error({ err, count: results.length }, 'delivery results could not be written; their claims will expire and they will be retried'))
+      // The written results may have set the next due time (a retry); look again now rather than after the idle wait.
+      .finally(() => this.wake());
+    return this.flushing;
+  }
+
+  private async write(results: AttemptResult[]): Promise<void> {
+    const rows = results.map(({ delivery, number, startedAt, url, headers, response }) => {
+      const finishedAt = new Date(startedAt.getTime() + response.durationMs);
+      const { status, nextAttemptAt } = this.nextState(delivery.scheduled_attempts_done + 1, response.error === null, finishedAt);
+      return {
+        delivery_id: delivery.id,
+        claim_token: delivery.claim_token,
+        number,
+        started_at: startedAt.toISOString(),
+        duration_ms: response.durationMs,
+        status_code: response.statusCode,
+        error: response.error,
+        excerpt: response.responseBodyExcerpt,
+        url,
+        headers,
+        status,
+        next_attempt_at: nextAttemptAt?.toISOString() ?? null,
+      };
+    });
+    // TypeORM answers an UPDATE ... RETURNING with [rows, rowCount].
+    const [updated]: [{ id: string; status: DeliveryStatus; attempt_count: number; next_attempt_at: Date | null; updated_at: Date }[], number] = await this.db.query(
+      `WITH r AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
+                error text, excerpt text, url text, headers jsonb, status text, next_attempt_at timestamptz)
+       ), attempts AS (
+         UPDATE webhook_attempts a
+            SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
+                response_body_excerpt = r.excerpt, url = r.url, request_headers = r.headers, finished = true
+           FROM r WHERE a.delivery_id = r.delivery_id AND a.number = r.number
+       )
+       UPDATE webhook_deliveries d
+          SET status = r.status, next_attempt_at = r.next_attempt_at, scheduled_attempts_done = d.scheduled_attempts_done + 1,
+              claim_token = NULL, claim_expires_at = NULL, updated_at = clock_timestamp()
+         FROM r
+        -- Only while this run still holds the claim: after a takeover the new holder's outcome stands.
+        WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND d.status IN ('PENDING', 'RETRYING')
+        RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at`,
+      [JSON.stringify(rows)],
+    );
+    const byId = new Map(results.map((r) => [r.delivery.id, r]));
+    const updates: DeliveryUpdate[] = updated.map((row) => {
+      const { delivery } = byId.get(row.id)!;
+      return {
+        id: row.id,
+        appId: delivery.app_id,
+        ownerId: delivery.owner_id,
+        eventType: delivery.event_type,
+        purchaseId: delivery.purchase_id,
+        status: row.status,
+        attemptCount: row.attempt_count,
+        nextAttemptAt: row.next_attempt_at,
+        createdAt: delivery.created_at,
+        updatedAt: row.updated_at,
+      };
+    });
+    await publishDeliveryUpdates(this.db.manager, this.pubSub, updates);
+  }
+
+  /**
+   * One immediate MANUAL attempt (redeliverWebhook). Success settles the delivery; failure leaves
+   * its status and schedule as they were (decisions.md: a manual redelivery starts no new schedule).
+   */
+  async redeliver(deliveryId: string): Promise<DeliveryUpdate> {
+    const [delivery]: ClaimedDelivery[] = await this.db.query(
+      `WITH reserved AS (
+         UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, updated_at = clock_timestamp()
+          WHERE id = $1
+         RETURNING id, app_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at
+       ), started AS (
+         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
+         SELECT id, attempt_count, 'MANUAL', clock_timestamp(), false FROM reserved
+       )
+       SELECT r.*, '' AS claim_token, e.payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext
+         FROM reserved r
+         JOIN webhook_events e ON e.id = r.event_id
+         JOIN apps a ON a.id = r.app_id
+         JOIN client_secrets s ON s.app_id = r.app_id`,
+      [deliveryId],
+    );
+    const { number, startedAt, url, headers, response } = await this.send(delivery, delivery.attempt_count);
+    const [[row]] = await this.db.transaction(async (manager) => {
+      await manager.query(
+        `UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7, url = $8, request_headers = $9, finished = true
+          WHERE delivery_id = $1 AND number = $2`,
+        [deliveryId, number, startedAt, response.durationMs, response.statusCode, response.error, response.responseBodyExcerpt, url, headers],
+      );
+      return manager.query(
+        `UPDATE webhook_deliveries
+            SET status = CASE WHEN $2 THEN 'SUCCEEDED' ELSE status END,
+                next_attempt_at = CASE WHEN $2 THEN NULL ELSE next_attempt_at END,
+                updated_at = clock_timestamp()
+          WHERE id = $1
+         RETURNING id, status, attempt_count, next_attempt_at, updated_at`,
+        [deliveryId, response.error === null],
+      );
+    });
+    const update: DeliveryUpdate = {
+      id: row.id,
+      appId: delivery.app_id,
+      ownerId: delivery.owner_id,
+      eventType: delivery.event_type,
+      purchaseId: delivery.purchase_id,
+      status: row.status,
+      attemptCount: row.attempt_count,
+      nextAttemptAt: row.next_attempt_at,
+      createdAt: delivery.created_at,
+      updatedAt: row.updated_at,
+    };
+    await publishDeliveryUpdates(this.db.manager, this.pubSub, [update]);
+    return update;
+  }
+
+  /**
+   * The recovery pass: closes attempts left open by a process that died (their claim or request is
+   * long gone) so the log tells the truth, and says whether deliveries are due with no one on them.
+   */
+  async recover(): Promise<{ closedAttempts: number; dueDeliveries: number }> {
+    const closed = await this.db.query(
+      `UPDATE webhook_attempts a SET finished = true, error = '${INTERRUPTED}',
+              duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int
+        WHERE NOT a.finished AND a.started_at < clock_timestamp() - $1 * interval '1 millisecond'
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id AND d.claim_expires_at > clock_timestamp())`,
+      [this.lease],
+    );
+    const [{ due }] = await this.db.query(
+      `SELECT count(*)::int AS due FROM (
+         SELECT 1 FROM webhook_deliveries
+          WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= clock_timestamp()
+            AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
+          LIMIT 1000) due_now`,
+    );
+    return { closedAttempts: closed[1] ?? 0, dueDeliveries: due };
+  }
+
+  /** Waits for every attempt in flight and writes all results; used on job end and shutdown. */
+  async drain(): Promise<void> {
+    while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+    await this.flush();
+  }
+}

@@ -1,0 +1,105 @@
+import { encodeTime } from 'ulid';
+import type { DataSource } from 'typeorm';
+import { badInput, notFound } from '../../platform/errors.js';
+import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
+import { App } from '../apps/app.entity.js';
+import type { Principal } from '../identity/principal.js';
+import { DeliveryAttempt } from './delivery-attempt.entity.js';
+import type { DeliveryEngine } from './delivery-engine.js';
+import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { EVENT_WIRE_NAME } from './webhook.types.js';
+
+/** Admins signed in as people see every app's deliveries; an API token only ever reads its owner's. */
+const seesEveryApp = (principal: Principal) => principal.kind === 'session' && principal.roles.has('ADMIN');
+
+/** Delivery ids are `dlv_` + ULID, so a creation time bounds them: time ranges become id ranges on the same index. */
+const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
+
+/** The Webhook Logs: owners see their apps' deliveries, admins everyone's. */
+export class DeliveryLogService {
+  constructor(private readonly db: DataSource, private readonly engine: DeliveryEngine) {}
+
+  /** The apps whose deliveries `principal` may read; undefined means all (admins). */
+  private async readableAppIds(principal: Principal): Promise<string[] | undefined> {
+    if (seesEveryApp(principal)) return undefined;
+    const apps = await this.db.getRepository(App).find({ where: { ownerId: principal.userId }, select: { id: true } });
+    return apps.map((a) => a.id);
+  }
+
+  /** Newest first, keyset-paged on the delivery id, so pages stay stable while new deliveries arrive. */
+  async list(principal: Principal, filter: WebhookDeliveryFilter = {}, args: { first?: number | null; after?: string | null }): Promise<Connection<WebhookDelivery>> {
+    const limit = pageSize(args.first);
+    const after = decodeCursor(args.after, ['string'])?.[0] as string | undefined;
+    if (filter.since && filter.until && filter.since > filter.until) throw badInput('until', 'until must not be before since');
+
+    const readable = await this.readableAppIds(principal);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    if (filter.appId) {
+      // Another developer's app reads as empty, revealing nothing about it.
+      if (readable && !readable.includes(filter.appId)) return toConnection([], limit, () => []);
+      where.push(`d.app_id = ${param(filter.appId)}`);
+    } else if (readable) {
+      if (readable.length === 0) return toConnection([], limit, () => []);
+      where.push(`d.app_id = ANY(${param(readable)}::text[])`);
+    }
+    if (filter.status) where.push(`d.status = ${param(filter.status)}`);
+    if (filter.event) where.push(`d.event_type = ${param(EVENT_WIRE_NAME[filter.event])}`);
+    if (filter.purchaseId) where.push(`d.purchase_id = ${param(filter.purchaseId)}`);
+    if (filter.since) where.push(`d.id >= ${param(idAtTime(filter.since.getTime()))}`);
+    if (filter.until) where.push(`d.id < ${param(idAtTime(filter.until.getTime() + 1))}`);
+    if (after) where.push(`d.id < ${param(after)}`);
+
+    const rows = await this.db.query(
+      `SELECT d.*, e.payload FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY d.id DESC LIMIT ${param(limit + 1)}`,
+      params,
+    );
+    return toConnection(rows.map(toDelivery), limit, (d) => [d.id]);
+  }
+
+  async get(principal: Principal, id: string): Promise<WebhookDelivery | null> {
+    const [row] = await this.db.query('SELECT d.*, e.payload, a.owner_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id JOIN apps a ON a.id = d.app_id WHERE d.id = $1', [id]);
+    if (!row || (row.owner_id !== principal.userId && !seesEveryApp(principal))) return null;
+    return toDelivery(row);
+  }
+
+  async attempts(deliveryId: string): Promise<DeliveryAttempt[]> {
+    return this.db.getRepository(DeliveryAttempt).find({ where: { deliveryId }, order: { number: 'ASC' } });
+  }
+
+  async payload(deliveryId: string): Promise<string> {
+    const [row] = await this.db.query('SELECT e.payload FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.id = $1', [deliveryId]);
+    return row?.payload ?? '';
+  }
+
+  /** Owner or admin: one immediate attempt. */
+  async redeliver(principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
+    const delivery = await this.get(principal, deliveryId);
+    if (!delivery) throw notFound('Delivery');
+    await this.engine.redeliver(deliveryId);
+    return (await this.get(principal, deliveryId))!;
+  }
+}
+
+function toDelivery(row: Record<string, any>): WebhookDelivery {
+  return Object.assign(new WebhookDelivery(), {
+    id: row.id,
+    eventId: row.event_id,
+    appId: row.app_id,
+    eventType: row.event_type,
+    purchaseId: row.purchase_id,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    scheduledAttemptsDone: row.scheduled_attempts_done,
+    nextAttemptAt: row.next_attempt_at,
+    claimToken: null,
+    claimExpiresAt: null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    payloadText: row.payload,
+  });
+}

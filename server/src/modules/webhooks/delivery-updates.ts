@@ -1,0 +1,38 @@
+import type { EntityManager } from 'typeorm';
+import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import type { DeliveryStatus } from './webhook.types.js';
+
+/** What travels through NOTIFY when a delivery changes: small, so many fit in one message. */
+export interface DeliveryUpdate {
+  id: string;
+  appId: string;
+  ownerId: string;
+  eventType: string;
+  purchaseId: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: Date | string | null;
+  createdAt: Date | string;
+  updatedAt: Date | string;
+}
+
+/** Routed by app id; subscribers to all of a developer's apps filter on ownerId. */
+export function publishDeliveryUpdates(manager: EntityManager, pubSub: PostgresPubSub, updates: DeliveryUpdate[]): Promise<void> {
+  return pubSub.publishManyIn(manager, Topic.WEBHOOK_DELIVERY_UPDATED, updates.map((update) => ({ id: update.appId, payload: update })));
+}
+
+/** A delivery as the API shows it, rebuilt from an update that crossed NOTIFY as JSON. */
+export function deliveryFromUpdate(update: DeliveryUpdate): WebhookDelivery {
+  return Object.assign(new WebhookDelivery(), {
+    id: update.id,
+    appId: update.appId,
+    eventType: update.eventType,
+    purchaseId: update.purchaseId,
+    status: update.status,
+    attemptCount: update.attemptCount,
+    nextAttemptAt: update.nextAttemptAt ? new Date(update.nextAttemptAt) : null,
+    createdAt: new Date(update.createdAt),
+    updatedAt: new Date(update.updatedAt),
+  });
+}

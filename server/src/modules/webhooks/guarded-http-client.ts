@@ -1,0 +1,132 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent, errors as undiciErrors } from 'undici';
+import { blockedAddressReason, blockedHostReason } from './address-policy.js';
+import { RESPONSE_EXCERPT_BYTES } from './webhook.types.js';
+
+/** Raised (as a connection error) when a destination resolves to an address webhooks may not reach. */
+export class BlockedDestinationError extends Error {
+  readonly code = 'PLAZA_BLOCKED_DESTINATION';
+}
+
+export interface GuardedResponse {
+  statusCode: number | null;
+  /** Why the request failed, in words a developer can act on; null when a response came back. */
+  error: string | null;
+  responseBodyExcerpt: string | null;
+  durationMs: number;
+}
+
+export interface GuardedHttpClientOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Keep-alive connections per destination origin. @default 32 */
+  connectionsPerOrigin?: number;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * The only way Plaza calls servers it does not run (webhooks, review pre-checks): keep-alive undici
+ * pools per origin; every new connection's resolved address is checked, so DNS rebinding cannot
+ * reach an internal address after a harmless first lookup; redirects are never followed; one
+ * deadline covers connect, headers and body.
+ */
+export class GuardedHttpClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: GuardedHttpClientOptions) {
+    const guardedLookup = (hostname: string, lookupOptions: object, callback: LookupCallback) => {
+      dnsLookup(hostname, { ...lookupOptions, all: true }, (err, addresses: LookupAddress[]) => {
+        if (err) return callback(err, []);
+        if (!options.allowPrivate) {
+          for (const { address } of addresses) {
+            const reason = blockedAddressReason(address);
+            if (reason) return callback(new BlockedDestinationError(`refused: ${hostname} resolves to ${reason}`), []);
+          }
+        }
+        const wantsAll = (lookupOptions as { all?: boolean }).all;
+        if (wantsAll) return callback(null, addresses);
+        callback(null, addresses[0].address, addresses[0].family);
+      });
+    };
+    this.agent = new Agent({
+      connections: options.connectionsPerOrigin ?? 32,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: { lookup: guardedLookup as never, timeout: options.timeoutMs },
+      maxRedirections: 0,
+    } as Agent.Options);
+  }
+
+  /** Refusals that need no network: wrong scheme, literal internal addresses, internal names. */
+  private refuseBeforeConnecting(url: URL): string | undefined {
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return `refused: ${url.protocol} URLs cannot receive webhooks`;
+    if (this.options.allowPrivate) return undefined;
+    if (url.protocol !== 'https:') return 'refused: webhook URLs must use HTTPS';
+    // Literal addresses never reach the DNS hook, so they are judged here, with names that always mean this machine.
+    const reason = blockedHostReason(url);
+    return reason ? `refused: ${reason}` : undefined;
+  }
+
+  async post(target: string, headers: Record<string, string>, body: string): Promise<GuardedResponse> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return { statusCode: null, error: 'refused: the webhook URL is not a valid URL', responseBodyExcerpt: null, durationMs: elapsed() };
+    }
+    const refusal = this.refuseBeforeConnecting(url);
+    if (refusal) return { statusCode: null, error: refusal, responseBodyExcerpt: null, durationMs: elapsed() };
+
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
+    try {
+      const response = await this.agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers, body, signal: abort.signal });
+      const responseBodyExcerpt = await readExcerpt(response.body);
+      const statusCode = response.statusCode;
+      const error = statusCode >= 200 && statusCode < 300 ? null : statusCode >= 300 && statusCode < 400 ? `HTTP ${statusCode}: redirects are not followed` : `HTTP ${statusCode}`;
+      return { statusCode, error, responseBodyExcerpt, durationMs: elapsed() };
+    } catch (err) {
+      return { statusCode: null, error: describeFailure(err, abort.signal.aborted, this.options.timeoutMs), responseBodyExcerpt: null, durationMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+/** The first 1 KiB of a body, then the rest is dropped without reading it (a huge response costs nothing). */
+async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_EXCERPT_BYTES) break;
+    }
+  } finally {
+    body.destroy();
+  }
+  if (size === 0) return null;
+  // Cut on a character boundary so the excerpt is valid text.
+  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+}
+
+function describeFailure(err: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `timeout: no complete response within ${timeoutMs} ms`;
+  const cause = (err as { cause?: unknown }).cause ?? err;
+  if (cause instanceof BlockedDestinationError || err instanceof BlockedDestinationError) return (cause as Error).message;
+  if (err instanceof undiciErrors.ConnectTimeoutError) return `timeout: could not connect within ${timeoutMs} ms`;
+  const code = (cause as NodeJS.ErrnoException).code ?? (err as NodeJS.ErrnoException).code;
+  const message = (cause as Error).message ?? String(err);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `DNS: could not resolve the host (${code})`;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset before a complete response';
+  return code ? `${code}: ${message}` : message;
+}

@@ -1,0 +1,71 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { DeliveryAttempt } from './delivery-attempt.entity.js';
+import { DeliveryStatus } from './webhook.types.js';
+
+/** One event for one app's webhook URL: its status and when the next attempt is due. */
+@ObjectType()
+@Entity('webhook_deliveries')
+// The engine's work queue: open deliveries by due time.
+@Index('idx_webhook_deliveries_due', ['nextAttemptAt'], { where: `status IN ('PENDING', 'RETRYING')` })
+// The Webhook Logs: newest first per app, by status, by purchase.
+@Index('idx_webhook_deliveries_app', ['appId', 'id'])
+@Index('idx_webhook_deliveries_app_status', ['appId', 'status', 'id'])
+@Index('idx_webhook_deliveries_purchase', ['purchaseId', 'id'])
+export class WebhookDelivery {
+  /** `dlv_` + ULID; stable across retries; sent as X-Platform-Delivery and webhook-id. */
+  @Field(() => ID)
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ type: 'text', name: 'event_id' })
+  eventId: string;
+
+  @Field(() => ID)
+  @Column({ type: 'text', name: 'app_id' })
+  appId: string;
+
+  /** Wire name, e.g. app.purchased; the `event` and `eventName` fields derive from it. */
+  @Column({ type: 'text', name: 'event_type' })
+  eventType: string;
+
+  @Field()
+  @Column({ type: 'text', name: 'purchase_id' })
+  purchaseId: string;
+
+  @Field(() => DeliveryStatus)
+  @Column({ type: 'text' })
+  status: DeliveryStatus;
+
+  /** Every attempt made, scheduled, manual or interrupted. */
+  @Field(() => Int)
+  @Column({ type: 'integer', name: 'attempt_count', default: 0 })
+  attemptCount: number;
+
+  /** Scheduled attempts that finished; the retry schedule is read at this position. */
+  @Column({ type: 'integer', name: 'scheduled_attempts_done', default: 0 })
+  scheduledAttemptsDone: number;
+
+  @Field(() => Date, { nullable: true })
+  @Column({ type: 'timestamptz', name: 'next_attempt_at', nullable: true })
+  nextAttemptAt: Date | null;
+
+  /** Which run of the delivery job holds this delivery, and until when; an expired claim is free again. */
+  @Column({ type: 'text', name: 'claim_token', nullable: true })
+  claimToken: string | null;
+
+  @Column({ type: 'timestamptz', name: 'claim_expires_at', nullable: true })
+  claimExpiresAt: Date | null;
+
+  @Field()
+  @Column({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+
+  @Field()
+  @Column({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt: Date;
+
+  /** Loaded with the event when a query asks for it. */
+  payloadText?: string;
+  attemptList?: DeliveryAttempt[];
+}

@@ -1,0 +1,125 @@
+import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { tokenScope } from '../../platform/auth-checker.js';
+import { ConnectionType } from '../../platform/connection.js';
+import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { notFound } from '../../platform/errors.js';
+import { Topic } from '../../platform/pubsub.js';
+import { viewOf, isOwner } from '../apps/app-access.js';
+import { App } from '../apps/app.entity.js';
+import { forbidden } from '../../platform/errors.js';
+import { DeliveryAttempt } from './delivery-attempt.entity.js';
+import { deliveryFromUpdate, type DeliveryUpdate } from './delivery-updates.js';
+import { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './webhook.types.js';
+
+@ObjectType()
+export class WebhookDeliveryConnection extends ConnectionType(WebhookDelivery, 'WebhookDelivery') {}
+
+@ObjectType({ description: 'One request header exactly as sent' })
+export class WebhookHeader {
+  @Field()
+  name: string;
+
+  @Field()
+  value: string;
+}
+
+/** Filters live updates for one subscriber without touching the database per message. */
+async function* onlyOwnedBy(source: AsyncIterable<unknown>, ownerId: string): AsyncGenerator<unknown> {
+  for await (const update of source) if ((update as DeliveryUpdate).ownerId === ownerId) yield update;
+}
+
+@Resolver(() => WebhookDelivery)
+export class WebhookResolver {
+  @Authorized(tokenScope('deliveries:read'))
+  @Query(() => WebhookDeliveryConnection, { description: 'Newest first. Owners see their apps, admins all; API tokens their owner’s apps' })
+  webhookDeliveries(
+    @Ctx() context: RequestContext,
+    @Arg('filter', () => WebhookDeliveryFilter, { nullable: true }) filter?: WebhookDeliveryFilter | null,
+    @Arg('first', () => Int, { nullable: true }) first?: number | null,
+    @Arg('after', () => String, { nullable: true }) after?: string | null,
+  ): Promise<WebhookDeliveryConnection> {
+    return context.services.deliveryLog.list(requirePrincipal(context), filter ?? {}, { first, after });
+  }
+
+  @Authorized(tokenScope('deliveries:read'))
+  @Query(() => WebhookDelivery, { nullable: true })
+  webhookDelivery(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<WebhookDelivery | null> {
+    return context.services.deliveryLog.get(requirePrincipal(context), id);
+  }
+
+  @Authorized(tokenScope('deliveries:write'))
+  @Mutation(() => WebhookDelivery, { description: 'Owner or admin: one immediate attempt (trigger MANUAL); a failure starts no new schedule' })
+  redeliverWebhook(@Arg('deliveryId', () => ID) deliveryId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
+    return context.services.deliveryLog.redeliver(requirePrincipal(context), deliveryId);
+  }
+
+  @Authorized(tokenScope('deliveries:write'))
+  @Mutation(() => WebhookDelivery, { description: 'Owner: a signed app.test event to the app’s webhook URL' })
+  async sendTestWebhook(@Arg('appId', () => ID) appId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
+    const principal = requirePrincipal(context);
+    const app = await context.services.db.getRepository(App).findOneBy({ id: appId });
+    if (!app || !viewOf(app, principal)) throw notFound('App');
+    if (!isOwner(app, principal)) throw forbidden('Only the developer who owns this app can send it test events');
+    return context.services.webhookEvents.sendTest(appId, principal.userId);
+  }
+
+  @Authorized(tokenScope('deliveries:read'))
+  @Subscription(() => WebhookDelivery, {
+    description: 'Every status change and attempt of your apps’ deliveries (one app, or all of yours), live',
+    subscribe: async ({ args, context }: { args: { appId?: string | null }; context: RequestContext }) => {
+      const principal = requirePrincipal(context);
+      const { services } = context;
+      const seesEveryApp = principal.kind === 'session' && principal.roles.has('ADMIN');
+      if (args.appId) {
+        const app = await services.db.getRepository(App).findOneBy({ id: args.appId });
+        if (!app || (!isOwner(app, principal) && !seesEveryApp)) throw notFound('App');
+        return services.pubSub.subscribe(Topic.WEBHOOK_DELIVERY_UPDATED, args.appId);
+      }
+      const everything = services.pubSub.subscribe(Topic.WEBHOOK_DELIVERY_UPDATED);
+      return seesEveryApp ? everything : onlyOwnedBy(everything, principal.userId);
+    },
+  })
+  webhookDeliveryUpdated(@Root() update: DeliveryUpdate, @Arg('appId', () => ID, { nullable: true }) _appId?: string | null): WebhookDelivery {
+    return deliveryFromUpdate(update);
+  }
+
+  @FieldResolver(() => WebhookEventType)
+  event(@Root() delivery: WebhookDelivery): WebhookEventType {
+    return EVENT_TYPE_BY_WIRE_NAME[delivery.eventType];
+  }
+
+  @FieldResolver(() => String, { description: 'The wire value, e.g. "app.purchased"' })
+  eventName(@Root() delivery: WebhookDelivery): string {
+    return delivery.eventType;
+  }
+
+  @FieldResolver(() => String, { description: 'The exact JSON body that is signed and sent' })
+  async payload(@Root() delivery: WebhookDelivery, @Ctx() { services }: RequestContext): Promise<string> {
+    return delivery.payloadText ?? services.deliveryLog.payload(delivery.id);
+  }
+
+  @FieldResolver(() => [DeliveryAttempt], { description: 'Oldest first' })
+  attempts(@Root() delivery: WebhookDelivery, @Ctx() { services }: RequestContext): Promise<DeliveryAttempt[]> | DeliveryAttempt[] {
+    return delivery.attemptList ?? services.deliveryLog.attempts(delivery.id);
+  }
+}
+
+@Resolver(() => DeliveryAttempt)
+export class DeliveryAttemptResolver {
+  @FieldResolver(() => Int, { description: 'Milliseconds; for an attempt still in flight, so far' })
+  durationMs(@Root() attempt: DeliveryAttempt): number {
+    return attempt.durationMsOrNull ?? Math.max(0, Date.now() - attempt.startedAt.getTime());
+  }
+
+  @FieldResolver(() => Boolean, { description: 'False while the attempt is in flight' })
+  finished(@Root() attempt: DeliveryAttempt): boolean {
+    return attempt.finished;
+  }
+
+  @FieldResolver(() => [WebhookHeader], { description: 'The request headers exactly as sent' })
+  requestHeaders(@Root() attempt: DeliveryAttempt): WebhookHeader[] {
+    return Object.entries(attempt.requestHeaders ?? {}).map(([name, value]) => ({ name, value }));
+  }
+}

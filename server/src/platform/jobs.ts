@@ -1,0 +1,49 @@
+import { Agenda } from 'agenda';
+import { PostgresBackend } from '@agendajs/postgres-backend';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { logger } from './logger.js';
+
+/** Agenda holds a job this long without a sign of life before another worker takes it over. */
+export const JOB_LOCK_LIFETIME_MS = 60_000;
+
+export interface JobRuntime {
+  agenda: Agenda;
+  close(): Promise<void>;
+}
+
+/**
+ * Agenda with its job store in PostgreSQL (default) or MongoDB (JOBS_BACKEND=mongodb). Locks last
+ * 60 seconds, not Agenda's 10 minutes, so a dead worker's job is taken over within a minute.
+ */
+export async function createJobRuntime(config: Config, databaseUrl: string, workerName: string): Promise<JobRuntime> {
+  let backend;
+  let pool: pg.Pool | undefined;
+  if (config.jobsBackend === 'mongodb') {
+    // Untested in CI: no MongoDB server can be installed on these machines (see README).
+    const { MongoBackend } = await import('@agendajs/mongo-backend');
+    backend = new MongoBackend({ address: config.mongodbUrl!, collection: 'plaza_jobs' } as never);
+  } else {
+    // Our own pool with an error listener: the backend's pool would crash the process when PostgreSQL restarts.
+    pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    pool.on('error', (err) => logger.warn({ err }, 'job store connection failed; it will reconnect'));
+    backend = new PostgresBackend({ pool });
+  }
+  const agenda = new Agenda({
+    backend,
+    name: workerName,
+    processEvery: '1 second',
+    defaultLockLifetime: JOB_LOCK_LIFETIME_MS,
+    removeOnComplete: true,
+  });
+  agenda.on('error', (err: Error) => logger.error({ err }, 'job runtime error'));
+  return {
+    agenda,
+    close: async () => {
+      // Callers end their own long runs first; stop() then unlocks queued jobs for other workers.
+      // (drain() would wait for queued jobs that can no longer start.)
+      await agenda.stop().catch((err: Error) => logger.warn({ err }, 'job runtime did not stop cleanly'));
+      await pool?.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import 'reflect-metadata';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { connectDatabase } from './platform/database.js';
+import { readEmbeddedDatabaseUrl } from './platform/embedded-postgres.js';
+import { logger } from './platform/logger.js';
+import { PostgresPubSub } from './platform/pubsub.js';
+import { createServices } from './platform/services.js';
+import { startDeliveryWorker } from './modules/webhooks/delivery-worker.js';
+
+/**
+ * A delivery worker on its own (`pnpm worker`): scale deliveries out with more of these, and run the
+ * API with RUN_WORKER=false. It needs DATABASE_URL, or a `pnpm start` on this machine whose embedded
+ * database it joins.
+ */
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(`Plaza worker cannot start: ${err.message}`);
+    process.exit(1);
+  }
+  throw err;
+}
+const databaseUrl = config.databaseUrl ?? readEmbeddedDatabaseUrl(config.dataDir);
+if (!databaseUrl) {
+  console.error('Plaza worker cannot start: DATABASE_URL is not set and no running `pnpm start` shares an embedded database in DATA_DIR');
+  process.exit(1);
+}
+
+const db = await connectDatabase(databaseUrl, 10);
+const pubSub = await PostgresPubSub.connect(databaseUrl);
+const services = createServices(config, db, pubSub);
+const worker = await startDeliveryWorker(config, databaseUrl, services.webhookEngine);
+
+let signalled = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (signalled) process.exit(1);
+    signalled = true;
+    logger.info({ signal }, 'worker shutting down; finishing attempts in flight');
+    void (async () => {
+      await worker.stop();
+      await services.http.close();
+      await pubSub.close();
+      await db.destroy();
+      process.exit(0);
+    })().catch((err) => {
+      logger.error({ err }, 'worker shutdown failed');
+      process.exit(1);
+    });
+  });
+}

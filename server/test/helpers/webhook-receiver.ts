@@ -1,0 +1,77 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { afterAll } from 'vitest';
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The body exactly as it arrived on the wire. */
+  rawBody: Buffer;
+  receivedAt: number;
+}
+
+/** How the receiver answers the nth request (0-based): a status, or 'hang' to never answer. */
+export type Responder = (request: ReceivedRequest, index: number) => { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+
+const receivers: WebhookReceiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+/** A real HTTP server that records every webhook request, answering as the test scripts it. */
+export class WebhookReceiver {
+  readonly requests: ReceivedRequest[] = [];
+  private readonly hanging = new Set<ServerResponse>();
+  private waiters: (() => void)[] = [];
+
+  private constructor(private readonly server: Server, readonly port: number, public responder: Responder) {}
+
+  static async start(responder: Responder = () => ({ status: 200, body: 'ok' })): Promise<WebhookReceiver> {
+    let receiver!: WebhookReceiver;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const request: ReceivedRequest = { method: req.method!, path: req.url!, headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: Date.now() };
+        const index = receiver.requests.push(request) - 1;
+        receiver.waiters.splice(0).forEach((w) => w());
+        const answer = receiver.responder(request, index);
+        if (answer === 'hang') {
+          receiver.hanging.add(res);
+          return;
+        }
+        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+        res.end(answer.body ?? '');
+      });
+    });
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiver = new WebhookReceiver(server, (server.address() as { port: number }).port, responder);
+    receivers.push(receiver);
+    return receiver;
+  }
+
+  url(path = '/webhooks/plaza'): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  /** Resolves when `count` requests have arrived in all. */
+  async waitForRequests(count: number, timeoutMs = 10_000): Promise<ReceivedRequest[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.requests.length < count) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`receiver got ${this.requests.length} of ${count} requests within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, left);
+      });
+    }
+    return this.requests;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
