@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { logger } from './platform/logger.js';
 import { startPlaza } from './plaza.js';
+import { stopOnSignals } from './platform/shutdown.js';
 
 let config: Config;
 try {
@@ -14,24 +15,12 @@ try {
   throw err;
 }
 
-const plaza = await startPlaza(config).catch((err: Error) => {
+const starting = startPlaza(config).catch((err: Error) => {
   console.error(`Plaza cannot start: ${err.message}`);
   process.exit(1);
 });
-logger.info({ url: config.platformOrigin, port: plaza.port, embeddedDatabase: !config.databaseUrl }, `Plaza is ready at ${config.platformOrigin}`);
 
-let signalled = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (signalled) process.exit(1); // a second Ctrl-C means "now"
-    signalled = true;
-    logger.info({ signal }, 'shutting down');
-    plaza.stop().then(
-      () => process.exit(0),
-      (err) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  });
-}
+stopOnSignals('Plaza', starting);
+
+const plaza = await starting;
+logger.info({ url: config.platformOrigin, port: plaza.port, embeddedDatabase: !config.databaseUrl, worker: config.runWorker }, `Plaza is ready at ${config.platformOrigin}`);

@@ -34,13 +34,13 @@ export async function startPlaza(config: Config, options: { listenPort?: number 
   const services = createServices(config, db, pubSub);
   const schema = await buildPlazaSchema(pubSub);
   const http = await createHttpServer(services, schema);
+  // The worker starts before the port opens, so anything that sees /readyz sees a platform that delivers too.
+  const worker: DeliveryWorker | undefined = config.runWorker ? await startDeliveryWorker(config, databaseUrl, services.webhookEngine) : undefined;
   await new Promise<void>((resolve, reject) => {
     http.server.once('error', reject);
     http.server.listen(options.listenPort ?? config.port, resolve);
   });
   const port = (http.server.address() as AddressInfo).port;
-  // `pnpm start` delivers webhooks in the same process unless told otherwise (RUN_WORKER=false with `pnpm worker`).
-  const worker: DeliveryWorker | undefined = config.runWorker ? await startDeliveryWorker(config, databaseUrl, services.webhookEngine) : undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

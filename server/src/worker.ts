@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { connectDatabase } from './platform/database.js';
 import { readEmbeddedDatabaseUrl } from './platform/embedded-postgres.js';
-import { logger } from './platform/logger.js';
+import { stopOnSignals } from './platform/shutdown.js';
 import { PostgresPubSub } from './platform/pubsub.js';
 import { createServices } from './platform/services.js';
 import { startDeliveryWorker } from './modules/webhooks/delivery-worker.js';
@@ -28,26 +28,22 @@ if (!databaseUrl) {
   process.exit(1);
 }
 
-const db = await connectDatabase(databaseUrl, 10);
-const pubSub = await PostgresPubSub.connect(databaseUrl);
-const services = createServices(config, db, pubSub);
-const worker = await startDeliveryWorker(config, databaseUrl, services.webhookEngine);
-
-let signalled = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (signalled) process.exit(1);
-    signalled = true;
-    logger.info({ signal }, 'worker shutting down; finishing attempts in flight');
-    void (async () => {
+const starting = (async () => {
+  const db = await connectDatabase(databaseUrl, 10);
+  const pubSub = await PostgresPubSub.connect(databaseUrl);
+  const services = createServices(config, db, pubSub);
+  const worker = await startDeliveryWorker(config, databaseUrl, services.webhookEngine);
+  return {
+    stop: async () => {
       await worker.stop();
       await services.http.close();
       await pubSub.close();
       await db.destroy();
-      process.exit(0);
-    })().catch((err) => {
-      logger.error({ err }, 'worker shutdown failed');
-      process.exit(1);
-    });
-  });
-}
+    },
+  };
+})().catch((err: Error) => {
+  console.error(`Plaza worker cannot start: ${err.message}`);
+  process.exit(1);
+});
+
+stopOnSignals('Plaza worker', starting);

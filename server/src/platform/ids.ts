@@ -1,5 +1,24 @@
-import { ulid } from 'ulid';
+import { encodeTime } from 'ulid';
 import { randomBytes } from 'node:crypto';
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+// The ulid package asks the CSPRNG once per character; at thousands of ids a second that showed up as a
+// tenth of the CPU. Draw randomness in blocks instead (5 bits per byte: uniform, since 256 is a multiple of 32).
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+function randomCrockford(length: number): string {
+  if (randomOffset + length > randomPool.length) {
+    randomPool = randomBytes(4096);
+    randomOffset = 0;
+  }
+  let text = '';
+  for (let i = 0; i < length; i++) text += CROCKFORD[randomPool[randomOffset++] & 31];
+  return text;
+}
+
+/** A ULID: 10 characters of millisecond time, 16 of randomness (80 bits), sortable by creation time. */
+export const ulid = (now = Date.now()) => `${encodeTime(now, 10)}${randomCrockford(16)}`;
 
 /** Prefixed ULIDs: sortable by creation time, and the prefix says what an id names. */
 export const newId = {
@@ -14,14 +33,9 @@ export const newId = {
 /** A credential's visible value: a prefix saying what it is, then 32 random bytes. */
 export const newCredential = (prefix: 'plz_s_' | 'plz_at_') => `${prefix}${randomBytes(32).toString('base64url')}`;
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
 /** `APP-<unix ms>-<6 Crockford base32 characters>` (decisions.md); uniqueness is enforced by the database. */
 export function newPurchaseId(now = Date.now()): string {
-  const bytes = randomBytes(6);
-  let suffix = '';
-  for (const byte of bytes) suffix += CROCKFORD[byte & 31];
-  return `APP-${now}-${suffix}`;
+  return `APP-${now}-${randomCrockford(6)}`;
 }
 
 export const newWebhookId = {

@@ -22,7 +22,7 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
   if (config.jobsBackend === 'mongodb') {
     // Untested in CI: no MongoDB server can be installed on these machines (see README).
     const { MongoBackend } = await import('@agendajs/mongo-backend');
-    backend = new MongoBackend({ address: config.mongodbUrl!, collection: 'plaza_jobs' } as never);
+    backend = new MongoBackend({ address: config.mongodbUrl!, collection: 'plaza_jobs', ensureIndex: true });
   } else {
     // Our own pool with an error listener: the backend's pool would crash the process when PostgreSQL restarts.
     pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });

@@ -1,7 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { afterAll } from 'vitest';
 import { REPO_ROOT } from '../../src/config.js';
+
+const running: PlazaProcess[] = [];
+// Whatever a test leaves running is killed after its file, so no process outlives the run.
+afterAll(async () => {
+  await Promise.all(running.splice(0).map((p) => p.stop('SIGKILL')));
+});
 
 export interface PlazaProcess {
   child: ChildProcess;
@@ -11,8 +18,11 @@ export interface PlazaProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs the built server (`node server/dist/<entry>`) as its own process, as `pnpm start` would. */
-export async function startPlazaProcess(env: Record<string, string | undefined>, entry = 'main.js'): Promise<PlazaProcess> {
+/**
+ * Runs the built server (`node server/dist/<entry>`) as its own process, as `pnpm start` or
+ * `pnpm worker` would; ready when /readyz answers (API) or when a log line matches `readyLine` (worker).
+ */
+export async function startPlazaProcess(env: Record<string, string | undefined>, entry = 'main.js', readyLine?: RegExp): Promise<PlazaProcess> {
   const script = path.join(REPO_ROOT, 'server/dist', entry);
   if (!existsSync(script)) throw new Error(`${script} is missing: run pnpm build first`);
   const cleanEnv = { ...process.env };
@@ -23,21 +33,23 @@ export async function startPlazaProcess(env: Record<string, string | undefined>,
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${env.PORT}`;
+  const url = `http://127.0.0.1:${env.PORT ?? 0}`;
   for (const deadline = Date.now() + 60_000; ; ) {
     if (child.exitCode !== null) throw new Error(`Plaza exited with ${child.exitCode}:\n${output}`);
     if (Date.now() > deadline) throw new Error(`Plaza did not become ready within 60 s:\n${output}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = readyLine ? readyLine.test(output) : await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
     if (ready) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
+  const handle: PlazaProcess = {
     child,
     url,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
+  running.push(handle);
+  return handle;
 }

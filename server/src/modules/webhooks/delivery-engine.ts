@@ -41,6 +41,28 @@ interface ClaimedDelivery {
   ciphertext: Buffer;
 }
 
+/** The delivery's row as an UPDATE ... RETURNING gives it back. */
+interface UpdatedRow {
+  id: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  updated_at: Date;
+}
+
+const toUpdate = (delivery: ClaimedDelivery, row: UpdatedRow): DeliveryUpdate => ({
+  id: row.id,
+  appId: delivery.app_id,
+  ownerId: delivery.owner_id,
+  eventType: delivery.event_type,
+  purchaseId: delivery.purchase_id,
+  status: row.status,
+  attemptCount: row.attempt_count,
+  nextAttemptAt: row.next_attempt_at,
+  createdAt: delivery.created_at,
+  updatedAt: row.updated_at,
+});
+
 interface AttemptResult {
   delivery: ClaimedDelivery;
   number: number;
@@ -49,6 +71,12 @@ interface AttemptResult {
   headers: Record<string, string> | null;
   response: GuardedResponse;
 }
+
+/** Joined onto claimed deliveries: the body, the current webhook URL and owner, and the sealed secret. */
+const ATTEMPT_MATERIALS = `e.payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext`;
+const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN webhook_events e ON e.id = ${alias}.event_id
+         JOIN apps a ON a.id = ${alias}.app_id
+         JOIN client_secrets s ON s.app_id = ${alias}.app_id`;
 
 const INTERRUPTED = 'interrupted: the worker stopped before this attempt finished; the delivery was taken over';
 
@@ -172,11 +200,9 @@ export class DeliveryEngine {
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, 'SCHEDULED', clock_timestamp(), false FROM claimed
        )
-       SELECT c.*, $1::text AS claim_token, e.payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext
+       SELECT c.*, $1::text AS claim_token, ${ATTEMPT_MATERIALS}
          FROM claimed c
-         JOIN webhook_events e ON e.id = c.event_id
-         JOIN apps a ON a.id = c.app_id
-         JOIN client_secrets s ON s.app_id = c.app_id`,
+         ${JOIN_ATTEMPT_MATERIALS('c')}`,
       [claimToken, limit, saturatedApps, this.lease],
     );
   }
@@ -255,7 +281,7 @@ export class DeliveryEngine {
       };
     });
     // TypeORM answers an UPDATE ... RETURNING with [rows, rowCount].
-    const [updated]: [{ id: string; status: DeliveryStatus; attempt_count: number; next_attempt_at: Date | null; updated_at: Date }[], number] = await this.db.query(
+    const [updated]: [UpdatedRow[], number] = await this.db.query(
       `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
                 error text, excerpt text, url text, headers jsonb, status text, next_attempt_at timestamptz)
@@ -274,23 +300,8 @@ export class DeliveryEngine {
         RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at`,
       [JSON.stringify(rows)],
     );
-    const byId = new Map(results.map((r) => [r.delivery.id, r]));
-    const updates: DeliveryUpdate[] = updated.map((row) => {
-      const { delivery } = byId.get(row.id)!;
-      return {
-        id: row.id,
-        appId: delivery.app_id,
-        ownerId: delivery.owner_id,
-        eventType: delivery.event_type,
-        purchaseId: delivery.purchase_id,
-        status: row.status,
-        attemptCount: row.attempt_count,
-        nextAttemptAt: row.next_attempt_at,
-        createdAt: delivery.created_at,
-        updatedAt: row.updated_at,
-      };
-    });
-    await publishDeliveryUpdates(this.db.manager, this.pubSub, updates);
+    const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
+    await publishDeliveryUpdates(this.db.manager, this.pubSub, updated.map((row) => toUpdate(byId.get(row.id)!, row)));
   }
 
   /**
@@ -307,11 +318,9 @@ export class DeliveryEngine {
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, 'MANUAL', clock_timestamp(), false FROM reserved
        )
-       SELECT r.*, '' AS claim_token, e.payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext
+       SELECT r.*, '' AS claim_token, ${ATTEMPT_MATERIALS}
          FROM reserved r
-         JOIN webhook_events e ON e.id = r.event_id
-         JOIN apps a ON a.id = r.app_id
-         JOIN client_secrets s ON s.app_id = r.app_id`,
+         ${JOIN_ATTEMPT_MATERIALS('r')}`,
       [deliveryId],
     );
     const { number, startedAt, url, headers, response } = await this.send(delivery, delivery.attempt_count);
@@ -331,18 +340,7 @@ export class DeliveryEngine {
         [deliveryId, response.error === null],
       );
     });
-    const update: DeliveryUpdate = {
-      id: row.id,
-      appId: delivery.app_id,
-      ownerId: delivery.owner_id,
-      eventType: delivery.event_type,
-      purchaseId: delivery.purchase_id,
-      status: row.status,
-      attemptCount: row.attempt_count,
-      nextAttemptAt: row.next_attempt_at,
-      createdAt: delivery.created_at,
-      updatedAt: row.updated_at,
-    };
+    const update = toUpdate(delivery, row);
     await publishDeliveryUpdates(this.db.manager, this.pubSub, [update]);
     return update;
   }

@@ -1,0 +1,85 @@
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { blockedAddressReason } from '../src/modules/webhooks/address-policy.js';
+import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
+import type { GraphQLTestClient } from './helpers/graphql-client.js';
+import { submitApp } from './helpers/factories.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { emitEvent, waitForDelivery } from './helpers/webhooks.js';
+
+let receiver: WebhookReceiver;
+let strict: TestPlaza;
+let strictDeveloper: GraphQLTestClient;
+
+beforeAll(async () => {
+  receiver = await WebhookReceiver.start();
+  // Retries far away: each case looks at its first attempt only.
+  strict = await startTestPlaza({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TIMEOUT: '2s' });
+  strictDeveloper = await strict.signIn('ssrf@studio.test');
+});
+
+/**
+ * Submission already refuses these URLs, so each is written straight into the app, as if it had been
+ * stored before a policy change: the engine's own check, at every attempt, is what is under test.
+ */
+async function firstAttemptTo(plaza: TestPlaza, developer: GraphQLTestClient, url: string) {
+  const app = await submitApp(developer);
+  await plaza.services.db.query('UPDATE apps SET webhook_url = $1 WHERE id = $2', [url, app.id]);
+  const delivery = await emitEvent(plaza, app.id);
+  const done = await waitForDelivery(developer, delivery.id, (d) => d.attempts.length > 0 && d.attempts[0].finished);
+  return done.attempts[0];
+}
+
+describe('internal destinations', () => {
+  const port = () => receiver.port;
+  const spellings: [string, () => string][] = [
+    ['loopback', () => `https://127.0.0.1:${port()}/hook`],
+    ['loopback, short form', () => `https://127.1:${port()}/hook`],
+    ['loopback, decimal', () => `https://2130706433:${port()}/hook`],
+    ['loopback, octal', () => `https://0177.0.0.1:${port()}/hook`],
+    ['loopback, hex', () => `https://0x7f.0.0.1:${port()}/hook`],
+    ['localhost', () => `https://localhost:${port()}/hook`],
+    ['0.0.0.0', () => `https://0.0.0.0:${port()}/hook`],
+    ['private 10/8', () => 'https://10.0.0.5/hook'],
+    ['private 172.16/12', () => 'https://172.16.4.4/hook'],
+    ['private 192.168/16', () => 'https://192.168.1.10/hook'],
+    ['CGNAT', () => 'https://100.64.1.1/hook'],
+    ['link-local metadata', () => 'https://169.254.169.254/latest/meta-data'],
+    ['metadata host name', () => 'https://metadata.google.internal/computeMetadata/v1'],
+    ['IPv6 loopback', () => `https://[::1]:${port()}/hook`],
+    ['IPv4-mapped IPv6 loopback', () => `https://[::ffff:127.0.0.1]:${port()}/hook`],
+    ['IPv6 unique local', () => 'https://[fd00::1]/hook'],
+    ['IPv6 link-local', () => 'https://[fe80::1]/hook'],
+  ];
+  it.each(spellings)('refuses %s at attempt time, with a clear error, sending nothing', async (_name, url) => {
+    const before = receiver.requests.length;
+    const attempt = await firstAttemptTo(strict, strictDeveloper, url());
+    expect(attempt.statusCode).toBeNull();
+    expect(attempt.error).toMatch(/^refused: .*(loopback|private|link-local|CGNAT|metadata|reserved|internal)/);
+    expect(receiver.requests.length).toBe(before);
+  });
+
+  it('refuses a name that resolves to an internal address (checked on the resolved address, so rebinding cannot pass)', async () => {
+    const name = hostname();
+    const { address } = await lookup(name);
+    expect(blockedAddressReason(address), `this machine's name ${name} must resolve to an internal address for this test`).toBeDefined();
+    const attempt = await firstAttemptTo(strict, strictDeveloper, `https://${name}:${receiver.port}/hook`);
+    expect(attempt.statusCode).toBeNull();
+    expect(attempt.error).toMatch(new RegExp(`^refused: ${name} resolves to ${address.replace(/\./g, '\\.')}`));
+  });
+
+  it('refuses plain http when private URLs are not allowed', async () => {
+    const attempt = await firstAttemptTo(strict, strictDeveloper, 'http://hooks.example.com/plaza');
+    expect(attempt.error).toBe('refused: webhook URLs must use HTTPS');
+  });
+
+  it('delivers to the same destinations when private URLs are allowed', async () => {
+    const open = await startTestPlaza({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    const developer = await open.signIn('lan@studio.test');
+    for (const url of [receiver.url(), `http://2130706433:${receiver.port}/hook`, `http://0177.0.0.1:${receiver.port}/hook`, `http://localhost:${receiver.port}/hook`, `http://${hostname()}:${receiver.port}/hook`]) {
+      const attempt = await firstAttemptTo(open, developer, url);
+      expect(attempt, url).toMatchObject({ statusCode: 200, error: null });
+    }
+  });
+});
