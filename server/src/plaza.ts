@@ -9,7 +9,7 @@ import { logger } from './platform/logger.js';
 import { PostgresPubSub } from './platform/pubsub.js';
 import { buildPlazaSchema } from './platform/schema.js';
 import { createServices, type Services } from './platform/services.js';
-import { startDeliveryWorker, type DeliveryWorker } from './modules/webhooks/delivery-worker.js';
+import { startJobWorker, type JobWorker } from './platform/job-worker.js';
 
 export interface RunningPlaza {
   /** http://127.0.0.1:<port> */
@@ -35,7 +35,7 @@ export async function startPlaza(config: Config, options: { listenPort?: number 
   const schema = await buildPlazaSchema(pubSub);
   const http = await createHttpServer(services, schema);
   // The worker starts before the port opens, so anything that sees /readyz sees a platform that delivers too.
-  const worker: DeliveryWorker | undefined = config.runWorker ? await startDeliveryWorker(config, databaseUrl, services.webhookEngine) : undefined;
+  const worker: JobWorker | undefined = config.runWorker ? await startJobWorker(config, databaseUrl, services) : undefined;
   await new Promise<void>((resolve, reject) => {
     http.server.once('error', reject);
     http.server.listen(options.listenPort ?? config.port, resolve);

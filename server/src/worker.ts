@@ -5,7 +5,7 @@ import { readEmbeddedDatabaseUrl } from './platform/embedded-postgres.js';
 import { stopOnSignals } from './platform/shutdown.js';
 import { PostgresPubSub } from './platform/pubsub.js';
 import { createServices } from './platform/services.js';
-import { startDeliveryWorker } from './modules/webhooks/delivery-worker.js';
+import { startJobWorker } from './platform/job-worker.js';
 
 /**
  * A delivery worker on its own (`pnpm worker`): scale deliveries out with more of these, and run the
@@ -32,7 +32,7 @@ const starting = (async () => {
   const db = await connectDatabase(databaseUrl, 10);
   const pubSub = await PostgresPubSub.connect(databaseUrl);
   const services = createServices(config, db, pubSub);
-  const worker = await startDeliveryWorker(config, databaseUrl, services.webhookEngine);
+  const worker = await startJobWorker(config, databaseUrl, services);
   return {
     stop: async () => {
       await worker.stop();

@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -8,11 +9,30 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** A PostgreSQL where each test file creates its own database. */
     adminDatabaseUrl: string;
+    /** A certificate for localhost and 127.0.0.1, issued by a CA every test process trusts. */
+    tls: { cert: string; key: string; ca: string };
   }
+}
+
+/**
+ * App URLs must be HTTPS, so tests serve apps over real TLS: a throwaway CA and a localhost
+ * certificate, made with openssl. NODE_EXTRA_CA_CERTS is read when a Node process starts, and the
+ * test workers start after this, so they (and the Plaza processes they spawn) trust the CA.
+ */
+function makeTestCertificates(dir: string) {
+  const run = (args: string) => execSync(`openssl ${args}`, { cwd: dir, stdio: 'pipe' });
+  run('req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=Plaza-Test-CA -keyout ca.key -out ca.crt');
+  run('req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=localhost -keyout server.key -out server.csr');
+  writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  run('x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext -out server.crt');
+  process.env.NODE_EXTRA_CA_CERTS = path.join(dir, 'ca.crt');
+  return { cert: readFileSync(path.join(dir, 'server.crt'), 'utf8'), key: readFileSync(path.join(dir, 'server.key'), 'utf8'), ca: readFileSync(path.join(dir, 'ca.crt'), 'utf8') };
 }
 
 /** One real PostgreSQL for the whole run: TEST_DATABASE_URL if given, else an embedded one in /tmp. */
 export default async function setup(project: TestProject) {
+  const tlsDir = mkdtempSync(path.join(tmpdir(), 'plaza-test-tls-'));
+  project.provide('tls', makeTestCertificates(tlsDir));
   if (process.env.TEST_DATABASE_URL) {
     project.provide('adminDatabaseUrl', process.env.TEST_DATABASE_URL);
     return;

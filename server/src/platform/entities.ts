@@ -10,5 +10,8 @@ import { SecretAuditEntry } from '../modules/secrets/secret-audit.entity.js';
 import { DeliveryAttempt } from '../modules/webhooks/delivery-attempt.entity.js';
 import { WebhookDelivery } from '../modules/webhooks/webhook-delivery.entity.js';
 import { WebhookEvent } from '../modules/webhooks/webhook-event.entity.js';
+import { Installation, PointMovement, Purchase, RevenueEntry } from '../modules/marketplace/marketplace.entities.js';
+import { SigningKey } from '../modules/identity/signing-key.entity.js';
+import { AppPreCheck } from '../modules/review/pre-checks/pre-check.entity.js';
 
-export const ENTITIES = [Account, Session, ApiToken, OidcLogin, App, ReviewDecision, Notification, StoredClientSecret, SecretAuditEntry, WebhookEvent, WebhookDelivery, DeliveryAttempt];
+export const ENTITIES = [Account, Session, ApiToken, OidcLogin, App, ReviewDecision, Notification, StoredClientSecret, SecretAuditEntry, WebhookEvent, WebhookDelivery, DeliveryAttempt, Purchase, Installation, RevenueEntry, PointMovement, SigningKey, AppPreCheck];

@@ -27,8 +27,9 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
 
 /** An expected failure, written for people, with the contract code and (for bad input) the field. */
 export class PlazaError extends GraphQLError {
-  constructor(code: ErrorCode, message: string, field?: string) {
-    super(message, { extensions: { code, ...(field ? { field } : {}) } });
+  /** `reason` is a stable machine-readable detail beside the code, e.g. INSUFFICIENT_POINTS. */
+  constructor(code: ErrorCode, message: string, field?: string, reason?: string) {
+    super(message, { extensions: { code, ...(field ? { field } : {}), ...(reason ? { reason } : {}) } });
   }
   get code(): ErrorCode {
     return this.extensions.code as ErrorCode;
@@ -41,7 +42,7 @@ export class PlazaError extends GraphQLError {
 export const badInput = (field: string, message: string) => new PlazaError(ErrorCode.BAD_USER_INPUT, message, field);
 export const notFound = (what: string) => new PlazaError(ErrorCode.NOT_FOUND, `${what} was not found`);
 export const forbidden = (message: string) => new PlazaError(ErrorCode.FORBIDDEN, message);
-export const conflict = (message: string) => new PlazaError(ErrorCode.CONFLICT, message);
+export const conflict = (message: string, reason?: string) => new PlazaError(ErrorCode.CONFLICT, message, undefined, reason);
 export const unauthenticated = (message = 'Sign in to do this') => new PlazaError(ErrorCode.UNAUTHENTICATED, message);
 
 /** The first failing field of a class-validator result, as a dotted path below the input object. */

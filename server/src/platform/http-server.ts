@@ -83,6 +83,14 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       res.status(503).json({ status: 'not ready', database: 'unreachable' });
     }
   });
+  // Apps verify session tokens against these keys (decisions.md: Sessions in the iframe).
+  app.get('/.well-known/jwks.json', async (_req, res, next) => {
+    try {
+      res.set('cache-control', 'public, max-age=60').json(await services.sessionTokens.jwks());
+    } catch (err) {
+      next(err);
+    }
+  });
   app.use(authRoutes(services));
   app.use(oidcRoutes(services));
   app.use(

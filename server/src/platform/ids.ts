@@ -38,7 +38,8 @@ export function newPurchaseId(now = Date.now()): string {
   return `APP-${now}-${randomCrockford(6)}`;
 }
 
+/** Event and delivery ids carry the event's own time, so time filters on ids agree with createdAt to the millisecond. */
 export const newWebhookId = {
-  event: () => `evt_${ulid()}`,
-  delivery: () => `dlv_${ulid()}`,
+  event: (at: number) => `evt_${ulid(at)}`,
+  delivery: (at: number) => `dlv_${ulid(at)}`,
 };

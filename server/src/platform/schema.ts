@@ -7,9 +7,10 @@ import { IdentityResolver } from '../modules/identity/identity.resolver.js';
 import { ReviewResolver } from '../modules/review/review.resolver.js';
 import { SecretsResolver } from '../modules/secrets/secrets.resolver.js';
 import { DeliveryAttemptResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver.js';
+import { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from '../modules/marketplace/marketplace.resolver.js';
 import { authChecker } from './auth-checker.js';
 
-export const RESOLVERS = [IdentityResolver, AppResolver, ReviewResolver, SecretsResolver, WebhookResolver, DeliveryAttemptResolver] as const;
+export const RESOLVERS = [IdentityResolver, AppResolver, ReviewResolver, SecretsResolver, WebhookResolver, DeliveryAttemptResolver, MarketplaceResolver, InstallationResolver, AppEarningsResolver] as const;
 
 /** A PubSub for building the schema where nothing is published (schema emission). */
 const inertPubSub: PubSub = { publish: () => undefined, subscribe: () => ({ [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true, value: undefined }) }) }) };

@@ -10,6 +10,9 @@ import { DeliveryEngine } from '../modules/webhooks/delivery-engine.js';
 import { DeliveryLogService } from '../modules/webhooks/delivery-log.service.js';
 import { GuardedHttpClient } from '../modules/webhooks/guarded-http-client.js';
 import { WebhookEventsService } from '../modules/webhooks/webhook-events.service.js';
+import { MarketplaceService } from '../modules/marketplace/marketplace.service.js';
+import { SessionTokenService } from '../modules/identity/session-tokens.service.js';
+import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service.js';
 import type { PostgresPubSub } from './pubsub.js';
 
 /** Every service, wired once per process and handed to resolvers through the request context. */
@@ -28,6 +31,9 @@ export interface Services {
   webhookEvents: WebhookEventsService;
   webhookEngine: DeliveryEngine;
   deliveryLog: DeliveryLogService;
+  marketplace: MarketplaceService;
+  sessionTokens: SessionTokenService;
+  preChecks: PreCheckService;
 }
 
 export function createServices(config: Config, db: DataSource, pubSub: PostgresPubSub): Services {
@@ -35,17 +41,22 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const notifications = new NotificationService(db, pubSub);
   const mailer = new Mailer(config.smtpUrl, config.smtpFrom);
   const http = new GuardedHttpClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
+  const webhookEvents = new WebhookEventsService(db);
+  const preChecks = new PreCheckService(db, http, config.platformOrigin);
   const webhookEngine = new DeliveryEngine(db, http, pubSub, config.encryptionKeys, { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs });
   return {
     http,
-    webhookEvents: new WebhookEventsService(db),
+    webhookEvents,
+    marketplace: new MarketplaceService(db, config, webhookEvents),
+    sessionTokens: new SessionTokenService(db, config),
     webhookEngine,
     deliveryLog: new DeliveryLogService(db, webhookEngine),
     config,
     db,
     pubSub,
     identity: new IdentityService(db, config),
-    apps: new AppService(db, config, secrets),
+    apps: new AppService(db, config, secrets, preChecks),
+    preChecks,
     review: new ReviewService(db, notifications, mailer),
     notifications,
     secrets,

@@ -5,6 +5,7 @@ import { requirePrincipal, type RequestContext } from '../../platform/context.js
 import { principalWithScope } from '../identity/principal.js';
 import { ReviewDecision } from '../review/review-decision.entity.js';
 import { SecretAuditEntry } from '../secrets/secret-audit.entity.js';
+import { AppPreCheck } from '../review/pre-checks/pre-check.entity.js';
 import { App } from './app.entity.js';
 import { isOwner, isReviewer } from './app-access.js';
 import { CATEGORIES } from './app.types.js';
@@ -89,6 +90,11 @@ export class AppResolver {
   @FieldResolver(() => Boolean, { description: 'Pending review past its due time' })
   reviewOverdue(@Root() app: App): boolean {
     return app.status === 'PENDING_REVIEW' && app.reviewDueAt.getTime() < Date.now();
+  }
+
+  @FieldResolver(() => AppPreCheck, { nullable: true, description: 'Automated checks of the latest version; for its developer and reviewers' })
+  preChecks(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<AppPreCheck | null> | null {
+    return isOwner(app, principal) || isReviewer(principal) ? services.preChecks.latest(app.id) : null;
   }
 
   @FieldResolver(() => [SecretAuditEntry], { description: 'Who revealed or rotated the client secret; the owner only' })

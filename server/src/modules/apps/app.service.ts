@@ -5,6 +5,7 @@ import { newId } from '../../platform/ids.js';
 import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
 import type { Principal } from '../identity/principal.js';
 import type { SecretsService } from '../secrets/secrets.service.js';
+import type { PreCheckService } from '../review/pre-checks/pre-checks.service.js';
 import { blockedHostReason } from '../webhooks/address-policy.js';
 import { App } from './app.entity.js';
 import { viewOf, isOwner } from './app-access.js';
@@ -25,7 +26,12 @@ export const listingOf = (app: Listing): Listing => ({
 });
 
 export class AppService {
-  constructor(private readonly db: DataSource, private readonly config: Config, private readonly secrets: SecretsService) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: Config,
+    private readonly secrets: SecretsService,
+    private readonly preChecks: PreCheckService,
+  ) {}
 
   /** Rules that span fields or depend on configuration; single-field rules ran on the input type. */
   private checkFields(fields: AppFields): void {
@@ -72,6 +78,7 @@ export class AppService {
     await this.db.transaction(async (manager) => {
       await manager.insert(App, app);
       await this.secrets.createForApp(manager, app.id, now);
+      await this.preChecks.request(manager, app.id, app.revision);
     });
     return this.db.getRepository(App).findOneByOrFail({ id: app.id });
   }
@@ -100,6 +107,8 @@ export class AppService {
       Object.assign(app, merged, { revision: app.revision + 1 });
       if (resubmit) Object.assign(app, { status: AppStatus.PENDING_REVIEW, submittedAt: now, reviewDueAt: new Date(now.getTime() + REVIEW_DUE_AFTER_MS) });
       await manager.save(App, app);
+      // Every version that waits for review gets checked; a webhook-only edit of a listed app does not wait.
+      if (app.status === AppStatus.PENDING_REVIEW) await this.preChecks.request(manager, app.id, app.revision);
       return manager.findOneByOrFail(App, { id });
     });
   }

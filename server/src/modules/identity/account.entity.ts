@@ -1,9 +1,11 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** A platform account. Every account is a developer and a user; the viewer's own view of it. */
 @ObjectType('Viewer')
 @Entity('accounts')
+// The last line of defence for "not enough points": no statement can leave a balance below zero.
+@Check('chk_accounts_points_not_negative', '"points" >= 0')
 export class Account {
   /** The identity provider's `sub`; the development provider derives it from the e-mail. */
   @Field(() => ID)
@@ -22,6 +24,16 @@ export class Account {
   @Field(() => Int)
   @Column({ type: 'integer', default: 0 })
   points: number;
+
+  /** Passed to launched apps in INIT_SESSION: en or vi. */
+  @Field()
+  @Column({ type: 'text', default: 'en' })
+  locale: string;
+
+  /** Passed to launched apps in INIT_SESSION: light or dark. */
+  @Field()
+  @Column({ type: 'text', default: 'light' })
+  theme: string;
 
   @Column({ type: 'text', name: 'identity_provider' })
   identityProvider: 'dev' | 'oidc';

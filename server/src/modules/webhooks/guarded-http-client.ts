@@ -16,6 +16,14 @@ export interface GuardedResponse {
   durationMs: number;
 }
 
+export interface GuardedRawResponse {
+  statusCode: number | null;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  error: string | null;
+  durationMs: number;
+}
+
 export interface GuardedHttpClientOptions {
   timeoutMs: number;
   allowPrivate: boolean;
@@ -68,28 +76,39 @@ export class GuardedHttpClient {
     return reason ? `refused: ${reason}` : undefined;
   }
 
+  /** A webhook attempt: POST the body; any 2xx succeeds; 3xx and everything else fail with a reason. */
   async post(target: string, headers: Record<string, string>, body: string): Promise<GuardedResponse> {
+    const { statusCode, error, body: excerpt, durationMs } = await this.request(target, { method: 'POST', headers, body, maxBodyBytes: RESPONSE_EXCERPT_BYTES });
+    return { statusCode, error, responseBodyExcerpt: excerpt.length ? toTextExcerpt(excerpt) : null, durationMs };
+  }
+
+  /** A GET for checks of pages and images: the status, headers and the first `maxBodyBytes` of the body. */
+  get(target: string, maxBodyBytes: number): Promise<GuardedRawResponse> {
+    return this.request(target, { method: 'GET', headers: { 'user-agent': 'Plaza-Review/1.0', accept: '*/*' }, maxBodyBytes });
+  }
+
+  private async request(target: string, options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; maxBodyBytes: number }): Promise<GuardedRawResponse> {
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
+    const failed = (error: string): GuardedRawResponse => ({ statusCode: null, headers: {}, body: Buffer.alloc(0), error, durationMs: Math.round(performance.now() - started) });
     let url: URL;
     try {
       url = new URL(target);
     } catch {
-      return { statusCode: null, error: 'refused: the webhook URL is not a valid URL', responseBodyExcerpt: null, durationMs: elapsed() };
+      return failed('refused: not a valid URL');
     }
     const refusal = this.refuseBeforeConnecting(url);
-    if (refusal) return { statusCode: null, error: refusal, responseBodyExcerpt: null, durationMs: elapsed() };
+    if (refusal) return failed(refusal);
 
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
     try {
-      const response = await this.agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers, body, signal: abort.signal });
-      const responseBodyExcerpt = await readExcerpt(response.body);
+      const response = await this.agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: options.method, headers: options.headers, body: options.body, signal: abort.signal });
+      const body = await readPrefix(response.body, options.maxBodyBytes);
       const statusCode = response.statusCode;
       const error = statusCode >= 200 && statusCode < 300 ? null : statusCode >= 300 && statusCode < 400 ? `HTTP ${statusCode}: redirects are not followed` : `HTTP ${statusCode}`;
-      return { statusCode, error, responseBodyExcerpt, durationMs: elapsed() };
+      return { statusCode, headers: response.headers, body, error, durationMs: Math.round(performance.now() - started) };
     } catch (err) {
-      return { statusCode: null, error: describeFailure(err, abort.signal.aborted, this.options.timeoutMs), responseBodyExcerpt: null, durationMs: elapsed() };
+      return failed(describeFailure(err, abort.signal.aborted, this.options.timeoutMs));
     } finally {
       clearTimeout(timer);
     }
@@ -100,23 +119,24 @@ export class GuardedHttpClient {
   }
 }
 
-/** The first 1 KiB of a body, then the rest is dropped without reading it (a huge response costs nothing). */
-async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
+/** The first `limit` bytes of a body; the rest is dropped without reading it, so a huge response costs nothing. */
+async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of body) {
       chunks.push(chunk);
       size += chunk.length;
-      if (size >= RESPONSE_EXCERPT_BYTES) break;
+      if (size >= limit) break;
     }
   } finally {
     body.destroy();
   }
-  if (size === 0) return null;
-  // Cut on a character boundary so the excerpt is valid text.
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+  return Buffer.concat(chunks).subarray(0, limit);
 }
+
+/** Cut on a character boundary so the excerpt is valid text. */
+const toTextExcerpt = (bytes: Buffer) => bytes.toString('utf8').replace(/\uFFFD$/, '');
 
 function describeFailure(err: unknown, timedOut: boolean, timeoutMs: number): string {
   if (timedOut) return `timeout: no complete response within ${timeoutMs} ms`;

@@ -53,11 +53,11 @@ export class WebhookEventsService {
     const deliveries: WebhookDelivery[] = [];
     for (const facts of all) {
       const at = facts.at ?? new Date();
-      const event: WebhookEvent = { id: newWebhookId.event(), type: EVENT_WIRE_NAME[facts.type], appId: facts.appId, userId: facts.userId, purchaseId: facts.purchaseId, payload: webhookPayload(facts, at), createdAt: at };
+      const event: WebhookEvent = { id: newWebhookId.event(at.getTime()), type: EVENT_WIRE_NAME[facts.type], appId: facts.appId, userId: facts.userId, purchaseId: facts.purchaseId, payload: webhookPayload(facts, at), createdAt: at };
       events.push(event);
       deliveries.push(
         Object.assign(new WebhookDelivery(), {
-          id: newWebhookId.delivery(),
+          id: newWebhookId.delivery(at.getTime()),
           eventId: event.id,
           appId: facts.appId,
           eventType: event.type,

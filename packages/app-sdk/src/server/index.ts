@@ -1,0 +1,28 @@
+export * from '../types.js';
+export { isAllowedOrigin } from '../origin.js';
+export {
+  verifyWebhookSignature,
+  verifyStandardWebhook,
+  signWebhookBody,
+  type StandardWebhookHeaders,
+  type StandardWebhookOptions,
+} from './webhook-signature.js';
+export {
+  createSessionVerifier,
+  SessionTokenError,
+  type SessionTokenErrorCode,
+  type SessionVerifier,
+  type SessionVerifierOptions,
+} from './session-token.js';
+export { createWebhookHandler } from './node-handler.js';
+export { expressWebhookHandler, type ExpressLikeRequest, type ExpressLikeNext } from './express-handler.js';
+export {
+  createWebhookReceiver,
+  type WebhookDeliveryMeta,
+  type WebhookEventListener,
+  type WebhookHandlerOptions,
+  type WebhookOutcome,
+  type WebhookReceiver,
+} from './webhook-receiver.js';
+export { type DedupeStore, MemoryDedupeStore, dedupeKey } from './dedupe-store.js';
+export { parseWebhookEvent, MalformedWebhookError } from './webhook-payload.js';

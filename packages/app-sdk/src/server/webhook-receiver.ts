@@ -1,0 +1,122 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { WebhookEvent } from '../types.js';
+import { type DedupeStore, MemoryDedupeStore, dedupeKey } from './dedupe-store.js';
+import { MalformedWebhookError, parseWebhookEvent } from './webhook-payload.js';
+import { verifyStandardWebhook, verifyWebhookSignature } from './webhook-signature.js';
+
+/** About the delivery rather than the event: useful for logs. */
+export interface WebhookDeliveryMeta {
+  /** `X-Platform-Delivery`: the same on every retry of one delivery. */
+  deliveryId: string | undefined;
+  /** `X-Platform-Attempt`, 1-based. */
+  attempt: number | undefined;
+  /** The event type, from the signed body. */
+  eventName: string;
+}
+
+export type WebhookEventListener = (event: WebhookEvent, meta: WebhookDeliveryMeta) => Promise<void> | void;
+
+export interface WebhookHandlerOptions {
+  /** Your app's client secret (`whsec_...`). Server-side only: never ship it to a browser. */
+  clientSecret: string;
+  /** Runs after the platform has been answered 200; a throw is reported to `onError`, not to the platform. */
+  onEvent: WebhookEventListener;
+  /** Where processed (event, purchase_id) pairs are remembered. Default: in memory, last 10,000. */
+  seen?: DedupeStore;
+  /** Called when `onEvent` or the dedupe store fails. Default: `console.error`. */
+  onError?: (error: unknown, meta: WebhookDeliveryMeta | undefined) => void;
+  /** Larger bodies are answered 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * When set, the Standard Webhooks headers must also verify and `webhook-timestamp` must be within
+   * this many seconds of now: a captured request then cannot be replayed later.
+   */
+  replayToleranceSeconds?: number;
+}
+
+/** What to answer, and what to run once the answer is sent. */
+export interface WebhookOutcome {
+  status: number;
+  message: string;
+  process?: () => Promise<void>;
+}
+
+export type WebhookReceiver = (rawBody: Buffer, headers: IncomingHttpHeaders) => Promise<WebhookOutcome>;
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function metaFrom(headers: IncomingHttpHeaders, event: WebhookEvent): WebhookDeliveryMeta {
+  const attempt = Number(headerValue(headers, 'x-platform-attempt'));
+  return {
+    deliveryId: headerValue(headers, 'x-platform-delivery') ?? headerValue(headers, 'webhook-id'),
+    attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : undefined,
+    eventName: event.event,
+  };
+}
+
+function reportToConsole(error: unknown, meta: WebhookDeliveryMeta | undefined): void {
+  const where = meta ? ` (${meta.eventName}, delivery ${meta.deliveryId ?? 'unknown'})` : '';
+  console.error(`[@plaza/app-sdk] webhook handling failed${where}:`, error);
+}
+
+export function errorReporter(options: Pick<WebhookHandlerOptions, 'onError'>): NonNullable<WebhookHandlerOptions['onError']> {
+  return options.onError ?? reportToConsole;
+}
+
+/** The framework-free core shared by the node:http handler and the express middleware. */
+export function createWebhookReceiver(options: WebhookHandlerOptions): WebhookReceiver {
+  const { clientSecret, onEvent, replayToleranceSeconds } = options;
+  if (typeof clientSecret !== 'string' || clientSecret === '') throw new TypeError('clientSecret is required');
+  if (typeof onEvent !== 'function') throw new TypeError('onEvent must be a function');
+  const seen = options.seen ?? new MemoryDedupeStore();
+  const onError = errorReporter(options);
+
+  return async (rawBody, headers) => {
+    if (!verifyWebhookSignature(rawBody, headerValue(headers, 'x-platform-signature'), clientSecret)) {
+      return { status: 401, message: 'Invalid webhook signature' };
+    }
+    if (
+      replayToleranceSeconds !== undefined &&
+      !verifyStandardWebhook(rawBody, headers, clientSecret, { toleranceSeconds: replayToleranceSeconds })
+    ) {
+      return { status: 401, message: 'Invalid or expired webhook timestamp' };
+    }
+
+    let event: WebhookEvent;
+    try {
+      event = parseWebhookEvent(rawBody);
+    } catch (error) {
+      if (error instanceof MalformedWebhookError) return { status: 400, message: error.message };
+      throw error;
+    }
+    const meta = metaFrom(headers, event);
+    const key = dedupeKey(event);
+
+    // Claimed before answering: if the store is down, a 5xx makes the platform retry later.
+    let firstTime: boolean;
+    try {
+      firstTime = await seen.claim(key);
+    } catch (error) {
+      onError(error, meta);
+      return { status: 503, message: 'Could not record the event; retry later' };
+    }
+    if (!firstTime) return { status: 200, message: 'Already processed' };
+
+    const process = async () => {
+      try {
+        await onEvent(event, meta);
+      } catch (error) {
+        onError(error, meta);
+        try {
+          await seen.release(key);
+        } catch (releaseError) {
+          onError(releaseError, meta);
+        }
+      }
+    };
+    return { status: 200, message: 'OK', process };
+  };
+}

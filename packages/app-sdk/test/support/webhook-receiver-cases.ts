@@ -1,0 +1,168 @@
+import { Webhook } from 'standardwebhooks';
+import { afterEach, expect, it, vi } from 'vitest';
+import type { DedupeStore, WebhookHandlerOptions } from '../../src/server/index.js';
+import { deferred } from './deferred.js';
+import type { RunningServer } from './http-server.js';
+import { recordingListener } from './recording-listener.js';
+import { deliveryHeaders, eventBody, newClientSecret, platformSignatureForTest } from './webhook-fixtures.js';
+
+/** Starts a receiver built from `options` and answers the URL webhooks are POSTed to. */
+export type StartReceiver = (options: WebhookHandlerOptions) => Promise<RunningServer & { webhookUrl: string }>;
+
+/**
+ * The receiver behaviour the contract asks for, run over real HTTP against each adapter
+ * (node:http and express), so both are held to the same cases.
+ */
+export function webhookReceiverCases(start: StartReceiver): void {
+  const clientSecret = newClientSecret();
+  const servers: RunningServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+
+  async function receiver(overrides: Partial<WebhookHandlerOptions> = {}, gate?: Promise<void>) {
+    const listener = recordingListener(gate);
+    const server = await start({ clientSecret, onEvent: listener.onEvent, ...overrides });
+    servers.push(server);
+    const post = (body: string, headers: Record<string, string>) => fetch(server.webhookUrl, { method: 'POST', body, headers });
+    return { ...listener, post, url: server.webhookUrl };
+  }
+
+  it('answers 200 before processing, then calls onEvent once with the event and delivery meta', async () => {
+    const gate = deferred();
+    const { post, started, finished } = await receiver({}, gate.promise);
+    const body = eventBody();
+
+    const response = await post(body, deliveryHeaders(body, clientSecret, { deliveryId: 'dlv_1', attempt: 2 }));
+    expect(response.status).toBe(200);
+    // onEvent is still held open by the gate, yet the platform already has its answer.
+    expect(finished).toHaveLength(0);
+
+    gate.resolve();
+    await vi.waitFor(() => expect(finished).toHaveLength(1));
+    expect(started).toHaveLength(1);
+    expect(started[0]?.event).toEqual(JSON.parse(body));
+    expect(started[0]?.meta).toEqual({ deliveryId: 'dlv_1', attempt: 2, eventName: 'app.purchased' });
+  });
+
+  it('answers 401 text/plain to a wrong signature and processes nothing', async () => {
+    const { post, started } = await receiver();
+    const body = eventBody();
+    const wrongSecret = await post(body, deliveryHeaders(body, newClientSecret()));
+    const changedBody = await post(body.replace('50000', '5'), deliveryHeaders(body, clientSecret));
+    const { 'x-platform-signature': _dropped, ...unsigned } = deliveryHeaders(body, clientSecret);
+    const missing = await post(body, unsigned);
+
+    for (const response of [wrongSecret, changedBody, missing]) {
+      expect(response.status).toBe(401);
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await response.text()).toBe('Invalid webhook signature');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toHaveLength(0);
+  });
+
+  it('processes a redelivered (event, purchase_id) once', async () => {
+    const { post, started } = await receiver();
+    const body = eventBody();
+    const first = await post(body, deliveryHeaders(body, clientSecret, { deliveryId: 'dlv_a', attempt: 1 }));
+    const retry = await post(body, deliveryHeaders(body, clientSecret, { deliveryId: 'dlv_a', attempt: 2 }));
+    const manual = await post(body, deliveryHeaders(body, clientSecret, { deliveryId: 'dlv_b', attempt: 1 }));
+
+    expect([first.status, retry.status, manual.status]).toEqual([200, 200, 200]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toHaveLength(1);
+  });
+
+  it('processes a refund that shares its purchase_id with an earlier purchase', async () => {
+    const { post, started } = await receiver();
+    const purchase = eventBody({ purchase_id: 'APP-1700000000000-7K3M9Q' });
+    const refund = eventBody({ event: 'app.refunded', purchase_id: 'APP-1700000000000-7K3M9Q' });
+    await post(purchase, deliveryHeaders(purchase, clientSecret));
+    await post(refund, deliveryHeaders(refund, clientSecret));
+
+    await vi.waitFor(() => expect(started.map(({ event }) => event.event)).toEqual(['app.purchased', 'app.refunded']));
+  });
+
+  it('answers 400 text/plain to malformed JSON with a valid signature', async () => {
+    const { post, started } = await receiver();
+    for (const body of ['{"event":', '[1,2]', 'null', eventBody({ purchase_id: 42 }), eventBody({ amount_vnd: '50000' })]) {
+      const response = await post(body, { 'content-type': 'application/json', 'x-platform-signature': platformSignatureForTest(body, clientSecret) });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await response.text()).toMatch(/^Malformed webhook payload/);
+    }
+    expect(started).toHaveLength(0);
+  });
+
+  it('lets a later delivery through when processing failed, and reports the failure', async () => {
+    const onError = vi.fn();
+    let calls = 0;
+    const server = await start({
+      clientSecret,
+      onError,
+      onEvent: () => {
+        calls += 1;
+        if (calls === 1) throw new Error('database down');
+      },
+    });
+    servers.push(server);
+    const body = eventBody();
+    const post = () => fetch(server.webhookUrl, { method: 'POST', body, headers: deliveryHeaders(body, clientSecret) });
+
+    expect((await post()).status).toBe(200);
+    await vi.waitFor(() => expect(onError).toHaveBeenCalledTimes(1));
+    expect(onError.mock.calls[0]?.[0]).toEqual(new Error('database down'));
+    expect((await post()).status).toBe(200);
+    await vi.waitFor(() => expect(calls).toBe(2));
+  });
+
+  it('answers 503 when the dedupe store fails, so the platform retries', async () => {
+    const brokenStore: DedupeStore = {
+      claim: () => Promise.reject(new Error('connection refused')),
+      release: () => undefined,
+    };
+    const { post, started } = await receiver({ seen: brokenStore, onError: () => undefined });
+    const body = eventBody();
+    const response = await post(body, deliveryHeaders(body, clientSecret));
+    expect(response.status).toBe(503);
+    expect(started).toHaveLength(0);
+  });
+
+  it('uses a pluggable dedupe store', async () => {
+    const claimed = new Set<string>();
+    const store: DedupeStore = {
+      claim: async (key) => !claimed.has(key) && Boolean(claimed.add(key)),
+      release: async (key) => void claimed.delete(key),
+    };
+    const { post, started } = await receiver({ seen: store });
+    const body = eventBody({ purchase_id: 'APP-1700000000000-AAAAAA' });
+    await post(body, deliveryHeaders(body, clientSecret));
+    await post(body, deliveryHeaders(body, clientSecret));
+    await vi.waitFor(() => expect(started).toHaveLength(1));
+    expect([...claimed]).toEqual(['app.purchased:APP-1700000000000-AAAAAA']);
+  });
+
+  it('answers 413 to a body over the limit', async () => {
+    const { post, started } = await receiver({ maxBodyBytes: 64 });
+    const body = eventBody();
+    const response = await post(body, deliveryHeaders(body, clientSecret));
+    expect(response.status).toBe(413);
+    expect(started).toHaveLength(0);
+  });
+
+  it('with replayToleranceSeconds, also requires fresh Standard Webhooks headers', async () => {
+    const { post, started } = await receiver({ replayToleranceSeconds: 60 });
+    const body = eventBody();
+    const standard = (at: Date) => ({
+      'webhook-id': 'dlv_s',
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(clientSecret).sign('dlv_s', at, body),
+    });
+    const stale = await post(body, { ...deliveryHeaders(body, clientSecret), ...standard(new Date(Date.now() - 10 * 60 * 1000)) });
+    expect(stale.status).toBe(401);
+    const fresh = await post(body, { ...deliveryHeaders(body, clientSecret), ...standard(new Date()) });
+    expect(fresh.status).toBe(200);
+    await vi.waitFor(() => expect(started).toHaveLength(1));
+  });
+}

@@ -1,0 +1,151 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+
+/** A purchase, or a free install recorded as a zero-amount purchase (decisions.md, Identifiers). */
+@ObjectType()
+@Entity('purchases')
+// Exactly one of two racing purchases of the same app by the same user can commit.
+@Index('idx_purchases_one_paid_per_user', ['appId', 'userId'], { unique: true, where: `kind = 'PURCHASE' AND status = 'COMPLETED'` })
+@Index('idx_purchases_user', ['userId', 'createdAt'])
+export class Purchase {
+  /** APP-<unix ms>-<6 Crockford base32>; unique by primary key. */
+  @Field()
+  @PrimaryColumn({ type: 'text', name: 'purchase_id' })
+  purchaseId: string;
+
+  @Field(() => ID)
+  @Column({ type: 'text', name: 'app_id' })
+  appId: string;
+
+  @Field(() => ID)
+  @Column({ type: 'text', name: 'user_id' })
+  userId: string;
+
+  /** PURCHASE (paid) or INSTALL (free, zero amount) */
+  @Field()
+  @Column({ type: 'text' })
+  kind: string;
+
+  @Field(() => Int, { description: 'Free installs have 0' })
+  @Column({ type: 'integer', name: 'price_points' })
+  pricePoints: number;
+
+  @Field(() => Int)
+  @Column({ type: 'integer', name: 'amount_vnd' })
+  amountVnd: number;
+
+  @Field(() => Int)
+  @Column({ type: 'integer', name: 'developer_share_vnd' })
+  developerShareVnd: number;
+
+  /** COMPLETED or REFUNDED */
+  @Field()
+  @Column({ type: 'text' })
+  status: string;
+
+  @Field()
+  @Column({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+
+  @Field(() => Date, { nullable: true })
+  @Column({ type: 'timestamptz', name: 'refunded_at', nullable: true })
+  refundedAt: Date | null;
+
+  @Field(() => String, { nullable: true })
+  @Column({ type: 'text', name: 'refund_reason', nullable: true })
+  refundReason: string | null;
+}
+
+/** An app in a user's library; ended by uninstalling or by a refund. */
+@ObjectType()
+@Entity('installations')
+// One active installation per user and app: racing installs leave exactly one.
+@Index('idx_installations_active', ['appId', 'userId'], { unique: true, where: 'uninstalled_at IS NULL' })
+@Index('idx_installations_user', ['userId', 'installedAt'])
+export class Installation {
+  /** `ins_` + ULID */
+  @Field(() => ID)
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Field(() => ID)
+  @Column({ type: 'text', name: 'app_id' })
+  appId: string;
+
+  @Field(() => ID)
+  @Column({ type: 'text', name: 'user_id' })
+  userId: string;
+
+  @Field({ description: 'The purchase (or zero-amount install) that gave access' })
+  @Column({ type: 'text', name: 'purchase_id' })
+  purchaseId: string;
+
+  @Field()
+  @Column({ type: 'timestamptz', name: 'installed_at' })
+  installedAt: Date;
+
+  @Field(() => Date, { nullable: true })
+  @Column({ type: 'timestamptz', name: 'uninstalled_at', nullable: true })
+  uninstalledAt: Date | null;
+}
+
+/** The revenue ledger: one row per sale and per refund; amounts are signed (refunds negative). */
+@Entity('revenue_ledger')
+@Index('idx_revenue_ledger_developer_app', ['developerId', 'appId'])
+export class RevenueEntry {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint' })
+  id: string;
+
+  @Column({ type: 'text', name: 'purchase_id' })
+  purchaseId: string;
+
+  @Column({ type: 'text', name: 'app_id' })
+  appId: string;
+
+  @Column({ type: 'text', name: 'developer_id' })
+  developerId: string;
+
+  /** SALE or REFUND */
+  @Column({ type: 'text' })
+  kind: string;
+
+  @Column({ type: 'integer', name: 'gross_vnd' })
+  grossVnd: number;
+
+  @Column({ type: 'integer', name: 'developer_share_vnd' })
+  developerShareVnd: number;
+
+  @Column({ type: 'integer', name: 'platform_share_vnd' })
+  platformShareVnd: number;
+
+  @Column({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+}
+
+/** Every change to a points balance, with why: credits, purchases and refunds. */
+@Entity('point_movements')
+@Index('idx_point_movements_user', ['userId', 'createdAt'])
+export class PointMovement {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint' })
+  id: string;
+
+  @Column({ type: 'text', name: 'user_id' })
+  userId: string;
+
+  /** Signed: credits and refunds positive, purchases negative. */
+  @Column({ type: 'integer' })
+  delta: number;
+
+  @Column({ type: 'text' })
+  reason: string;
+
+  @Column({ type: 'text', name: 'purchase_id', nullable: true })
+  purchaseId: string | null;
+
+  /** Who caused it: the buyer, or the admin who credited or refunded. */
+  @Column({ type: 'text', name: 'actor_id' })
+  actorId: string;
+
+  @Column({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+}

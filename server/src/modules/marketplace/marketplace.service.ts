@@ -1,0 +1,222 @@
+import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
+import type { Config } from '../../config.js';
+import { badInput, conflict, notFound, PlazaError } from '../../platform/errors.js';
+import { newPurchaseId, ulid } from '../../platform/ids.js';
+import { App } from '../apps/app.entity.js';
+import { Pricing } from '../apps/app.types.js';
+import { Account } from '../identity/account.entity.js';
+import type { Principal } from '../identity/principal.js';
+import type { WebhookEventsService } from '../webhooks/webhook-events.service.js';
+import { WebhookEventType } from '../webhooks/webhook.types.js';
+import { Installation, PointMovement, Purchase, RevenueEntry } from './marketplace.entities.js';
+import { splitRevenue } from './revenue.js';
+
+export const PurchaseStatus = { COMPLETED: 'COMPLETED', REFUNDED: 'REFUNDED' } as const;
+export const PurchaseKind = { PURCHASE: 'PURCHASE', INSTALL: 'INSTALL' } as const;
+
+/** PostgreSQL's unique_violation: the database's word that a racing request already won. */
+const isUniqueViolation = (err: unknown) => err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '23505';
+
+export class MarketplaceService {
+  constructor(private readonly db: DataSource, private readonly config: Config, private readonly webhookEvents: WebhookEventsService) {}
+
+  /** The listed (approved) version of an app, or a clear refusal. */
+  private async listedApp(manager: EntityManager, appId: string): Promise<App & { publishedListing: NonNullable<App['publishedListing']> }> {
+    const app = await manager.findOneBy(App, { id: appId });
+    if (!app?.publishedListing) throw new PlazaError('BAD_USER_INPUT', 'This app is not approved, so it is not in the store', 'appId', 'APP_NOT_APPROVED');
+    return app as App & { publishedListing: NonNullable<App['publishedListing']> };
+  }
+
+  private async completedPurchase(manager: EntityManager, appId: string, userId: string): Promise<Purchase | null> {
+    return manager.findOneBy(Purchase, { appId, userId, kind: PurchaseKind.PURCHASE, status: PurchaseStatus.COMPLETED });
+  }
+
+  /** Runs `work` in one transaction, turning a lost race on a unique index into a clear CONFLICT. */
+  private async inTransaction<T>(work: (manager: EntityManager) => Promise<T>, onRace: () => PlazaError): Promise<T> {
+    try {
+      return await this.db.transaction(work);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw onRace();
+      throw err;
+    }
+  }
+
+  /** Buys a paid app: debits the points, records the purchase, the 80/20 split and `app.purchased`, all or nothing. */
+  async purchase(principal: Principal, appId: string): Promise<Purchase> {
+    const alreadyOwned = () => conflict('You already own this app', 'ALREADY_OWNED');
+    return this.inTransaction(async (manager) => {
+      const app = await this.listedApp(manager, appId);
+      const { pricing, pricePoints } = app.publishedListing;
+      if (pricing !== Pricing.PAID || !pricePoints) throw new PlazaError('BAD_USER_INPUT', 'This app is free: install it instead of buying it', 'appId', 'FREE_APP');
+      if (await this.completedPurchase(manager, appId, principal.userId)) throw alreadyOwned();
+      const split = splitRevenue(pricePoints, this.config.pointValueVnd);
+
+      // The balance check and the debit are one statement, so two purchases can never overdraw it.
+      const [debited] = await manager.query('UPDATE accounts SET points = points - $2 WHERE id = $1 AND points >= $2 RETURNING points', [principal.userId, pricePoints]);
+      if (!debited?.length) {
+        const balance = (await manager.findOneBy(Account, { id: principal.userId }))?.points ?? 0;
+        throw conflict(`Not enough points: this app costs ${pricePoints} points and you have ${balance}`, 'INSUFFICIENT_POINTS');
+      }
+      const now = new Date();
+      const purchase = manager.create(Purchase, {
+        purchaseId: newPurchaseId(now.getTime()),
+        appId,
+        userId: principal.userId,
+        kind: PurchaseKind.PURCHASE,
+        pricePoints,
+        amountVnd: split.amountVnd,
+        developerShareVnd: split.developerShareVnd,
+        status: PurchaseStatus.COMPLETED,
+        createdAt: now,
+        refundedAt: null,
+        refundReason: null,
+      });
+      await manager.insert(Purchase, purchase);
+      await manager.insert(Installation, { id: `ins_${ulid()}`, appId, userId: principal.userId, purchaseId: purchase.purchaseId, installedAt: now, uninstalledAt: null });
+      await manager.insert(RevenueEntry, { purchaseId: purchase.purchaseId, appId, developerId: app.ownerId, kind: 'SALE', ...this.ledgerAmounts(split, 1), createdAt: now });
+      await manager.insert(PointMovement, { userId: principal.userId, delta: -pricePoints, reason: 'purchase', purchaseId: purchase.purchaseId, actorId: principal.userId, createdAt: now });
+      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId, userId: principal.userId, purchaseId: purchase.purchaseId, amountVnd: split.amountVnd, developerShareVnd: split.developerShareVnd, at: now });
+      return purchase;
+    }, alreadyOwned);
+  }
+
+  private ledgerAmounts(split: { amountVnd: number; developerShareVnd: number }, sign: 1 | -1) {
+    return { grossVnd: sign * split.amountVnd, developerShareVnd: sign * split.developerShareVnd, platformShareVnd: sign * (split.amountVnd - split.developerShareVnd) };
+  }
+
+  /**
+   * Installs a free app (recorded as a zero-amount purchase), or puts a paid app the user already
+   * bought back in their library without charging again.
+   */
+  async install(principal: Principal, appId: string): Promise<Installation> {
+    const alreadyInstalled = () => conflict('This app is already in your library', 'ALREADY_OWNED');
+    return this.inTransaction(async (manager) => {
+      const app = await this.listedApp(manager, appId);
+      if (await this.hasActiveInstallation(manager, principal.userId, appId)) throw alreadyInstalled();
+      const now = new Date();
+      let purchase: Purchase | null;
+      if (app.publishedListing.pricing === Pricing.PAID) {
+        purchase = await this.completedPurchase(manager, appId, principal.userId);
+        if (!purchase) {
+          throw new PlazaError('BAD_USER_INPUT', `This app costs ${app.publishedListing.pricePoints} points: buy it instead of installing it for free`, 'appId', 'PAID_APP');
+        }
+      } else {
+        purchase = manager.create(Purchase, {
+          purchaseId: newPurchaseId(now.getTime()),
+          appId,
+          userId: principal.userId,
+          kind: PurchaseKind.INSTALL,
+          pricePoints: 0,
+          amountVnd: 0,
+          developerShareVnd: 0,
+          status: PurchaseStatus.COMPLETED,
+          createdAt: now,
+          refundedAt: null,
+          refundReason: null,
+        });
+        await manager.insert(Purchase, purchase);
+      }
+      const installation = manager.create(Installation, { id: `ins_${ulid()}`, appId, userId: principal.userId, purchaseId: purchase.purchaseId, installedAt: now, uninstalledAt: null });
+      await manager.insert(Installation, installation);
+      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_INSTALLED, appId, userId: principal.userId, purchaseId: purchase.purchaseId, amountVnd: purchase.amountVnd, developerShareVnd: purchase.developerShareVnd, at: now });
+      return installation;
+    }, alreadyInstalled);
+  }
+
+  /** Removes an app from the user's library; a paid app stays bought and can be installed again. */
+  async uninstall(principal: Principal, appId: string): Promise<Installation> {
+    return this.db.transaction(async (manager) => {
+      const installation = await manager
+        .getRepository(Installation)
+        .createQueryBuilder('i')
+        .setLock('pessimistic_write')
+        .where('i.app_id = :appId AND i.user_id = :userId AND i.uninstalled_at IS NULL', { appId, userId: principal.userId })
+        .getOne();
+      if (!installation) throw conflict('This app is not in your library', 'NOT_OWNED');
+      installation.uninstalledAt = new Date();
+      await manager.update(Installation, { id: installation.id }, { uninstalledAt: installation.uninstalledAt });
+      const purchase = await manager.findOneByOrFail(Purchase, { purchaseId: installation.purchaseId });
+      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_UNINSTALLED, appId, userId: principal.userId, purchaseId: purchase.purchaseId, amountVnd: purchase.amountVnd, developerShareVnd: purchase.developerShareVnd, at: installation.uninstalledAt });
+      return installation;
+    });
+  }
+
+  /** Admin: returns the points, reverses the split in the ledger, ends access, and sends `app.refunded`. */
+  async refund(admin: Principal, purchaseId: string, reason: string | null): Promise<Purchase> {
+    return this.db.transaction(async (manager) => {
+      const purchase = await manager.getRepository(Purchase).createQueryBuilder('p').setLock('pessimistic_write').where('p.purchase_id = :purchaseId', { purchaseId }).getOne();
+      if (!purchase) throw new PlazaError('NOT_FOUND', `No purchase ${purchaseId}`, 'purchaseId');
+      if (purchase.kind !== PurchaseKind.PURCHASE) throw badInput('purchaseId', 'This is a free install: there is nothing to refund');
+      if (purchase.status === PurchaseStatus.REFUNDED) throw conflict(`Purchase ${purchaseId} was already refunded`, 'ALREADY_REFUNDED');
+      const app = await manager.findOneByOrFail(App, { id: purchase.appId });
+      const now = new Date();
+      Object.assign(purchase, { status: PurchaseStatus.REFUNDED, refundedAt: now, refundReason: reason?.trim() || null });
+      await manager.update(Purchase, { purchaseId }, { status: purchase.status, refundedAt: now, refundReason: purchase.refundReason });
+      await manager.query('UPDATE accounts SET points = points + $2 WHERE id = $1', [purchase.userId, purchase.pricePoints]);
+      await manager.insert(PointMovement, { userId: purchase.userId, delta: purchase.pricePoints, reason: 'refund', purchaseId, actorId: admin.userId, createdAt: now });
+      await manager.insert(RevenueEntry, { purchaseId, appId: purchase.appId, developerId: app.ownerId, kind: 'REFUND', ...this.ledgerAmounts(purchase, -1), createdAt: now });
+      await manager.query('UPDATE installations SET uninstalled_at = $2 WHERE purchase_id = $1 AND uninstalled_at IS NULL', [purchaseId, now]);
+      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_REFUNDED, appId: purchase.appId, userId: purchase.userId, purchaseId, amountVnd: purchase.amountVnd, developerShareVnd: purchase.developerShareVnd, at: now });
+      return purchase;
+    });
+  }
+
+  /** Admin: adds points to a user's balance, with the reason on record. */
+  async creditPoints(admin: Principal, userId: string, points: number, reason: string): Promise<{ userId: string; points: number }> {
+    if (!Number.isInteger(points) || points < 1 || points > 10_000_000) throw badInput('points', 'points must be a whole number between 1 and 10,000,000');
+    if (!reason?.trim()) throw badInput('reason', 'reason is required: say why the points are credited');
+    return this.db.transaction(async (manager) => {
+      const [rows] = await manager.query('UPDATE accounts SET points = points + $2 WHERE id = $1 RETURNING points', [userId, points]);
+      if (!rows.length) throw new PlazaError('NOT_FOUND', `No user ${userId}`, 'userId');
+      await manager.insert(PointMovement, { userId, delta: points, reason: `credit: ${reason.trim()}`, purchaseId: null, actorId: admin.userId, createdAt: new Date() });
+      return { userId, points: rows[0].points };
+    });
+  }
+
+  /** The user's library: apps installed or bought and not uninstalled or refunded, newest first. */
+  async library(userId: string): Promise<Installation[]> {
+    return this.db.getRepository(Installation).createQueryBuilder('i').where('i.user_id = :userId AND i.uninstalled_at IS NULL', { userId }).orderBy('i.installed_at', 'DESC').getMany();
+  }
+
+  async purchases(userId: string): Promise<Purchase[]> {
+    return this.db.getRepository(Purchase).find({ where: { userId }, order: { createdAt: 'DESC' } });
+  }
+
+  async owns(userId: string, appId: string): Promise<boolean> {
+    return this.hasActiveInstallation(this.db.manager, userId, appId);
+  }
+
+  private hasActiveInstallation(manager: EntityManager, userId: string, appId: string): Promise<boolean> {
+    return manager.getRepository(Installation).createQueryBuilder('i').where('i.user_id = :userId AND i.app_id = :appId AND i.uninstalled_at IS NULL', { userId, appId }).getExists();
+  }
+
+  /** Per app, from the ledger: sales, the developer's share, refunds and the net. */
+  async earnings(developerId: string, appId?: string): Promise<AppEarningsRow[]> {
+    return this.db.query(
+      `SELECT a.id AS "appId", a.name AS "appName",
+              count(l.id) FILTER (WHERE l.kind = 'SALE')::int AS "salesCount",
+              coalesce(sum(l.gross_vnd) FILTER (WHERE l.kind = 'SALE'), 0)::int AS "grossSalesVnd",
+              coalesce(sum(l.developer_share_vnd) FILTER (WHERE l.kind = 'SALE'), 0)::int AS "developerShareVnd",
+              count(l.id) FILTER (WHERE l.kind = 'REFUND')::int AS "refundsCount",
+              coalesce(-sum(l.gross_vnd) FILTER (WHERE l.kind = 'REFUND'), 0)::int AS "refundedVnd",
+              coalesce(-sum(l.developer_share_vnd) FILTER (WHERE l.kind = 'REFUND'), 0)::int AS "refundedDeveloperShareVnd",
+              coalesce(sum(l.developer_share_vnd), 0)::int AS "netDeveloperShareVnd"
+         FROM apps a LEFT JOIN revenue_ledger l ON l.app_id = a.id
+        WHERE a.owner_id = $1 AND ($2::text IS NULL OR a.id = $2)
+        GROUP BY a.id, a.name ORDER BY a.name`,
+      [developerId, appId ?? null],
+    );
+  }
+}
+
+export interface AppEarningsRow {
+  appId: string;
+  appName: string;
+  salesCount: number;
+  grossSalesVnd: number;
+  developerShareVnd: number;
+  refundsCount: number;
+  refundedVnd: number;
+  refundedDeveloperShareVnd: number;
+  netDeveloperShareVnd: number;
+}

@@ -1,0 +1,45 @@
+import { hostname } from 'node:os';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { definePreCheckWork } from '../modules/review/pre-checks/pre-checks.work.js';
+import { PRE_CHECKS_DUE_CHANNEL } from '../modules/review/pre-checks/pre-checks.service.js';
+import { defineDeliveryWork } from '../modules/webhooks/delivery-work.js';
+import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/webhook-events.service.js';
+import { createJobRuntime } from './jobs.js';
+import { logger } from './logger.js';
+import type { Services } from './services.js';
+
+export interface JobWorker {
+  stop(): Promise<void>;
+}
+
+/**
+ * The background work of a Plaza process (all of `pnpm worker`, or part of `pnpm start`): webhook
+ * deliveries and review pre-checks, as Agenda jobs, woken by NOTIFY from the transactions that need them.
+ */
+export async function startJobWorker(config: Config, databaseUrl: string, services: Services): Promise<JobWorker> {
+  const workerName = `${hostname()}:${process.pid}`;
+  const jobs = await createJobRuntime(config, databaseUrl, workerName);
+  const deliveries = defineDeliveryWork(jobs, services.webhookEngine);
+  const preChecks = definePreCheckWork(jobs, services.preChecks);
+  await jobs.agenda.start();
+  await deliveries.start();
+  await preChecks.start();
+
+  const wakeUps: Record<string, () => void> = { [DELIVERIES_DUE_CHANNEL]: deliveries.onDue, [PRE_CHECKS_DUE_CHANNEL]: preChecks.onDue };
+  const listener = new pg.Client({ connectionString: databaseUrl });
+  listener.on('notification', (message) => wakeUps[message.channel]?.());
+  listener.on('error', (err) => logger.warn({ err }, 'job wake-up listener failed; timers and sweeps still run'));
+  await listener.connect();
+  for (const channel of Object.keys(wakeUps)) await listener.query(`LISTEN ${channel}`);
+
+  logger.info({ workerName, jobsBackend: config.jobsBackend }, 'delivery worker started');
+  return {
+    stop: async () => {
+      await listener.end().catch(() => undefined);
+      preChecks.stop();
+      await deliveries.stop();
+      await jobs.close();
+    },
+  };
+}
