@@ -162,19 +162,29 @@ export class DeliveryEngine {
     this.wakeUp = undefined;
   }
 
-  /** How long until the next unclaimed delivery is due, at most a second (other processes add work too). */
+  /** Apps with as many attempts in flight here as one destination may have: not claimed until one ends. */
+  private saturatedApps(): string[] {
+    return [...this.inFlightByApp].filter(([, n]) => n >= this.maxInFlightPerApp).map(([app]) => app);
+  }
+
+  /**
+   * How long until the next delivery this worker could claim is due, at most a second (other
+   * processes add work too). Saturated apps are left out as in the claim, or a backlog for one slow
+   * destination would look due forever and spin the loop; a finishing attempt wakes it instead.
+   */
   async msUntilNextDue(): Promise<number> {
     const [row] = await this.db.query(
       `SELECT GREATEST(0, EXTRACT(EPOCH FROM (next_attempt_at - clock_timestamp())) * 1000)::float AS ms
          FROM webhook_deliveries
         WHERE status IN ('PENDING', 'RETRYING') AND (claim_expires_at IS NULL OR claim_expires_at < now())
+          AND NOT (app_id = ANY($1::text[]))
         ORDER BY next_attempt_at LIMIT 1`,
+      [this.saturatedApps()],
     );
     return row ? Math.min(Number(row.ms), 1000) : 1000;
   }
 
   private async claim(claimToken: string, limit: number): Promise<ClaimedDelivery[]> {
-    const saturatedApps = [...this.inFlightByApp].filter(([, n]) => n >= this.maxInFlightPerApp).map(([app]) => app);
     return this.db.query(
       `WITH due AS (
          SELECT id FROM webhook_deliveries
@@ -203,7 +213,7 @@ export class DeliveryEngine {
        SELECT c.*, $1::text AS claim_token, ${ATTEMPT_MATERIALS}
          FROM claimed c
          ${JOIN_ATTEMPT_MATERIALS('c')}`,
-      [claimToken, limit, saturatedApps, this.lease],
+      [claimToken, limit, this.saturatedApps(), this.lease],
     );
   }
 

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { startTestPlaza } from './helpers/plaza.js';
+import { submitApp } from './helpers/factories.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
+
+describe('a slow destination', () => {
+  it('holds only its own slots: other apps’ deliveries go through at once', async () => {
+    const plaza = await startTestPlaza({ WEBHOOK_TIMEOUT: '10s', WEBHOOK_CLAIM_LEASE: '15s', WEBHOOK_RETRY_SCHEDULE: '1h' });
+    const developer = await plaza.signIn('fair@studio.test');
+    let hanging = 0;
+    let mostHangingAtOnce = 0;
+    const slow = await WebhookReceiver.start(() => {
+      hanging += 1;
+      mostHangingAtOnce = Math.max(mostHangingAtOnce, hanging);
+      return 'hang';
+    });
+    const healthy = await WebhookReceiver.start();
+    const slowApp = await submitApp(developer, { webhookUrl: slow.url() });
+    const healthyApp = await submitApp(developer, { webhookUrl: healthy.url() });
+
+    for (let i = 0; i < 100; i++) await emitEvent(plaza, slowApp.id);
+    await slow.waitForRequests(32);
+    const started = Date.now();
+    const deliveries = [];
+    for (let i = 0; i < 5; i++) deliveries.push(await emitEvent(plaza, healthyApp.id));
+    for (const delivery of deliveries) expect((await waitForDelivery(developer, delivery.id, isFinal, 5000)).status).toBe('SUCCEEDED');
+    // Delivered while the slow endpoint still held every slot it may have (32), long before its attempts time out.
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(mostHangingAtOnce).toBe(32);
+    expect(slow.requests.length).toBe(32);
+
+    // While the slow destination's backlog waits for a free slot, the engine waits too instead of polling hot.
+    // PostgreSQL publishes its statistics up to a second late, so let them settle before counting.
+    const commits = async () => Number((await plaza.services.db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()'))[0].xact_commit);
+    await new Promise((r) => setTimeout(r, 1500));
+    const before = await commits();
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(await commits() - before).toBeLessThan(40);
+  });
+});
