@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { logger } from './logger.js';
+import { AfterCommitHooks } from './after-commit.js';
 
 /**
  * The TypeORM data source. The schema only ever changes through MIGRATIONS (never `synchronize`);
@@ -14,6 +15,7 @@ export function createDataSource(url: string, poolSize = 20): DataSource {
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
+    subscribers: [AfterCommitHooks],
     synchronize: false,
     logging: false,
     extra: { max: poolSize, connectionTimeoutMillis: 10_000 },

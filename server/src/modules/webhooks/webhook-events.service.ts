@@ -1,9 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { afterCommit } from '../../platform/after-commit.js';
 import { badInput } from '../../platform/errors.js';
+import { logger } from '../../platform/logger.js';
 import { newPurchaseId, newWebhookId } from '../../platform/ids.js';
-import { App } from '../apps/app.entity.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { WebhookEvent } from './webhook-event.entity.js';
 import { DeliveryStatus, EVENT_WIRE_NAME, WebhookEventType } from './webhook.types.js';
 
 /** Workers LISTEN here; a delivery committed anywhere wakes them at once. */
@@ -32,8 +32,20 @@ export function webhookPayload(facts: EventFacts, at: Date): string {
   });
 }
 
+/** Wake-ups within this window share one NOTIFY. */
+const WAKE_COALESCE_MS = 2;
+
 export class WebhookEventsService {
+  private wakeTimer: NodeJS.Timeout | undefined;
+
   constructor(private readonly db: DataSource) {}
+
+  private wakeWorkers(): void {
+    this.wakeTimer ??= setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.db.query('SELECT pg_notify($1, $2)', [DELIVERIES_DUE_CHANNEL, '']).catch((err) => logger.warn({ err }, 'could not wake the delivery workers; their one-second check will'));
+    }, WAKE_COALESCE_MS);
+  }
 
   /**
    * The entry point for everything that causes a webhook: call it with the manager of the
@@ -41,44 +53,69 @@ export class WebhookEventsService {
    * with it or not at all. Returns null (and records nothing) when the app has no webhook URL.
    */
   async recordEvent(manager: EntityManager, facts: EventFacts): Promise<WebhookDelivery | null> {
-    const app = await manager.findOne(App, { where: { id: facts.appId }, select: { id: true, webhookUrl: true } });
-    if (!app?.webhookUrl) return null;
     const [delivery] = await this.insert(manager, [facts]);
-    return delivery;
+    return delivery ?? null;
   }
 
-  /** Many events in one round trip each for events and deliveries (bulk business operations, benchmarks). */
+  /**
+   * Records events and their deliveries in one statement (one round trip inside the caller's
+   * transaction, whatever the count), skipping apps without a webhook URL. Returns what it recorded.
+   */
   async insert(manager: EntityManager, all: EventFacts[]): Promise<WebhookDelivery[]> {
-    const events: WebhookEvent[] = [];
-    const deliveries: WebhookDelivery[] = [];
-    for (const facts of all) {
+    const rows = all.map((facts) => {
       const at = facts.at ?? new Date();
-      const event: WebhookEvent = { id: newWebhookId.event(at.getTime()), type: EVENT_WIRE_NAME[facts.type], appId: facts.appId, userId: facts.userId, purchaseId: facts.purchaseId, payload: webhookPayload(facts, at), createdAt: at };
-      events.push(event);
-      deliveries.push(
+      return { facts, at, eventId: newWebhookId.event(at.getTime()), deliveryId: newWebhookId.delivery(at.getTime()), type: EVENT_WIRE_NAME[facts.type], payload: webhookPayload(facts, at) };
+    });
+    const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
+    const recorded: { delivery_id: string }[] = await manager.query(
+      `WITH input AS (
+         SELECT i.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+                AS i(event_id, type, app_id, user_id, purchase_id, payload, at, delivery_id)
+           JOIN apps a ON a.id = i.app_id AND a.webhook_url IS NOT NULL
+       ), events AS (
+         INSERT INTO webhook_events (id, type, app_id, user_id, purchase_id, payload, created_at)
+         SELECT event_id, type, app_id, user_id, purchase_id, payload, at FROM input
+       )
+       INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)
+       SELECT delivery_id, event_id, app_id, type, purchase_id, 'PENDING', 0, 0, at, at, at FROM input
+       RETURNING id AS delivery_id`,
+      [
+        column((r) => r.eventId),
+        column((r) => r.type),
+        column((r) => r.facts.appId),
+        column((r) => r.facts.userId),
+        column((r) => r.facts.purchaseId),
+        column((r) => r.payload),
+        column((r) => r.at.toISOString()),
+        column((r) => r.deliveryId),
+      ],
+    );
+    if (recorded.length === 0) return [];
+    // Not a NOTIFY inside the caller's transaction: PostgreSQL serialises the commits of transactions
+    // that notify (a global lock held through the fsync). Workers are woken after the commit instead,
+    // coalesced; their one-second check covers a wake-up that is lost.
+    afterCommit(manager, () => this.wakeWorkers());
+    const ids = new Set(recorded.map((r) => r.delivery_id));
+    return rows
+      .filter((r) => ids.has(r.deliveryId))
+      .map((r) =>
         Object.assign(new WebhookDelivery(), {
-          id: newWebhookId.delivery(at.getTime()),
-          eventId: event.id,
-          appId: facts.appId,
-          eventType: event.type,
-          purchaseId: facts.purchaseId,
+          id: r.deliveryId,
+          eventId: r.eventId,
+          appId: r.facts.appId,
+          eventType: r.type,
+          purchaseId: r.facts.purchaseId,
           status: DeliveryStatus.PENDING,
           attemptCount: 0,
           scheduledAttemptsDone: 0,
-          nextAttemptAt: at,
+          nextAttemptAt: r.at,
           claimToken: null,
           claimExpiresAt: null,
-          createdAt: at,
-          updatedAt: at,
-          payloadText: event.payload,
+          createdAt: r.at,
+          updatedAt: r.at,
+          payloadText: r.payload,
         }),
       );
-    }
-    await manager.insert(WebhookEvent, events);
-    await manager.insert(WebhookDelivery, deliveries.map(({ payloadText: _p, attemptList: _a, ...row }) => row));
-    // Delivered on commit, once per transaction however many events it holds.
-    await manager.query('SELECT pg_notify($1, $2)', [DELIVERIES_DUE_CHANNEL, '']);
-    return deliveries;
   }
 
   /** A signed `app.test` delivery to the app's webhook URL, through the same engine as real events. */

@@ -1,0 +1,107 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { loadConfig } from '../config.js';
+import { findFreePort, startEmbeddedPostgres } from '../platform/embedded-postgres.js';
+import { startPlaza, type RunningPlaza } from '../plaza.js';
+import { devUserId } from '../modules/identity/identity.service.js';
+import { Role } from '../modules/identity/roles.js';
+import type { Principal } from '../modules/identity/principal.js';
+import { Pricing } from '../modules/apps/app.types.js';
+
+export interface BenchContext {
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/** A real PostgreSQL with fsync on (benchmarks measure what production would pay), or DATABASE_URL. */
+export async function startBenchDatabase(): Promise<BenchContext> {
+  if (process.env.DATABASE_URL) return { databaseUrl: process.env.DATABASE_URL, close: async () => undefined };
+  const dir = mkdtempSync(path.join(tmpdir(), 'plaza-bench-'));
+  chmodSync(dir, 0o755);
+  const database = await startEmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), fsync: true });
+  return {
+    databaseUrl: database.url,
+    close: async () => {
+      await database.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const benchKey = Buffer.alloc(32, 9).toString('base64');
+
+/** A Plaza on the bench database: API plus worker in one process, like `pnpm start`. */
+export async function startBenchPlaza(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningPlaza> {
+  const port = await findFreePort();
+  return startPlaza(loadConfig({ DATABASE_URL: databaseUrl, PORT: String(port), SECRET_ENCRYPTION_KEY: benchKey, WEB_DIST_DIR: '/nonexistent', LOG_LEVEL: 'warn', ...env }));
+}
+
+/** `count` approved free apps of one developer, all with `webhookUrl`; returns their ids and client secrets. */
+export async function createApps(plaza: RunningPlaza, count: number, webhookUrl: string): Promise<{ appIds: string[]; secretsByAppId: Record<string, string> }> {
+  const { services } = plaza;
+  const { account } = await services.identity.signIn({ id: devUserId('bench@plaza.test'), email: 'bench@plaza.test', provider: 'dev' });
+  const developer: Principal = { kind: 'session', userId: account.id, email: account.email, roles: new Set([Role.DEVELOPER, Role.USER]), sessionId: 'bench' };
+  const appIds: string[] = [];
+  const secretsByAppId: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const app = await services.apps.submit(developer, { name: `Bench ${i}`, shortDescription: 'benchmark app', iconUrl: 'https://bench.example/icon.png', appUrl: 'https://bench.example/', category: 'utilities', pricing: Pricing.FREE, pricePoints: null, webhookUrl });
+    appIds.push(app.id);
+    secretsByAppId[app.id] = await services.secrets.signingSecret(app.id);
+  }
+  return { appIds, secretsByAppId };
+}
+
+export interface Receiver {
+  url: string;
+  port: number;
+  count(): Promise<{ verified: number; rejected: number }>;
+  arrivals(): Promise<number[]>;
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(secretsByAppId: Record<string, string>, options: { port?: number; recordArrivals?: boolean } = {}): Promise<Receiver> {
+  const worker = new Worker(path.join(path.dirname(fileURLToPath(import.meta.url)), 'receiver-thread.js'), { workerData: { secretsByAppId, ...options } });
+  const next = <T>() => new Promise<T>((resolve) => worker.once('message', resolve));
+  const { port } = await next<{ port: number }>();
+  const ask = async <T>(type: string) => {
+    const reply = next<T>();
+    worker.postMessage({ type });
+    return reply;
+  };
+  return {
+    url: `http://127.0.0.1:${port}/bench/webhook`,
+    port,
+    count: () => ask('count'),
+    arrivals: async () => (await ask<{ arrivals: number[] }>('arrivals')).arrivals,
+    reset: async () => void (await ask('reset')),
+    close: async () => void (await worker.terminate()),
+  };
+}
+
+/** Polls until the receiver has verified `expected` requests; returns the time that happened. */
+export async function waitForVerified(receiver: Receiver, expected: number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { verified, rejected } = await receiver.count();
+    if (rejected > 0) throw new Error(`${rejected} webhook requests failed signature verification`);
+    if (verified >= expected) return performance.now();
+    if (Date.now() > deadline) throw new Error(`only ${verified} of ${expected} deliveries verified within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export const machine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+export const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};

@@ -1,0 +1,95 @@
+import { createHmac } from 'node:crypto';
+import { Pool } from 'undici';
+import { findFreePort } from '../platform/embedded-postgres.js';
+import { newPurchaseId } from '../platform/ids.js';
+import { webhookPayload } from '../modules/webhooks/webhook-events.service.js';
+import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
+import { createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified } from './harness.js';
+
+export interface ThroughputResult {
+  events: number;
+  /** (a) the limit: sign and POST with an undici pool, storing nothing. */
+  bareLoopPerSecond: number;
+  /** Plaza: first business commit to last verified receipt. */
+  plazaPerSecond: number;
+  /** PostgreSQL commits per delivery, business commit included. */
+  commitsPerDelivery: number;
+}
+
+const APPS = 10;
+const COMMIT_CONCURRENCY = 16;
+const POOL_CONNECTIONS = 50;
+
+/**
+ * Benchmark 1: `events` events for apps with webhook URLs, each committed in its own transaction
+ * through the entry point purchases use, delivered signed to a receiver that verifies every signature.
+ */
+export async function throughputBenchmark(events: number): Promise<ThroughputResult> {
+  const database = await startBenchDatabase();
+  const port = await findFreePort();
+  const plaza = await startBenchPlaza(database.databaseUrl, { WEBHOOK_RETRY_SCHEDULE: '1s' });
+  try {
+    const { appIds, secretsByAppId } = await createApps(plaza, APPS, `http://127.0.0.1:${port}/bench/webhook`);
+    const receiver = await startReceiver(secretsByAppId, { port });
+    try {
+      const bareLoopPerSecond = await bareLoop(events, receiver.port, appIds, secretsByAppId);
+      await receiver.reset();
+
+      const { services } = plaza;
+      const commits = async () => Number((await services.db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()'))[0].xact_commit);
+      await new Promise((r) => setTimeout(r, 1200)); // statistics are published up to a second late
+      const commitsBefore = await commits();
+      const started = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: COMMIT_CONCURRENCY }, async () => {
+          while (next < events) {
+            const i = next++;
+            await services.db.transaction((manager) =>
+              services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: appIds[i % APPS], userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }),
+            );
+          }
+        }),
+      );
+      const finished = await waitForVerified(receiver, events, 600_000);
+      const plazaPerSecond = events / ((finished - started) / 1000);
+      // Let the last results be written, then count what the whole run committed.
+      for (;;) {
+        const [{ open }] = await services.db.query("SELECT count(*)::int AS open FROM webhook_deliveries WHERE status <> 'SUCCEEDED'");
+        if (open === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise((r) => setTimeout(r, 1200));
+      const commitsPerDelivery = (await commits() - commitsBefore) / events;
+      return { events, bareLoopPerSecond, plazaPerSecond, commitsPerDelivery };
+    } finally {
+      await receiver.close();
+    }
+  } finally {
+    await plaza.stop();
+    await database.close();
+  }
+}
+
+async function bareLoop(events: number, port: number, appIds: string[], secretsByAppId: Record<string, string>): Promise<number> {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: POOL_CONNECTIONS });
+  const at = new Date();
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: POOL_CONNECTIONS }, async () => {
+      while (next < events) {
+        const i = next++;
+        const appId = appIds[i % appIds.length];
+        const body = webhookPayload({ type: WebhookEventType.APP_PURCHASED, appId, userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }, at);
+        const signature = `sha256=${createHmac('sha256', secretsByAppId[appId]).update(body).digest('hex')}`;
+        const response = await pool.request({ path: '/bench/webhook', method: 'POST', body, headers: { 'content-type': 'application/json', 'x-platform-signature': signature } });
+        await response.body.dump();
+        if (response.statusCode !== 200) throw new Error(`bare loop: receiver answered ${response.statusCode}`);
+      }
+    }),
+  );
+  const perSecond = events / ((performance.now() - started) / 1000);
+  await pool.close();
+  return perSecond;
+}

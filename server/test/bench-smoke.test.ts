@@ -1,0 +1,20 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../src/config.js';
+
+/** `pnpm bench` on a tiny size, so the benchmarks keep working between full runs (which are for people). */
+describe('benchmarks', () => {
+  it('run end to end on a tiny size and report every figure', () => {
+    const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'server/dist/bench/run.js'), '--size', 'tiny'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, DATABASE_URL: '', BENCH_EVENTS: '100', LOG_LEVEL: 'error' },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const plaza = /Plaza engine: first commit to last verified receipt \| ([\d,]+) \| ([\d.]+)x/.exec(result.stdout);
+    expect(plaza, result.stdout).not.toBeNull();
+    expect(Number(plaza![1].replace(/,/g, ''))).toBeGreaterThan(0);
+    expect(result.stdout).toMatch(/PostgreSQL commits per delivery \(business commit included\): \d+\.\d\d/);
+  }, 150_000);
+});
