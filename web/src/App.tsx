@@ -1,13 +1,21 @@
 import { useQuery } from '@apollo/client/react';
 import { useState } from 'react';
 import { MyAppList } from './features/developer/MyAppList';
+import { AppLauncher } from './features/launcher/AppLauncher';
 import type { SessionUser } from './features/session/auth-api';
 import { CurrentViewerQuery } from './features/session/current-viewer';
 import { SessionPanel } from './features/session/SessionPanel';
 import { CategoryList } from './features/store/CategoryList';
+import { routeFor } from './routes';
 import { ErrorMessage } from './ui/ErrorMessage';
 
 export function App() {
+  const route = routeFor(window.location);
+  if (route.kind === 'launcher') return <AppLauncher appId={route.appId} locale={route.locale} theme={route.theme} />;
+  return <HomePage />;
+}
+
+function HomePage() {
   const viewer = useQuery(CurrentViewerQuery, { fetchPolicy: 'network-only' });
   // Judged by data rather than `loading`, so a later refetch does not tear down the page it feeds.
   const checkingSession = viewer.data === undefined && viewer.error === undefined;

@@ -1,5 +1,6 @@
 import { useQuery } from '@apollo/client/react';
 import { graphql } from '../../gql';
+import { launcherPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { APP_STATUS_LABEL, formatDueDate } from './app-status';
 
@@ -33,6 +34,9 @@ export function MyAppList() {
                 <th scope="col">Name</th>
                 <th scope="col">Status</th>
                 <th scope="col">Review due</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -43,6 +47,12 @@ export function MyAppList() {
                     <span className={`badge status-${app.status.toLowerCase()}`}>{APP_STATUS_LABEL[app.status]}</span>
                   </td>
                   <td>{app.status === 'PENDING_REVIEW' ? <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time> : '—'}</td>
+                  <td>
+                    {/* Developers may open their own app at any stage, to try the handshake before review. */}
+                    <a href={launcherPath(app.id)} aria-label={`Open ${app.name}`}>
+                      Open
+                    </a>
+                  </td>
                 </tr>
               ))}
             </tbody>
