@@ -8,13 +8,16 @@ describe('benchmarks', () => {
   it('run end to end on a tiny size and report every figure', () => {
     const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'server/dist/bench/run.js'), '--size', 'tiny'], {
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: 240_000,
       env: { ...process.env, DATABASE_URL: '', BENCH_EVENTS: '100', LOG_LEVEL: 'error' },
     });
     expect(result.status, result.stderr).toBe(0);
-    const plaza = /Plaza engine: first commit to last verified receipt \| ([\d,]+) \| ([\d.]+)x/.exec(result.stdout);
+    const plaza = /\*\*Plaza engine\*\*: first commit to last verified receipt \| \*\*([\d,]+)\*\*/.exec(result.stdout);
     expect(plaza, result.stdout).not.toBeNull();
     expect(Number(plaza![1].replace(/,/g, ''))).toBeGreaterThan(0);
+    for (const baseline of ['(a) bare loop', '(b) one Agenda job per delivery', '(c) pg-boss']) {
+      expect(result.stdout, baseline).toMatch(new RegExp(`\\| ${baseline.replace(/[()]/g, '\\$&')}[^|]*\\| [\\d,]+ \\| [\\d.]+x \\|`));
+    }
     expect(result.stdout).toMatch(/PostgreSQL commits per delivery \(business commit included\): \d+\.\d\d/);
-  }, 150_000);
+  }, 270_000);
 });

@@ -1,0 +1,80 @@
+import { PgBoss } from 'pg-boss';
+import { createJobRuntime } from '../platform/jobs.js';
+import { findFreePort } from '../platform/embedded-postgres.js';
+import { newPurchaseId } from '../platform/ids.js';
+import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
+import type { RunningPlaza } from '../plaza.js';
+import { createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified } from './harness.js';
+import { deliverOnce } from './straightforward-delivery.js';
+
+const APPS = 10;
+const COMMIT_CONCURRENCY = 16;
+/** Jobs in flight per design: generous, so neither baseline is held back by its setting. */
+const JOB_CONCURRENCY = 50;
+
+type Enqueue = (deliveryId: string) => Promise<unknown>;
+
+/**
+ * Commits `events` events through recordEvent (Plaza's own engine switched off), hands each delivery
+ * to `start`'s queue after its commit, and times first commit to last verified receipt.
+ */
+async function runBaseline(events: number, start: (plaza: RunningPlaza, databaseUrl: string) => Promise<{ enqueue: Enqueue; stop: () => Promise<void> }>): Promise<number> {
+  const database = await startBenchDatabase();
+  const port = await findFreePort();
+  const plaza = await startBenchPlaza(database.databaseUrl, { RUN_WORKER: 'false' });
+  const { appIds, secretsByAppId } = await createApps(plaza, APPS, `http://127.0.0.1:${port}/bench/webhook`);
+  const receiver = await startReceiver(secretsByAppId, { port });
+  const queue = await start(plaza, database.databaseUrl);
+  try {
+    const { services } = plaza;
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: COMMIT_CONCURRENCY }, async () => {
+        while (next < events) {
+          const i = next++;
+          const delivery = await services.db.transaction((manager) =>
+            services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: appIds[i % APPS], userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }),
+          );
+          await queue.enqueue(delivery!.id);
+        }
+      }),
+    );
+    const finished = await waitForVerified(receiver, events, 600_000);
+    return events / ((finished - started) / 1000);
+  } finally {
+    await queue.stop();
+    await receiver.close();
+    await plaza.stop();
+    await database.close();
+  }
+}
+
+/** (b) One Agenda job per delivery: the straightforward design on the same job store Plaza uses. */
+export function agendaPerDeliveryBenchmark(events: number): Promise<number> {
+  return runBaseline(events, async (plaza, databaseUrl) => {
+    const { services } = plaza;
+    const jobs = await createJobRuntime(services.config, databaseUrl, 'bench-agenda');
+    jobs.agenda.maxConcurrency(JOB_CONCURRENCY);
+    jobs.agenda.define<{ deliveryId: string }>('bench-deliver-one', (job) => deliverOnce(services.db, services.http, services.config.encryptionKeys, job.attrs.data.deliveryId), {
+      concurrency: JOB_CONCURRENCY,
+    });
+    await jobs.agenda.start();
+    return { enqueue: (deliveryId) => jobs.agenda.now('bench-deliver-one', { deliveryId }), stop: () => jobs.close() };
+  });
+}
+
+/** (c) pg-boss running the same delivery function, one job per delivery, woken by NOTIFY. */
+export function pgBossBenchmark(events: number): Promise<number> {
+  return runBaseline(events, async (plaza, databaseUrl) => {
+    const { services } = plaza;
+    const boss = new PgBoss(databaseUrl);
+    boss.on('error', () => undefined);
+    await boss.start();
+    await boss.createQueue('bench-deliver-one', { notify: true } as never);
+    await boss.work<{ deliveryId: string }>('bench-deliver-one', { localConcurrency: JOB_CONCURRENCY, batchSize: 1, pollingIntervalSeconds: 0.5 } as never, async ([job]) => {
+      await deliverOnce(services.db, services.http, services.config.encryptionKeys, job.data.deliveryId);
+    });
+    return { enqueue: (deliveryId) => boss.send('bench-deliver-one', { deliveryId }), stop: () => boss.stop({ graceful: false }) };
+  });
+}
