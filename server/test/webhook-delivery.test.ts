@@ -96,6 +96,24 @@ describe('webhook requests', () => {
   });
 });
 
+describe('the first attempt', () => {
+  it('starts right after the commit, woken by it rather than by the once-a-second check', async () => {
+    const receiver = await WebhookReceiver.start();
+    const { app } = await appWithReceiver(receiver);
+    await emitEvent(plaza, app.id); // the run is now awake and idling
+    await receiver.waitForRequests(1);
+    const lags: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 1100)); // past the fallback check, so it cannot be what delivers
+      const committed = Date.now();
+      await emitEvent(plaza, app.id);
+      const [request] = (await receiver.waitForRequests(i + 2)).slice(-1);
+      lags.push(request.receivedAt - committed);
+    }
+    expect(Math.max(...lags), `commit-to-receipt lags ${lags.join(', ')} ms`).toBeLessThan(300);
+  });
+});
+
 describe('retries', () => {
   it('answer 500 then 200: exactly two attempts with the same delivery id, then SUCCEEDED', async () => {
     const receiver = await WebhookReceiver.start((_, i) => (i === 0 ? { status: 500, body: 'database down' } : { status: 200, body: 'thanks' }));

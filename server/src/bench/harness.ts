@@ -57,13 +57,15 @@ export async function createApps(plaza: RunningPlaza, count: number, webhookUrl:
 export interface Receiver {
   url: string;
   port: number;
-  count(): Promise<{ verified: number; rejected: number }>;
-  arrivals(): Promise<number[]>;
+  /** verified = answered 200; requests = every signed request, refused ones included. */
+  count(): Promise<{ verified: number; rejected: number; requests: number }>;
+  /** [purchase_id, arrival ms] of each delivery's first request. */
+  arrivals(): Promise<[string, number][]>;
   reset(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startReceiver(secretsByAppId: Record<string, string>, options: { port?: number; recordArrivals?: boolean } = {}): Promise<Receiver> {
+export async function startReceiver(secretsByAppId: Record<string, string>, options: { port?: number; recordArrivals?: boolean; failFirst?: number } = {}): Promise<Receiver> {
   const worker = new Worker(path.join(path.dirname(fileURLToPath(import.meta.url)), 'receiver-thread.js'), { workerData: { secretsByAppId, ...options } });
   const next = <T>() => new Promise<T>((resolve) => worker.once('message', resolve));
   const { port } = await next<{ port: number }>();
@@ -76,7 +78,7 @@ export async function startReceiver(secretsByAppId: Record<string, string>, opti
     url: `http://127.0.0.1:${port}/bench/webhook`,
     port,
     count: () => ask('count'),
-    arrivals: async () => (await ask<{ arrivals: number[] }>('arrivals')).arrivals,
+    arrivals: async () => (await ask<{ arrivals: [string, number][] }>('arrivals')).arrivals,
     reset: async () => void (await ask('reset')),
     close: async () => void (await worker.terminate()),
   };

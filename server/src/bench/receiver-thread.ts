@@ -9,9 +9,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 const secrets = new Map<string, string>(Object.entries(workerData.secretsByAppId as Record<string, string>));
 let verified = 0;
 let rejected = 0;
-let firstByteAt: number[] = [];
+/** purchase_id -> when its request arrived (first attempt only), for the latency benchmark. */
+let arrivals: [string, number][] = [];
+/** Requests seen per delivery id, so the first `failFirst` attempts of each can be refused. */
+const attemptsByDelivery = new Map<string, number>();
+const failFirst: number = workerData.failFirst ?? 0;
 
 const server = createServer((req, res) => {
+  // The first byte of the request: measured before the body is read.
   const arrivedAt = Date.now();
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
@@ -22,26 +27,37 @@ const server = createServer((req, res) => {
     const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
     const given = Buffer.from(String(req.headers['x-platform-signature'] ?? ''));
     const ok = given.length === expected.length && timingSafeEqual(given, expected);
-    if (ok) {
-      verified += 1;
-      if (workerData.recordArrivals) firstByteAt.push(arrivedAt);
-    } else rejected += 1;
-    res.writeHead(ok ? 200 : 401).end();
+    if (!ok) {
+      rejected += 1;
+      res.writeHead(401).end();
+      return;
+    }
+    const deliveryId = String(req.headers['x-platform-delivery']);
+    const seen = (attemptsByDelivery.get(deliveryId) ?? 0) + 1;
+    attemptsByDelivery.set(deliveryId, seen);
+    if (workerData.recordArrivals && seen === 1) arrivals.push([/"purchase_id":"([^"]+)"/.exec(body.toString('utf8'))?.[1] ?? '', arrivedAt]);
+    if (seen <= failFirst) {
+      res.writeHead(500).end();
+      return;
+    }
+    verified += 1;
+    res.writeHead(200).end();
   });
 });
 server.keepAliveTimeout = 60_000;
 server.listen(workerData.port ?? 0, '127.0.0.1', () => parentPort!.postMessage({ port: (server.address() as { port: number }).port }));
 
 parentPort!.on('message', (message: { type: string }) => {
-  if (message.type === 'count') parentPort!.postMessage({ verified, rejected });
+  if (message.type === 'count') parentPort!.postMessage({ verified, rejected, requests: [...attemptsByDelivery.values()].reduce((a, b) => a + b, 0) });
   if (message.type === 'arrivals') {
-    parentPort!.postMessage({ arrivals: firstByteAt });
-    firstByteAt = [];
+    parentPort!.postMessage({ arrivals });
+    arrivals = [];
   }
   if (message.type === 'reset') {
     verified = 0;
     rejected = 0;
-    firstByteAt = [];
+    arrivals = [];
+    attemptsByDelivery.clear();
     parentPort!.postMessage({ ok: true });
   }
 });

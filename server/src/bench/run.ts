@@ -9,6 +9,8 @@ import { REPO_ROOT } from '../config.js';
 import { machine } from './harness.js';
 import { throughputBenchmark } from './throughput.bench.js';
 import { agendaPerDeliveryBenchmark, pgBossBenchmark } from './baselines.bench.js';
+import { latencyBenchmark } from './latency.bench.js';
+import { retryFidelityBenchmark } from './retry-fidelity.bench.js';
 
 const tiny = process.argv.includes('--size') && process.argv[process.argv.indexOf('--size') + 1] === 'tiny';
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -17,6 +19,9 @@ const events = Number(process.env.BENCH_EVENTS ?? (tiny ? 200 : 20_000));
 const throughput = await throughputBenchmark(events);
 const agendaPerDelivery = await agendaPerDeliveryBenchmark(events);
 const pgBoss = await pgBossBenchmark(events);
+const latencySeconds = tiny ? 2 : 60;
+const latencies = [await latencyBenchmark(tiny ? 50 : 200, latencySeconds), await latencyBenchmark(tiny ? 100 : 1000, latencySeconds)];
+const retries = await retryFidelityBenchmark(tiny ? 50 : 1000);
 const ratio = (n: number, base: number) => `${(n / base).toFixed(2)}x`;
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 const report = `# Plaza benchmarks
@@ -34,7 +39,7 @@ Every figure is compared with a baseline run in the same process, minutes apart 
 | (c) pg-boss 12.35, the same delivery function, one job per delivery (50 concurrent) | ${fmt(pgBoss)} | ${ratio(throughput.plazaPerSecond, pgBoss)} |
 | **Plaza engine**: first commit to last verified receipt | **${fmt(throughput.plazaPerSecond)}** | |
 
-PostgreSQL commits per delivery (business commit included): ${throughput.commitsPerDelivery.toFixed(2)}.
+PostgreSQL write commits per delivery (business commit included): ${throughput.commitsPerDelivery.toFixed(2)}.
 
 | Target | Now |
 |---|---|
@@ -46,8 +51,22 @@ PostgreSQL commits per delivery (business commit included): ${throughput.commits
 What bounds it now: every event is its own business transaction with fsync on, and those commits
 (about 1,000/s at 16 concurrent through a 20-connection pool on this machine) come before any delivery.
 
-Not measured yet (issue 6 is open): latency, retry fidelity, log queries at 100k/1M rows, API
-throughput, subscriptions, footprint.
+## 2. Latency (open loop: events committed on schedule; commit to first byte at the receiver)
+
+| Rate | Duration | Events | p50 | p99 | max | Target (p99) |
+|---|---|---|---|---|---|---|
+${latencies.map((l, i) => `| ${fmt(l.ratePerSecond)}/s | ${l.durationSeconds} s | ${fmt(l.events)} | ${l.p50Ms} ms | ${l.p99Ms} ms | ${l.maxMs} ms | ${i === 0 ? '<= 50 ms' : '<= 250 ms'}: ${verdict(l.p99Ms <= (i === 0 ? 50 : 250))} |`).join('\n')}
+
+## 3. Retry fidelity (${fmt(retries.deliveries)} deliveries failing their first three attempts; schedule ${retries.scheduleMs.join(', ')} ms = the default / 100)
+
+| Retry | Worst error vs. configured time |
+|---|---|
+${Object.entries(retries.worstErrorMsByAttempt).map(([n, ms]) => `| attempt ${n} | ${ms} ms |`).join('\n')}
+
+Worst error as a share of the allowance (50 ms + 5% of the offset): ${retries.worstShareOfAllowance.toFixed(2)} (target <= 1: ${verdict(retries.worstShareOfAllowance <= 1)}).
+Lost: ${retries.lost} (target 0: ${verdict(retries.lost === 0)}). Extra attempts: ${retries.extraAttempts} (target 0: ${verdict(retries.extraAttempts === 0)}).
+
+Not measured yet (issue 6 is open): log queries at 100k/1M rows, API throughput, subscriptions, footprint.
 `;
 if (tiny) {
   console.log(report);

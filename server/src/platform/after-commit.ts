@@ -1,4 +1,4 @@
-import type { EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
+import { EventSubscriber, type EntityManager, type EntitySubscriberInterface, type QueryRunner } from 'typeorm';
 import type { TransactionCommitEvent } from 'typeorm/subscriber/event/TransactionCommitEvent.js';
 import type { TransactionRollbackEvent } from 'typeorm/subscriber/event/TransactionRollbackEvent.js';
 import { logger } from './logger.js';
@@ -20,7 +20,8 @@ export function afterCommit(manager: EntityManager, callback: () => void): void 
   pending.set(runner, callbacks);
 }
 
-/** The TypeORM subscriber behind afterCommit; registered on the data source. */
+/** The TypeORM subscriber behind afterCommit; registered on the data source (which only takes decorated classes). */
+@EventSubscriber()
 export class AfterCommitHooks implements EntitySubscriberInterface {
   afterTransactionCommit(event: TransactionCommitEvent): void {
     // Also broadcast when a savepoint is released; only the outermost commit counts.

@@ -1,0 +1,84 @@
+import { findFreePort } from '../platform/embedded-postgres.js';
+import { newPurchaseId } from '../platform/ids.js';
+import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
+import { createApps, startBenchDatabase, startBenchPlaza, startReceiver } from './harness.js';
+
+export interface RetryFidelityResult {
+  deliveries: number;
+  scheduleMs: number[];
+  /** Worst |actual - configured| start of a retry, per retry number (2, 3, 4). */
+  worstErrorMsByAttempt: Record<number, number>;
+  /** Worst error as a share of the allowance (50 ms + 5% of the offset); at most 1 meets the target. */
+  worstShareOfAllowance: number;
+  lost: number;
+  extraAttempts: number;
+}
+
+const FAILED_ATTEMPTS = 3;
+
+/**
+ * Benchmark 3: `deliveries` deliveries whose receiver fails their first three attempts, with the
+ * default schedule scaled down 100x: every retry's start is compared with the end of the previous
+ * attempt plus its configured delay; none may be lost and none may get an extra attempt.
+ */
+export async function retryFidelityBenchmark(deliveries: number): Promise<RetryFidelityResult> {
+  const scheduleMs = [50, 300, 3_000, 18_000, 72_000]; // 5s,30s,5m,30m,2h / 100
+  const database = await startBenchDatabase();
+  const port = await findFreePort();
+  const plaza = await startBenchPlaza(database.databaseUrl, { WEBHOOK_RETRY_SCHEDULE: scheduleMs.map((ms) => `${ms}ms`).join(',') });
+  try {
+    const { appIds, secretsByAppId } = await createApps(plaza, 10, `http://127.0.0.1:${port}/bench/webhook`);
+    const receiver = await startReceiver(secretsByAppId, { port, failFirst: FAILED_ATTEMPTS });
+    try {
+      const { services } = plaza;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < deliveries) {
+            const i = next++;
+            await services.db.transaction((manager) =>
+              services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: appIds[i % 10], userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 1000, developerShareVnd: 800 }),
+            );
+          }
+        }),
+      );
+      // Every delivery needs 50 + 300 + 3,000 ms of waiting; give them a generous while to settle.
+      for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+        const [{ open }] = await services.db.query("SELECT count(*)::int AS open FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING')");
+        if (open === 0) break;
+      }
+      await new Promise((r) => setTimeout(r, scheduleMs[FAILED_ATTEMPTS] + 500)); // an extra attempt would show up by now
+      const attempts: { delivery_id: string; number: number; started_at: Date; duration_ms: number }[] = await services.db.query(
+        'SELECT delivery_id, number, started_at, duration_ms FROM webhook_attempts ORDER BY delivery_id, number',
+      );
+      const byDelivery = new Map<string, typeof attempts>();
+      for (const attempt of attempts) byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), attempt]);
+      const worstErrorMsByAttempt: Record<number, number> = {};
+      let worstShareOfAllowance = 0;
+      for (const list of byDelivery.values()) {
+        for (let n = 1; n < list.length; n++) {
+          const offset = scheduleMs[n - 1];
+          const due = list[n - 1].started_at.getTime() + list[n - 1].duration_ms + offset;
+          const error = Math.abs(list[n].started_at.getTime() - due);
+          worstErrorMsByAttempt[n + 1] = Math.max(worstErrorMsByAttempt[n + 1] ?? 0, error);
+          worstShareOfAllowance = Math.max(worstShareOfAllowance, error / (50 + 0.05 * offset));
+        }
+      }
+      const [{ succeeded }] = await services.db.query("SELECT count(*)::int AS succeeded FROM webhook_deliveries WHERE status = 'SUCCEEDED'");
+      const { requests } = await receiver.count();
+      return {
+        deliveries,
+        scheduleMs,
+        worstErrorMsByAttempt,
+        worstShareOfAllowance,
+        lost: deliveries - succeeded,
+        extraAttempts: requests - deliveries * (FAILED_ATTEMPTS + 1),
+      };
+    } finally {
+      await receiver.close();
+    }
+  } finally {
+    await plaza.stop();
+    await database.close();
+  }
+}
