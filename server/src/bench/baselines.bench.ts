@@ -1,14 +1,11 @@
 import { PgBoss } from 'pg-boss';
 import { createJobRuntime } from '../platform/jobs.js';
 import { findFreePort } from '../platform/embedded-postgres.js';
-import { newPurchaseId } from '../platform/ids.js';
-import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 import type { RunningPlaza } from '../plaza.js';
-import { createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified } from './harness.js';
+import { commitEvents, createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified, waitUntilNone } from './harness.js';
 import { deliverOnce } from './straightforward-delivery.js';
 
 const APPS = 10;
-const COMMIT_CONCURRENCY = 16;
 /** Jobs in flight per design: generous, so neither baseline is held back by its setting. */
 const JOB_CONCURRENCY = 50;
 
@@ -26,26 +23,11 @@ async function runBaseline(events: number, start: (plaza: RunningPlaza, database
   const receiver = await startReceiver(secretsByAppId, { port });
   const queue = await start(plaza, database.databaseUrl);
   try {
-    const { services } = plaza;
     const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: COMMIT_CONCURRENCY }, async () => {
-        while (next < events) {
-          const i = next++;
-          const delivery = await services.db.transaction((manager) =>
-            services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: appIds[i % APPS], userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }),
-          );
-          await queue.enqueue(delivery!.id);
-        }
-      }),
-    );
+    await commitEvents(plaza, appIds, events, (delivery) => queue.enqueue(delivery.id));
     const finished = await waitForVerified(receiver, events, 600_000);
     // Let the last jobs record their attempts before their queue stops under them.
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-      const [{ open }] = await services.db.query("SELECT count(*)::int AS open FROM webhook_deliveries WHERE status = 'PENDING'");
-      if (open === 0) break;
-    }
+    await waitUntilNone(plaza, ['PENDING'], 60_000);
     return events / ((finished - started) / 1000);
   } finally {
     await queue.stop();

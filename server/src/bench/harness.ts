@@ -10,6 +10,9 @@ import { devUserId } from '../modules/identity/identity.service.js';
 import { Role } from '../modules/identity/roles.js';
 import type { Principal } from '../modules/identity/principal.js';
 import { Pricing } from '../modules/apps/app.types.js';
+import { newPurchaseId } from '../platform/ids.js';
+import type { WebhookDelivery } from '../modules/webhooks/webhook-delivery.entity.js';
+import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 
 export interface BenchContext {
   databaseUrl: string;
@@ -52,6 +55,39 @@ export async function createApps(plaza: RunningPlaza, count: number, webhookUrl:
     secretsByAppId[app.id] = await services.secrets.signingSecret(app.id);
   }
   return { appIds, secretsByAppId };
+}
+
+/** Producers committing in parallel, like concurrent purchases. */
+export const COMMIT_CONCURRENCY = 16;
+
+/**
+ * Commits `events` purchase events, each in its own transaction through `recordEvent` (the entry
+ * point purchases use), spread over the apps; `afterCommit` runs with each recorded delivery.
+ */
+export async function commitEvents(plaza: RunningPlaza, appIds: string[], events: number, afterCommit?: (delivery: WebhookDelivery) => Promise<unknown>): Promise<void> {
+  const { services } = plaza;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: COMMIT_CONCURRENCY }, async () => {
+      while (next < events) {
+        const i = next++;
+        const delivery = await services.db.transaction((manager) =>
+          services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: appIds[i % appIds.length], userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }),
+        );
+        if (!delivery) throw new Error(`app ${appIds[i % appIds.length]} has no webhook URL`);
+        await afterCommit?.(delivery);
+      }
+    }),
+  );
+}
+
+/** Waits until no delivery is in one of `statuses` (the last results are written). */
+export async function waitUntilNone(plaza: RunningPlaza, statuses: string[], timeoutMs: number): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    const [{ open }] = await plaza.services.db.query('SELECT count(*)::int AS open FROM webhook_deliveries WHERE status = ANY($1::text[])', [statuses]);
+    if (open === 0) return;
+  }
+  throw new Error(`deliveries still ${statuses.join('/')} after ${timeoutMs} ms`);
 }
 
 export interface Receiver {

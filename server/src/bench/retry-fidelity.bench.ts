@@ -1,7 +1,5 @@
 import { findFreePort } from '../platform/embedded-postgres.js';
-import { newPurchaseId } from '../platform/ids.js';
-import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
-import { createApps, startBenchDatabase, startBenchPlaza, startReceiver } from './harness.js';
+import { commitEvents, createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitUntilNone } from './harness.js';
 
 export interface RetryFidelityResult {
   deliveries: number;
@@ -31,22 +29,9 @@ export async function retryFidelityBenchmark(deliveries: number): Promise<RetryF
     const receiver = await startReceiver(secretsByAppId, { port, failFirst: FAILED_ATTEMPTS });
     try {
       const { services } = plaza;
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (next < deliveries) {
-            const i = next++;
-            await services.db.transaction((manager) =>
-              services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: appIds[i % 10], userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 1000, developerShareVnd: 800 }),
-            );
-          }
-        }),
-      );
+      await commitEvents(plaza, appIds, deliveries);
       // Every delivery needs 50 + 300 + 3,000 ms of waiting; give them a generous while to settle.
-      for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
-        const [{ open }] = await services.db.query("SELECT count(*)::int AS open FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING')");
-        if (open === 0) break;
-      }
+      await waitUntilNone(plaza, ['PENDING', 'RETRYING'], 120_000);
       await new Promise((r) => setTimeout(r, scheduleMs[FAILED_ATTEMPTS] + 500)); // an extra attempt would show up by now
       const attempts: { delivery_id: string; number: number; started_at: Date; duration_ms: number }[] = await services.db.query(
         'SELECT delivery_id, number, started_at, duration_ms FROM webhook_attempts ORDER BY delivery_id, number',

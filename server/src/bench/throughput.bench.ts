@@ -4,7 +4,7 @@ import { findFreePort } from '../platform/embedded-postgres.js';
 import { newPurchaseId } from '../platform/ids.js';
 import { webhookPayload } from '../modules/webhooks/webhook-events.service.js';
 import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
-import { createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified } from './harness.js';
+import { commitEvents, createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified, waitUntilNone } from './harness.js';
 
 export interface ThroughputResult {
   events: number;
@@ -17,7 +17,6 @@ export interface ThroughputResult {
 }
 
 const APPS = 10;
-const COMMIT_CONCURRENCY = 16;
 const POOL_CONNECTIONS = 50;
 
 /**
@@ -41,25 +40,11 @@ export async function throughputBenchmark(events: number): Promise<ThroughputRes
       const commits = async () => Number((await services.db.query('SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS next_xid'))[0].next_xid);
       const commitsBefore = await commits();
       const started = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: COMMIT_CONCURRENCY }, async () => {
-          while (next < events) {
-            const i = next++;
-            await services.db.transaction((manager) =>
-              services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: appIds[i % APPS], userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }),
-            );
-          }
-        }),
-      );
+      await commitEvents(plaza, appIds, events);
       const finished = await waitForVerified(receiver, events, 600_000);
       const plazaPerSecond = events / ((finished - started) / 1000);
       // Let the last results be written, then count what the whole run committed.
-      for (;;) {
-        const [{ open }] = await services.db.query("SELECT count(*)::int AS open FROM webhook_deliveries WHERE status <> 'SUCCEEDED'");
-        if (open === 0) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitUntilNone(plaza, ['PENDING', 'RETRYING'], 60_000);
       const commitsPerDelivery = (await commits() - commitsBefore) / events;
       return { events, bareLoopPerSecond, plazaPerSecond, commitsPerDelivery };
     } finally {
