@@ -41,7 +41,8 @@ async function runBaseline(events: number, start: (plaza: RunningPlaza, database
 export function agendaPerDeliveryBenchmark(events: number): Promise<number> {
   return runBaseline(events, async (plaza, databaseUrl) => {
     const { services } = plaza;
-    const jobs = await createJobRuntime(services.config, databaseUrl, 'bench-agenda');
+    // As many job-store connections as Plaza's own pool: one job per delivery needs them, and fewer would handicap it.
+    const jobs = await createJobRuntime(services.config, databaseUrl, 'bench-agenda', { poolSize: 20 });
     jobs.agenda.maxConcurrency(JOB_CONCURRENCY);
     jobs.agenda.define<{ deliveryId: string }>('bench-deliver-one', (job) => deliverOnce(services.db, services.http, services.config.encryptionKeys, job.attrs.data.deliveryId), {
       concurrency: JOB_CONCURRENCY,

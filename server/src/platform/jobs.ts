@@ -16,7 +16,7 @@ export interface JobRuntime {
  * Agenda with its job store in PostgreSQL (default) or MongoDB (JOBS_BACKEND=mongodb). Locks last
  * 60 seconds, not Agenda's 10 minutes, so a dead worker's job is taken over within a minute.
  */
-export async function createJobRuntime(config: Config, databaseUrl: string, workerName: string): Promise<JobRuntime> {
+export async function createJobRuntime(config: Config, databaseUrl: string, workerName: string, options: { poolSize?: number } = {}): Promise<JobRuntime> {
   let backend;
   let pool: pg.Pool | undefined;
   if (config.jobsBackend === 'mongodb') {
@@ -25,7 +25,9 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
     backend = new MongoBackend({ address: config.mongodbUrl!, collection: 'plaza_jobs', ensureIndex: true });
   } else {
     // Our own pool with an error listener: the backend's pool would crash the process when PostgreSQL restarts.
-    pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    // Plaza's jobs are few and long (a delivery run claims work in batches), so a small pool serves;
+    // one connection of it holds the backend's LISTEN.
+    pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 4 });
     pool.on('error', (err) => logger.warn({ err }, 'job store connection failed; it will reconnect'));
     backend = new PostgresBackend({ pool });
   }
