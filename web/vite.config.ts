@@ -13,4 +13,15 @@ export default defineConfig({
       '/auth': { target: apiServer },
     },
   },
+  build: {
+    // Monaco (GraphiQL's editor) is one large lazy chunk that only /graphiql loads; the app's own chunk stays small.
+    chunkSizeWarningLimit: 3000,
+    rolldownOptions: {
+      onwarn(warning, warn) {
+        // graphiql ships React Compiler directives ("use no memo") that bundling drops harmlessly.
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
+  },
 });

@@ -1,62 +1,58 @@
-import { useQuery } from '@apollo/client/react';
-import { useState } from 'react';
-import { MyAppList } from './features/developer/MyAppList';
+import { lazy, Suspense } from 'react';
 import { AppLauncher } from './features/launcher/AppLauncher';
-import type { SessionUser } from './features/session/auth-api';
-import { CurrentViewerQuery } from './features/session/current-viewer';
-import { SessionPanel } from './features/session/SessionPanel';
-import { CategoryList } from './features/store/CategoryList';
-import { routeFor } from './routes';
-import { ErrorMessage } from './ui/ErrorMessage';
+import { Shell } from './features/shell/Shell';
+import { useT } from './i18n/i18n';
+import { useLocationRoute, type Route } from './routes';
+import { MyAppsPage } from './features/developer/MyAppsPage';
+import { SubmitAppPage } from './features/developer/SubmitAppPage';
+import { DeveloperAppPage } from './features/developer/DeveloperAppPage';
+import { StorePage } from './features/store/StorePage';
+import { StoreAppPage } from './features/store/StoreAppPage';
+import { LibraryPage } from './features/library/LibraryPage';
+import { ApiTokensPage } from './features/tokens/ApiTokensPage';
+
+// GraphiQL and its editor weigh more than the rest of the app together; only its visitors download it.
+const GraphiQLPage = lazy(() => import('./features/graphiql/GraphiQLPage'));
 
 export function App() {
-  const route = routeFor(window.location);
+  const route = useLocationRoute();
   if (route.kind === 'launcher') return <AppLauncher appId={route.appId} locale={route.locale} theme={route.theme} />;
-  return <HomePage />;
+  if (route.kind === 'graphiql')
+    return (
+      <Suspense fallback={<p aria-live="polite">Loading GraphiQL…</p>}>
+        <GraphiQLPage />
+      </Suspense>
+    );
+  return <Shell route={route}>{(viewer) => <Page route={route} points={viewer.points} />}</Shell>;
 }
 
-function HomePage() {
-  const viewer = useQuery(CurrentViewerQuery, { fetchPolicy: 'network-only' });
-  // Judged by data rather than `loading`, so a later refetch does not tear down the page it feeds.
-  const checkingSession = viewer.data === undefined && viewer.error === undefined;
-
-  return (
-    <div className="page">
-      <header>
-        <h1>Plaza</h1>
-        <p className="lede">
-          An app marketplace: developers submit apps, reviewers approve them within a day, and people install them from the store.
-        </p>
-      </header>
-      <main>
-        {checkingSession ? (
-          <p aria-live="polite">Checking whether you are signed in…</p>
-        ) : (
-          <>
-            {viewer.error && <ErrorMessage message={`Could not check your session: ${viewer.error.message}`} />}
-            <Dashboard initialUser={viewer.data?.me ?? null} />
-          </>
-        )}
-      </main>
-    </div>
-  );
+function Page({ route, points }: { route: Route; points: number }) {
+  switch (route.kind) {
+    case 'store':
+      return <StorePage key={route.search} category={route.category} search={route.search} />;
+    case 'store-app':
+      return <StoreAppPage appId={route.appId} points={points} />;
+    case 'library':
+      return <LibraryPage />;
+    case 'my-apps':
+      return <MyAppsPage />;
+    case 'submit-app':
+      return <SubmitAppPage />;
+    case 'developer-app':
+      return <DeveloperAppPage appId={route.appId} />;
+    case 'api-tokens':
+      return <ApiTokensPage />;
+    default:
+      return <NotFound />;
+  }
 }
 
-function Dashboard({ initialUser }: { initialUser: SessionUser | null }) {
-  const [user, setUser] = useState(initialUser);
-
+function NotFound() {
+  const t = useT();
   return (
-    <>
-      <SessionPanel initialUser={initialUser} onSessionChange={setUser} />
-      <CategoryList />
-      {user ? (
-        <MyAppList key={user.id} />
-      ) : (
-        <section className="card" aria-labelledby="my-apps-heading">
-          <h2 id="my-apps-heading">Your apps</h2>
-          <p>Sign in to see the apps you have submitted.</p>
-        </section>
-      )}
-    </>
+    <section className="card">
+      <h2>{t('shell.notFoundHeading')}</h2>
+      <p>{t('shell.notFound')}</p>
+    </section>
   );
 }

@@ -1,22 +1,89 @@
-export type Route = { kind: 'home' } | { kind: 'launcher'; appId: string; locale: string | null; theme: string | null };
+import { useEffect, useState } from 'react';
+
+export type Route =
+  | { kind: 'store'; category: string | null; search: string }
+  | { kind: 'store-app'; appId: string }
+  | { kind: 'library' }
+  | { kind: 'my-apps' }
+  | { kind: 'submit-app' }
+  | { kind: 'developer-app'; appId: string }
+  | { kind: 'api-tokens' }
+  | { kind: 'graphiql' }
+  | { kind: 'not-found' }
+  | { kind: 'launcher'; appId: string; locale: string | null; theme: string | null };
 
 const LAUNCHER_PATH = /^\/apps\/([^/]+)\/open\/?$/;
+const STORE_APP_PATH = /^\/store\/([^/]+)\/?$/;
+const DEVELOPER_APP_PATH = /^\/developer\/apps\/([^/]+)\/?$/;
 
-/**
- * The page for a URL. Two pages do not need a router: `/apps/<appId>/open[?locale=vi&theme=dark]`
- * opens an app; everything else is the home page.
- */
-export function routeFor({ pathname, search }: { pathname: string; search: string }): Route {
-  const encodedAppId = LAUNCHER_PATH.exec(pathname)?.[1];
-  if (!encodedAppId) return { kind: 'home' };
-  let appId: string;
+function decodeSegment(encoded: string): string | null {
   try {
-    appId = decodeURIComponent(encodedAppId);
+    return decodeURIComponent(encoded);
   } catch {
-    return { kind: 'home' }; // a malformed %-escape cannot name an app
+    return null; // a malformed %-escape cannot name an app
   }
+}
+
+/** The page for a URL; the pathname alone decides, the query string only refines it. */
+export function routeFor({ pathname, search }: { pathname: string; search: string }): Route {
   const query = new URLSearchParams(search);
-  return { kind: 'launcher', appId, locale: query.get('locale'), theme: query.get('theme') };
+  const path = pathname.replace(/\/+$/, '') || '/';
+  const launcherId = LAUNCHER_PATH.exec(pathname)?.[1];
+  if (launcherId) {
+    const appId = decodeSegment(launcherId);
+    return appId ? { kind: 'launcher', appId, locale: query.get('locale'), theme: query.get('theme') } : { kind: 'not-found' };
+  }
+  const storeAppId = STORE_APP_PATH.exec(pathname)?.[1];
+  if (storeAppId) {
+    const appId = decodeSegment(storeAppId);
+    return appId ? { kind: 'store-app', appId } : { kind: 'not-found' };
+  }
+  const developerAppId = DEVELOPER_APP_PATH.exec(pathname)?.[1];
+  if (developerAppId) {
+    const appId = decodeSegment(developerAppId);
+    return appId ? { kind: 'developer-app', appId } : { kind: 'not-found' };
+  }
+  switch (path) {
+    case '/':
+    case '/store':
+      return { kind: 'store', category: query.get('category'), search: query.get('q') ?? '' };
+    case '/library':
+      return { kind: 'library' };
+    case '/developer':
+      return { kind: 'my-apps' };
+    case '/developer/new':
+      return { kind: 'submit-app' };
+    case '/developer/tokens':
+      return { kind: 'api-tokens' };
+    case '/graphiql':
+      return { kind: 'graphiql' };
+    default:
+      return { kind: 'not-found' };
+  }
 }
 
 export const launcherPath = (appId: string) => `/apps/${encodeURIComponent(appId)}/open`;
+export const storeAppPath = (appId: string) => `/store/${encodeURIComponent(appId)}`;
+export const developerAppPath = (appId: string) => `/developer/apps/${encodeURIComponent(appId)}`;
+
+const NAVIGATED = 'plaza:navigated';
+
+/** Client-side navigation: the server answers every GET with the SPA, so a reload lands on the same page. */
+export function navigate(to: string): void {
+  window.history.pushState(null, '', to);
+  window.dispatchEvent(new Event(NAVIGATED));
+}
+
+export function useLocationRoute(): Route {
+  const [route, setRoute] = useState(() => routeFor(window.location));
+  useEffect(() => {
+    const update = () => setRoute(routeFor(window.location));
+    window.addEventListener('popstate', update);
+    window.addEventListener(NAVIGATED, update);
+    return () => {
+      window.removeEventListener('popstate', update);
+      window.removeEventListener(NAVIGATED, update);
+    };
+  }, []);
+  return route;
+}

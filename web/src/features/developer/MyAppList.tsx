@@ -1,8 +1,10 @@
 import { useQuery } from '@apollo/client/react';
 import { graphql } from '../../gql';
-import { launcherPath } from '../../routes';
+import { developerAppPath, launcherPath } from '../../routes';
+import { Link } from '../../ui/Link';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { APP_STATUS_LABEL, formatDueDate } from './app-status';
+import { useT } from '../../i18n/i18n';
+import { formatDueDate } from './app-status';
 
 const MyAppsQuery = graphql(`
   query MyApps {
@@ -11,12 +13,14 @@ const MyAppsQuery = graphql(`
       name
       status
       reviewDueAt
+      reviewOverdue
     }
   }
 `);
 
 /** Mount it per signed-in account (key it by user id): the list belongs to whoever holds the cookie now. */
 export function MyAppList() {
+  const t = useT();
   const { data, loading, error, refetch } = useQuery(MyAppsQuery, { fetchPolicy: 'network-only' });
 
   return (
@@ -42,11 +46,22 @@ export function MyAppList() {
             <tbody>
               {data.myApps.map((app) => (
                 <tr key={app.id}>
-                  <td>{app.name}</td>
                   <td>
-                    <span className={`badge status-${app.status.toLowerCase()}`}>{APP_STATUS_LABEL[app.status]}</span>
+                    <Link href={developerAppPath(app.id)}>{app.name}</Link>
                   </td>
-                  <td>{app.status === 'PENDING_REVIEW' ? <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time> : '—'}</td>
+                  <td>
+                    <span className={`badge status-${app.status.toLowerCase()}`}>{t(`status.${app.status}`)}</span>
+                  </td>
+                  <td>
+                    {app.status === 'PENDING_REVIEW' ? (
+                      <span className={app.reviewOverdue ? 'overdue' : undefined}>
+                        <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time>
+                        {app.reviewOverdue && <strong> {t('dev.overdue')}</strong>}
+                      </span>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
                   <td>
                     {/* Developers may open their own app at any stage, to try the handshake before review. */}
                     <a href={launcherPath(app.id)} aria-label={`Open ${app.name}`}>

@@ -1,11 +1,3 @@
-import type { AppStatus } from '../../gql/graphql';
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-export const APP_STATUS_LABEL: Record<AppStatus, string> = {
-  PENDING_REVIEW: 'Pending review',
-  APPROVED: 'Approved',
-  REJECTED: 'Rejected',
-};
-
-const dueDateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-export const formatDueDate = (isoDateTime: string) => dueDateFormat.format(new Date(isoDateTime));
+export const formatDueDate = (isoDateTime: string) => dateTimeFormat.format(new Date(isoDateTime));

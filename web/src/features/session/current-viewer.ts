@@ -7,6 +7,9 @@ export const CurrentViewerQuery = graphql(`
       id
       email
       roles
+      points
+      locale
+      theme
     }
   }
 `);

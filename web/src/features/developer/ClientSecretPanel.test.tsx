@@ -1,0 +1,79 @@
+import { ApolloProvider } from '@apollo/client/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApolloClient } from '../../apollo-client';
+import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { ClientSecretPanel } from './ClientSecretPanel';
+
+const secret = (value: string) => ({ __typename: 'ClientSecret', appId: 'app_1', value, createdAt: '2030-01-01T00:00:00.000Z' });
+
+let server: FakePlazaServer;
+let calls: GraphqlCall[];
+
+beforeAll(async () => {
+  server = await startFakePlazaServer();
+  browseFrom(server.origin);
+});
+
+afterAll(() => server.close());
+
+beforeEach(() => {
+  calls = [];
+  server.respondWith(
+    graphqlResponder(
+      {
+        RevealClientSecret: () => ({ data: { revealClientSecret: secret('whsec_revealed') } }),
+        RotateClientSecret: () => ({ data: { rotateClientSecret: secret('whsec_rotated') } }),
+      },
+      calls,
+    ),
+  );
+  render(
+    <ApolloProvider client={createApolloClient()}>
+      <ClientSecretPanel appId="app_1" />
+    </ApolloProvider>,
+  );
+});
+
+afterEach(() => cleanup());
+
+const shownSecret = () => screen.getByTestId('client-secret').textContent;
+const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('client secret', () => {
+  it('stays masked, and unrequested, until the key button is pressed', async () => {
+    expect(shownSecret()).toMatch(/^•+$/);
+    expect(screen.queryByRole('button', { name: 'Copy' })).toBeNull();
+    await pause();
+    // Every reveal is audited, so merely opening the page must not fetch the secret.
+    expect(calls).toEqual([]);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Reveal client secret' }));
+
+    expect(await screen.findByText('whsec_revealed')).toBeTruthy();
+    expect(calls).toEqual([{ operationName: 'RevealClientSecret', variables: { appId: 'app_1' } }]);
+    expect(screen.getByRole('button', { name: 'Copy' })).toBeTruthy();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Hide' }));
+    expect(shownSecret()).toMatch(/^•+$/);
+  });
+
+  it('rotates only after confirmation', async () => {
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate secret…' }));
+    const confirmation = screen.getByRole('group', { name: 'Confirm rotation' });
+    expect(confirmation.textContent).toMatch(/old one stops verifying/);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await pause();
+    expect(calls).toEqual([]);
+    expect(screen.queryByRole('group', { name: 'Confirm rotation' })).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate secret…' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate now' }));
+
+    expect(await screen.findByText('whsec_rotated')).toBeTruthy();
+    expect(calls).toEqual([{ operationName: 'RotateClientSecret', variables: { appId: 'app_1' } }]);
+    expect(screen.getByText(/The secret was rotated/).getAttribute('role')).toBe('status');
+  });
+});

@@ -1,0 +1,211 @@
+import { useMutation, useQuery } from '@apollo/client/react';
+import type { ResultOf } from '@graphql-typed-document-node/core';
+import { useState } from 'react';
+import { useT, type Translate } from '../../i18n/i18n';
+import type { MessageKey } from '../../i18n/strings';
+import { launcherPath } from '../../routes';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { AppForm } from './AppForm';
+import { formatDueDate } from './app-status';
+import { toAppInput, type AppFormValues } from './app-rules';
+import { ClientSecretPanel } from './ClientSecretPanel';
+import { DeveloperAppQuery, UpdateAppMutation } from './developer-app';
+
+type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
+
+const KNOWN_REASONS = ['BROKEN_IFRAME_URL', 'INVALID_ICON', 'MISLEADING_DESCRIPTION', 'OTHER'];
+
+/** Reasons the server adds later still show, as their code. */
+const reasonLabel = (t: Translate, reason: string) => (KNOWN_REASONS.includes(reason) ? t(`reason.${reason}` as MessageKey) : reason);
+
+const vnd = new Intl.NumberFormat('vi-VN', { style: 'currency', currency: 'VND' });
+
+export function DeveloperAppPage({ appId }: { appId: string }) {
+  const t = useT();
+  const { data, loading, error, refetch } = useQuery(DeveloperAppQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
+  const [editing, setEditing] = useState(false);
+  const [updateApp] = useMutation(UpdateAppMutation);
+
+  if (error) return <ErrorMessage message={`Could not load this app: ${error.message}`} onRetry={() => void refetch()} />;
+  if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;
+  const app = data?.app;
+  if (!app) return <ErrorMessage message={t('dev.notFound')} />;
+
+  return (
+    <>
+      <section className="card" aria-labelledby="developer-app-name">
+        <div className="page-head">
+          <img src={app.iconUrl} alt="" width={56} height={56} />
+          <h1 id="developer-app-name">{app.name}</h1>
+          <span className={`badge status-${app.status.toLowerCase()}`}>{t(`status.${app.status}`)}</span>
+        </div>
+        {app.status === 'PENDING_REVIEW' && (
+          <p className={app.reviewOverdue ? 'overdue' : undefined}>
+            {t('dev.reviewDue')} <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time>
+            {app.reviewOverdue && <strong> {t('dev.overdue')}</strong>}
+          </p>
+        )}
+        {editing ? (
+          <AppForm
+            initialValues={formValuesOf(app)}
+            submitLabel={t(app.status === 'REJECTED' ? 'dev.saveResubmit' : 'dev.save')}
+            busyLabel={t('dev.saving')}
+            onSubmit={async (values) => {
+              await updateApp({ variables: { id: app.id, input: toAppInput(values) } });
+              setEditing(false);
+              await refetch();
+            }}
+          />
+        ) : (
+          <>
+            <AppFacts app={app} />
+            <div className="actions">
+              <button type="button" onClick={() => setEditing(true)}>
+                {t(app.status === 'REJECTED' ? 'dev.editResubmit' : 'dev.edit')}
+              </button>
+              <a className="button-link secondary" href={launcherPath(app.id)}>
+                {t('dev.open')}
+              </a>
+            </div>
+          </>
+        )}
+        {editing && (
+          <button type="button" className="secondary" onClick={() => setEditing(false)}>
+            {t('dev.cancelEdit')}
+          </button>
+        )}
+      </section>
+      <ReviewHistory decisions={app.reviewDecisions} />
+      <PreChecks report={app.preChecks} />
+      <ClientSecretPanel appId={app.id} />
+      <Earnings earnings={app.earnings} />
+    </>
+  );
+}
+
+function formValuesOf(app: DeveloperApp): AppFormValues {
+  return {
+    name: app.name,
+    shortDescription: app.shortDescription,
+    iconUrl: app.iconUrl,
+    appUrl: app.appUrl,
+    category: app.category,
+    pricing: app.pricing,
+    pricePoints: app.pricePoints ? String(app.pricePoints) : '',
+    webhookUrl: app.webhookUrl ?? '',
+  };
+}
+
+function AppFacts({ app }: { app: DeveloperApp }) {
+  const t = useT();
+  return (
+    <dl className="facts">
+      <dt>{t('form.shortDescription')}</dt>
+      <dd>{app.shortDescription}</dd>
+      <dt>{t('form.appUrl')}</dt>
+      <dd>{app.appUrl}</dd>
+      <dt>{t('form.iconUrl')}</dt>
+      <dd>{app.iconUrl}</dd>
+      <dt>{t('form.category')}</dt>
+      <dd>{app.category}</dd>
+      <dt>{t('dev.price')}</dt>
+      <dd>{app.pricing === 'PAID' ? t('store.price', { points: app.pricePoints ?? 0 }) : t('store.free')}</dd>
+      <dt>Webhook URL</dt>
+      <dd>{app.webhookUrl ?? t('dev.none')}</dd>
+      <dt>{t('dev.submitted')}</dt>
+      <dd>
+        <time dateTime={app.submittedAt}>{formatDueDate(app.submittedAt)}</time>
+      </dd>
+    </dl>
+  );
+}
+
+function ReviewHistory({ decisions }: { decisions: DeveloperApp['reviewDecisions'] }) {
+  const t = useT();
+  return (
+    <section className="card" aria-labelledby="review-history-heading">
+      <h2 id="review-history-heading">{t('dev.history')}</h2>
+      {decisions.length === 0 ? (
+        <p>{t('dev.noDecision')}</p>
+      ) : (
+        <ol className="history">
+          {decisions.map((decision) => (
+            <li key={decision.id}>
+              <span className={`badge status-${decision.outcome.toLowerCase()}`}>{t(`status.${decision.outcome}`)}</span>{' '}
+              <time dateTime={decision.decidedAt}>{formatDueDate(decision.decidedAt)}</time>
+              {decision.reasons.length > 0 && (
+                <ul>
+                  {decision.reasons.map((reason) => (
+                    <li key={reason}>{reasonLabel(t, reason)}</li>
+                  ))}
+                </ul>
+              )}
+              {decision.note && <p className="note">{decision.note}</p>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function PreChecks({ report }: { report: DeveloperApp['preChecks'] }) {
+  const t = useT();
+  return (
+    <section className="card" aria-labelledby="pre-checks-heading">
+      <h2 id="pre-checks-heading">{t('dev.preChecks')}</h2>
+      {!report ? (
+        <p>{t('dev.noPreChecks')}</p>
+      ) : (
+        <>
+          <p>{t('dev.preCheckStatus', { status: report.status })}</p>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('dev.check')}</th>
+                <th scope="col">{t('dev.outcome')}</th>
+                <th scope="col">{t('dev.detail')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.results.map((result) => (
+                <tr key={result.check}>
+                  <td>{result.check}</td>
+                  <td>{result.outcome}</td>
+                  <td>{result.detail}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}
+
+function Earnings({ earnings }: { earnings: DeveloperApp['earnings'] }) {
+  const t = useT();
+  return (
+    <section className="card" aria-labelledby="earnings-heading">
+      <h2 id="earnings-heading">{t('dev.earnings')}</h2>
+      {!earnings ? (
+        <p>{t('dev.noSales')}</p>
+      ) : (
+        <dl className="facts">
+          <dt>{t('dev.sales')}</dt>
+          <dd>{earnings.salesCount}</dd>
+          <dt>{t('dev.gross')}</dt>
+          <dd>{vnd.format(earnings.grossSalesVnd)}</dd>
+          <dt>{t('dev.share')}</dt>
+          <dd>{vnd.format(earnings.developerShareVnd)}</dd>
+          <dt>{t('dev.refunds')}</dt>
+          <dd>
+            {earnings.refundsCount} ({vnd.format(earnings.refundedVnd)})
+          </dd>
+          <dt>{t('dev.net')}</dt>
+          <dd>{vnd.format(earnings.netDeveloperShareVnd)}</dd>
+        </dl>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,124 @@
+import { ApolloProvider } from '@apollo/client/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApolloClient } from '../../apollo-client';
+import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { SubmitAppPage } from './SubmitAppPage';
+
+const categories = [
+  { __typename: 'Category', id: 'games', label: 'Games' },
+  { __typename: 'Category', id: 'travel', label: 'Travel' },
+];
+
+let server: FakePlazaServer;
+let calls: GraphqlCall[];
+
+beforeAll(async () => {
+  server = await startFakePlazaServer();
+  browseFrom(server.origin);
+});
+
+afterAll(() => server.close());
+
+afterEach(() => cleanup());
+
+async function renderForm(answers: Parameters<typeof graphqlResponder>[0] = {}) {
+  calls = [];
+  server.respondWith(graphqlResponder({ AppCategories: () => ({ data: { categories } }), ...answers }, calls));
+  const submitted: string[] = [];
+  render(
+    <ApolloProvider client={createApolloClient()}>
+      <SubmitAppPage onSubmitted={(appId) => submitted.push(appId)} />
+    </ApolloProvider>,
+  );
+  // Loaded before the test acts, so no request is still in flight when the page is torn down.
+  await screen.findByRole('option', { name: 'Games' });
+  return submitted;
+}
+
+const type = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
+
+function describedText(label: string) {
+  const ids = screen.getByLabelText(label).getAttribute('aria-describedby')?.split(' ') ?? [];
+  return ids.map((id) => document.getElementById(id)?.textContent ?? '').join(' | ');
+}
+
+describe('Submit App form', () => {
+  it('counts the short description in code points as you type', async () => {
+    await renderForm();
+    expect(describedText('Short description')).toBe('0 / 120 characters');
+
+    type('Short description', 'Chào 👋🏽');
+    // "👋🏽" is two code points (hand + skin tone) but four UTF-16 units; the server counts code points.
+    expect(describedText('Short description')).toBe('7 / 120 characters');
+
+    type('Short description', 'x'.repeat(121));
+    expect(describedText('Short description')).toBe('121 / 120 characters');
+  });
+
+  it('hints that the App URL and Icon URL must be https while typing', async () => {
+    await renderForm();
+    type('App URL', 'http://quiz.example/play');
+    expect(describedText('App URL')).toBe('Must start with https://');
+    type('Icon URL', 'quiz.example/icon.png');
+    expect(describedText('Icon URL')).toBe('Enter a full address starting with https://');
+
+    type('App URL', 'https://quiz.example/play');
+    expect(describedText('App URL')).not.toMatch(/Must start/);
+  });
+
+  it('asks for a price only for a paid app', async () => {
+    await renderForm();
+    expect(screen.queryByLabelText('Price (points)')).toBeNull();
+
+    fireEvent.click(screen.getByLabelText('Paid'));
+    expect(screen.getByLabelText('Price (points)')).toBeTruthy();
+
+    fireEvent.click(screen.getByLabelText('Free'));
+    expect(screen.queryByLabelText('Price (points)')).toBeNull();
+  });
+
+  it("attaches the server's error to the field it names", async () => {
+    await renderForm({
+      SubmitApp: () => ({
+        data: null,
+        errors: [{ message: 'appUrl must use HTTPS (https://...)', extensions: { code: 'BAD_USER_INPUT', field: 'appUrl' } }],
+      }),
+    });
+    type('Name', 'Quiz Time');
+    type('Short description', 'Daily trivia');
+    type('App URL', 'https://quiz.example/play');
+    type('Icon URL', 'https://quiz.example/icon.png');
+    fireEvent.change(screen.getByLabelText('Category'), { target: { value: 'games' } });
+
+    fireEvent.click(screen.getByRole('button', { name: 'Submit for review' }));
+
+    await waitFor(() => expect(screen.getByLabelText('App URL').getAttribute('aria-invalid')).toBe('true'));
+    expect(describedText('App URL')).toContain('appUrl must use HTTPS (https://...)');
+    expect(screen.getByLabelText('Name').getAttribute('aria-invalid')).toBeNull();
+    expect(calls.find((call) => call.operationName === 'SubmitApp')?.variables).toEqual({
+      input: {
+        name: 'Quiz Time',
+        shortDescription: 'Daily trivia',
+        iconUrl: 'https://quiz.example/icon.png',
+        appUrl: 'https://quiz.example/play',
+        category: 'games',
+        pricing: 'FREE',
+        pricePoints: null,
+        webhookUrl: null,
+      },
+    });
+  });
+
+  it('sends nothing while a field breaks a rule the form knows', async () => {
+    await renderForm();
+    fireEvent.click(screen.getByLabelText('Paid'));
+    fireEvent.click(screen.getByRole('button', { name: 'Submit for review' }));
+
+    expect(screen.getByLabelText('Name').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByLabelText('Price (points)').getAttribute('aria-invalid')).toBe('true');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(calls.map((call) => call.operationName)).not.toContain('SubmitApp');
+  });
+});

@@ -1,0 +1,10 @@
+import { graphql } from '../../gql';
+
+export const AppCategoriesQuery = graphql(`
+  query AppCategories {
+    categories {
+      id
+      label
+    }
+  }
+`);

@@ -1,0 +1,81 @@
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
+import { ApolloProvider } from '@apollo/client/react';
+import { MockSubscriptionLink } from '@apollo/client/testing';
+import { getMainDefinition } from '@apollo/client/utilities';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { graphqlResponder } from '../../test-support/graphql-responder';
+import { NotificationBell } from './NotificationBell';
+
+const notification = (id: string, message: string, readAt: string | null) => ({
+  __typename: 'Notification',
+  id,
+  kind: 'REVIEW_DECIDED',
+  message,
+  appId: 'app_1',
+  createdAt: '2030-01-01T00:00:00.000Z',
+  readAt,
+});
+
+let server: FakePlazaServer;
+
+beforeAll(async () => {
+  server = await startFakePlazaServer();
+  browseFrom(server.origin);
+});
+
+afterAll(() => server.close());
+
+afterEach(() => cleanup());
+
+/** Queries go over real HTTP to the fake server; the subscription is fed by the test, as graphql-ws would. */
+function clientWithLiveFeed() {
+  const live = new MockSubscriptionLink();
+  const http = new HttpLink({ uri: '/graphql' });
+  const link = ApolloLink.split(({ query }) => {
+    const definition = getMainDefinition(query);
+    return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+  }, live, http);
+  return { client: new ApolloClient({ link, cache: new InMemoryCache() }), live };
+}
+
+describe('notifications bell', () => {
+  it('counts unread notifications and raises the count when one arrives live', async () => {
+    server.respondWith(
+      graphqlResponder({
+        Notifications: () => ({
+          data: {
+            notifications: {
+              __typename: 'NotificationConnection',
+              edges: [
+                { __typename: 'NotificationEdge', node: notification('ntf_2', 'Quiz Time was approved', null) },
+                { __typename: 'NotificationEdge', node: notification('ntf_1', 'Quiz Time was rejected', '2030-01-01T01:00:00.000Z') },
+              ],
+            },
+          },
+        }),
+      }),
+    );
+    const { client, live } = clientWithLiveFeed();
+    render(
+      <ApolloProvider client={client}>
+        <NotificationBell />
+      </ApolloProvider>,
+    );
+
+    expect(await screen.findByRole('button', { name: 'Notifications, 1 unread' })).toBeTruthy();
+
+    act(() => live.simulateResult({ result: { data: { notificationAdded: notification('ntf_3', 'Chess Club was approved', null) } } }));
+
+    const bell = await screen.findByRole('button', { name: 'Notifications, 2 unread' });
+    expect(screen.getByTestId('unread-count').textContent).toBe('2');
+    fireEvent.click(bell);
+    expect(bell.getAttribute('aria-expanded')).toBe('true');
+    expect(screen.getAllByRole('listitem').map((item) => item.querySelector('a')?.textContent)).toEqual([
+      'Chess Club was approved',
+      'Quiz Time was approved',
+      'Quiz Time was rejected',
+    ]);
+  });
+});

@@ -1,0 +1,85 @@
+import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
+import { useId, useState } from 'react';
+import { useFragment } from '../../gql';
+import { useT } from '../../i18n/i18n';
+import { developerAppPath } from '../../routes';
+import { BellIcon } from '../../ui/icons';
+import { Link } from '../../ui/Link';
+import { MarkNotificationReadMutation, NotificationAddedSubscription, NotificationFields, NotificationsQuery } from './notifications';
+
+export function NotificationBell() {
+  const t = useT();
+  const panelId = useId();
+  const [open, setOpen] = useState(false);
+  const list = useQuery(NotificationsQuery, { fetchPolicy: 'cache-and-network' });
+  // Written into the cached list, so the normalised entry also follows markNotificationRead.
+  useSubscription(NotificationAddedSubscription, {
+    onData: ({ client, data }) => {
+      const added = data.data?.notificationAdded;
+      if (!added) return;
+      const updated = client.cache.updateQuery({ query: NotificationsQuery }, (current) =>
+        current
+          ? { notifications: { ...current.notifications, edges: [{ __typename: 'NotificationEdge' as const, node: added }, ...current.notifications.edges] } }
+          : current,
+      );
+      if (!updated) void list.refetch();
+    },
+  });
+  const [markRead] = useMutation(MarkNotificationReadMutation);
+
+  const all = dedupeById(useFragment(NotificationFields, list.data?.notifications.edges.map((edge) => edge.node) ?? []));
+  const unread = all.filter((notification) => !notification.readAt);
+
+  function markAllRead() {
+    for (const notification of unread) void markRead({ variables: { id: notification.id } }).catch(() => undefined);
+  }
+
+  return (
+    <div className="bell">
+      <button
+        type="button"
+        className="bell-button secondary"
+        aria-expanded={open}
+        aria-controls={panelId}
+        aria-label={t('bell.label', { count: unread.length })}
+        onClick={() => setOpen(!open)}
+      >
+        <BellIcon />
+        {unread.length > 0 && (
+          <span className="bell-count" data-testid="unread-count">
+            {unread.length}
+          </span>
+        )}
+      </button>
+      <div id={panelId} className="bell-panel card" hidden={!open}>
+        {all.length === 0 ? (
+          <p>{t('bell.empty')}</p>
+        ) : (
+          <>
+            <ul className="notification-list">
+              {all.map((notification) => (
+                <li key={notification.id} className={notification.readAt ? 'read' : 'unread'}>
+                  {notification.appId ? <Link href={developerAppPath(notification.appId)}>{notification.message}</Link> : notification.message}
+                  <time dateTime={notification.createdAt}>{new Date(notification.createdAt).toLocaleString()}</time>
+                </li>
+              ))}
+            </ul>
+            {unread.length > 0 && (
+              <button type="button" className="secondary" onClick={markAllRead}>
+                {t('bell.markAllRead')}
+              </button>
+            )}
+          </>
+        )}
+      </div>
+      <span className="visually-hidden" aria-live="polite">
+        {unread.length > 0 ? t('bell.label', { count: unread.length }) : ''}
+      </span>
+    </div>
+  );
+}
+
+/** A notification that arrived live may come again with the next fetch of the list. */
+function dedupeById<T extends { id: string }>(notifications: readonly T[]): T[] {
+  return [...new Map(notifications.map((notification) => [notification.id, notification] as const)).values()];
+}

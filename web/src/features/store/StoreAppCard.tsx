@@ -1,0 +1,21 @@
+import { useFragment, type FragmentType } from '../../gql';
+import { storeAppPath } from '../../routes';
+import { Link } from '../../ui/Link';
+import { PriceTag } from './PriceTag';
+import { StoreAppCardFields } from './store-apps';
+
+export function StoreAppCard(props: { app: FragmentType<typeof StoreAppCardFields> }) {
+  const app = useFragment(StoreAppCardFields, props.app);
+  return (
+    <li className="app-card card">
+      <img src={app.iconUrl} alt="" width={48} height={48} loading="lazy" />
+      <div>
+        <h3>
+          <Link href={storeAppPath(app.id)}>{app.name}</Link>
+        </h3>
+        <p>{app.shortDescription}</p>
+        <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} />
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,134 @@
+import { useMutation, useQuery } from '@apollo/client/react';
+import { useId, useState, type FormEvent } from 'react';
+import { useT } from '../../i18n/i18n';
+import { CopyButton } from '../../ui/CopyButton';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { serverProblem } from '../../ui/graphql-errors';
+import { formatDueDate } from '../developer/app-status';
+import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, TOKEN_SCOPES } from './api-tokens';
+
+export function ApiTokensPage() {
+  const t = useT();
+  const tokens = useQuery(ApiTokensQuery, { fetchPolicy: 'cache-and-network' });
+  const [revoke] = useMutation(RevokeApiTokenMutation, { refetchQueries: [ApiTokensQuery] });
+  const [problem, setProblem] = useState<string | null>(null);
+
+  return (
+    <>
+      <h1>{t('tokens.heading')}</h1>
+      <p className="hint">For scripts and integrations: send one as "Authorization: Bearer &lt;token&gt;".</p>
+      <CreateTokenForm />
+      <section className="card" aria-labelledby="tokens-heading">
+        <h2 id="tokens-heading">{t('tokens.list')}</h2>
+        {tokens.error && <ErrorMessage message={tokens.error.message} onRetry={() => void tokens.refetch()} />}
+        {problem && <ErrorMessage message={problem} />}
+        {tokens.data &&
+          (tokens.data.myApiTokens.length === 0 ? (
+            <p>{t('tokens.none')}</p>
+          ) : (
+            <div className="table-scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Starts with</th>
+                    <th scope="col">Expires</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {tokens.data.myApiTokens.map((token) => (
+                    <tr key={token.id}>
+                      <td>{token.name}</td>
+                      <td>{token.scopes.join(', ')}</td>
+                      <td>
+                        <code>{token.tokenPrefix}…</code>
+                      </td>
+                      <td>{formatDueDate(token.expiresAt)}</td>
+                      <td>
+                        {token.revokedAt ? (
+                          t('tokens.revoked')
+                        ) : (
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-label={`${t('tokens.revoke')} ${token.name}`}
+                            onClick={() => {
+                              setProblem(null);
+                              revoke({ variables: { id: token.id } }).catch((err: unknown) => setProblem(serverProblem(err).message));
+                            }}
+                          >
+                            {t('tokens.revoke')}
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ))}
+      </section>
+    </>
+  );
+}
+
+function CreateTokenForm() {
+  const t = useT();
+  const nameId = useId();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['deliveries:read']);
+  const [created, setCreated] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [create, { loading }] = useMutation(CreateApiTokenMutation, { refetchQueries: [ApiTokensQuery] });
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setProblem(null);
+    if (name.trim() === '') return setProblem(t('tokens.needName'));
+    if (scopes.length === 0) return setProblem(t('tokens.needScope'));
+    try {
+      const result = await create({ variables: { input: { name: name.trim(), scopes } } });
+      setCreated(result.data?.createApiToken.token ?? null);
+      setName('');
+    } catch (err) {
+      setProblem(serverProblem(err).message);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="create-token-heading">
+      <h2 id="create-token-heading">{t('tokens.create')}</h2>
+      <form onSubmit={submit} noValidate>
+        <label htmlFor={nameId}>{t('tokens.name')}</label>
+        <input id={nameId} value={name} onChange={(event) => setName(event.target.value)} />
+        <fieldset>
+          <legend>{t('tokens.scopes')}</legend>
+          {TOKEN_SCOPES.map((scope) => (
+            <label key={scope} className="inline">
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(event) => setScopes(event.target.checked ? [...scopes, scope] : scopes.filter((kept) => kept !== scope))}
+              />{' '}
+              {scope}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={loading}>
+          {t('tokens.createButton')}
+        </button>
+      </form>
+      {problem && <ErrorMessage message={problem} />}
+      {created && (
+        <div className="created-token" role="status">
+          <p>{t('tokens.shownOnce')}</p>
+          <code>{created}</code> <CopyButton value={created} />
+        </div>
+      )}
+    </section>
+  );
+}
