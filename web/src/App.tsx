@@ -10,6 +10,11 @@ import { StorePage } from './features/store/StorePage';
 import { StoreAppPage } from './features/store/StoreAppPage';
 import { LibraryPage } from './features/library/LibraryPage';
 import { ApiTokensPage } from './features/tokens/ApiTokensPage';
+import { WebhookLogsPage } from './features/webhook-logs/WebhookLogsPage';
+import { DeliveryDetailPage } from './features/webhook-logs/DeliveryDetailPage';
+import { ReviewQueuePage } from './features/review/ReviewQueuePage';
+import { ReviewPage } from './features/review/ReviewPage';
+import { AdminPage } from './features/admin/AdminPage';
 
 // GraphiQL and its editor weigh more than the rest of the app together; only its visitors download it.
 const GraphiQLPage = lazy(() => import('./features/graphiql/GraphiQLPage'));
@@ -42,6 +47,16 @@ function Page({ route, points }: { route: Route; points: number }) {
       return <DeveloperAppPage appId={route.appId} />;
     case 'api-tokens':
       return <ApiTokensPage />;
+    case 'webhook-logs':
+      return <WebhookLogsPage query={route.query} />;
+    case 'webhook-delivery':
+      return <DeliveryDetailPage key={route.deliveryId} deliveryId={route.deliveryId} />;
+    case 'review-queue':
+      return <ReviewQueuePage />;
+    case 'review-app':
+      return <ReviewPage key={route.appId} appId={route.appId} />;
+    case 'admin':
+      return <AdminPage />;
     default:
       return <NotFound />;
   }

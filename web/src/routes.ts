@@ -10,11 +10,18 @@ export type Route =
   | { kind: 'api-tokens' }
   | { kind: 'graphiql' }
   | { kind: 'not-found' }
-  | { kind: 'launcher'; appId: string; locale: string | null; theme: string | null };
+  | { kind: 'review-queue' }
+  | { kind: 'review-app'; appId: string }
+  | { kind: 'admin' }
+  | { kind: 'launcher'; appId: string; locale: string | null; theme: string | null }
+  | { kind: 'webhook-logs'; query: string }
+  | { kind: 'webhook-delivery'; deliveryId: string };
 
 const LAUNCHER_PATH = /^\/apps\/([^/]+)\/open\/?$/;
 const STORE_APP_PATH = /^\/store\/([^/]+)\/?$/;
 const DEVELOPER_APP_PATH = /^\/developer\/apps\/([^/]+)\/?$/;
+const REVIEW_APP_PATH = /^\/review\/([^/]+)\/?$/;
+const WEBHOOK_DELIVERY_PATH = /^\/developer\/webhooks\/([^/]+)\/?$/;
 
 function decodeSegment(encoded: string): string | null {
   try {
@@ -38,11 +45,22 @@ export function routeFor({ pathname, search }: { pathname: string; search: strin
     const appId = decodeSegment(storeAppId);
     return appId ? { kind: 'store-app', appId } : { kind: 'not-found' };
   }
+  const reviewAppId = REVIEW_APP_PATH.exec(pathname)?.[1];
+  if (reviewAppId) {
+    const appId = decodeSegment(reviewAppId);
+    return appId ? { kind: 'review-app', appId } : { kind: 'not-found' };
+  }
   const developerAppId = DEVELOPER_APP_PATH.exec(pathname)?.[1];
   if (developerAppId) {
     const appId = decodeSegment(developerAppId);
     return appId ? { kind: 'developer-app', appId } : { kind: 'not-found' };
   }
+  const webhookDeliveryId = WEBHOOK_DELIVERY_PATH.exec(pathname)?.[1];
+  if (webhookDeliveryId) {
+    const deliveryId = decodeSegment(webhookDeliveryId);
+    return deliveryId ? { kind: 'webhook-delivery', deliveryId } : { kind: 'not-found' };
+  }
+  if (path === '/developer/webhooks') return { kind: 'webhook-logs', query: search };
   switch (path) {
     case '/':
     case '/store':
@@ -55,6 +73,10 @@ export function routeFor({ pathname, search }: { pathname: string; search: strin
       return { kind: 'submit-app' };
     case '/developer/tokens':
       return { kind: 'api-tokens' };
+    case '/review':
+      return { kind: 'review-queue' };
+    case '/admin':
+      return { kind: 'admin' };
     case '/graphiql':
       return { kind: 'graphiql' };
     default:
@@ -65,6 +87,8 @@ export function routeFor({ pathname, search }: { pathname: string; search: strin
 export const launcherPath = (appId: string) => `/apps/${encodeURIComponent(appId)}/open`;
 export const storeAppPath = (appId: string) => `/store/${encodeURIComponent(appId)}`;
 export const developerAppPath = (appId: string) => `/developer/apps/${encodeURIComponent(appId)}`;
+export const webhookDeliveryPath = (deliveryId: string) => `/developer/webhooks/${encodeURIComponent(deliveryId)}`;
+export const reviewAppPath = (appId: string) => `/review/${encodeURIComponent(appId)}`;
 
 const NAVIGATED = 'plaza:navigated';
 

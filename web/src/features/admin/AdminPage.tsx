@@ -1,0 +1,16 @@
+import { useT } from '../../i18n/i18n';
+import { CreditPointsForm } from './CreditPointsForm';
+import { DeliveryFailures } from './DeliveryFailures';
+import { RefundForm } from './RefundForm';
+
+export function AdminPage() {
+  const t = useT();
+  return (
+    <>
+      <h1>{t('admin.heading')}</h1>
+      <DeliveryFailures />
+      <RefundForm />
+      <CreditPointsForm />
+    </>
+  );
+}

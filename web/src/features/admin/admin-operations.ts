@@ -1,0 +1,60 @@
+import { graphql } from '../../gql';
+
+export const FAILED_PAGE_SIZE = 25;
+/** Enough to count the retrying deliveries on one request; beyond it the count reads "100+". */
+export const RETRYING_COUNT_LIMIT = 100;
+
+export const DeliveryFailuresQuery = graphql(`
+  query DeliveryFailures($first: Int!, $retryingLimit: Int!) {
+    failed: webhookDeliveries(filter: { status: FAILED }, first: $first) {
+      edges {
+        node {
+          id
+          appId
+          event
+          eventName
+          purchaseId
+          attemptCount
+          createdAt
+        }
+      }
+      pageInfo {
+        hasNextPage
+      }
+    }
+    retrying: webhookDeliveries(filter: { status: RETRYING }, first: $retryingLimit) {
+      edges {
+        node {
+          id
+        }
+      }
+      pageInfo {
+        hasNextPage
+      }
+    }
+  }
+`);
+
+export const RefundPurchaseMutation = graphql(`
+  mutation RefundPurchase($purchaseId: String!, $reason: String) {
+    refundPurchase(purchaseId: $purchaseId, reason: $reason) {
+      purchaseId
+      appId
+      userId
+      pricePoints
+      amountVnd
+      status
+      refundedAt
+      refundReason
+    }
+  }
+`);
+
+export const CreditPointsMutation = graphql(`
+  mutation CreditPoints($userId: ID!, $points: Int!, $reason: String!) {
+    creditPoints(userId: $userId, points: $points, reason: $reason) {
+      userId
+      points
+    }
+  }
+`);

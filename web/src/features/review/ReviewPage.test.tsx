@@ -1,0 +1,141 @@
+import { ApolloProvider } from '@apollo/client/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApolloClient } from '../../apollo-client';
+import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { ReviewPage } from './ReviewPage';
+
+function appUnderReview(revision: number) {
+  return {
+    __typename: 'App',
+    id: 'app-1',
+    name: 'Quiz Time',
+    shortDescription: 'Daily trivia',
+    iconUrl: 'https://quiz.example/icon.png',
+    appUrl: 'https://quiz.example/play',
+    category: 'games',
+    pricing: 'FREE',
+    pricePoints: null,
+    webhookUrl: null,
+    status: 'PENDING_REVIEW',
+    revision,
+    submittedAt: '2026-11-20T08:00:00.000Z',
+    reviewDueAt: '2026-11-21T08:00:00.000Z',
+    reviewOverdue: true,
+    reviewDecisions: [],
+    preChecks: {
+      __typename: 'PreCheckReport',
+      status: 'COMPLETED',
+      results: [{ __typename: 'PreCheckResult', check: 'icon-size', outcome: 'FAIL', detail: 'The icon is 256x256' }],
+    },
+  };
+}
+
+const decision = {
+  __typename: 'ReviewDecision',
+  id: 'd-1',
+  appId: 'app-1',
+  outcome: 'REJECTED',
+  reasons: ['OTHER'],
+  note: 'Crashes on start',
+  decidedAt: '2026-11-22T08:00:00.000Z',
+  appRevision: 7,
+};
+
+let server: FakePlazaServer;
+let calls: GraphqlCall[];
+
+beforeAll(async () => {
+  server = await startFakePlazaServer();
+  browseFrom(server.origin);
+});
+
+afterAll(() => server.close());
+
+afterEach(() => cleanup());
+
+async function renderReview(answers: Parameters<typeof graphqlResponder>[0] = {}, revision = 7) {
+  calls = [];
+  server.respondWith(graphqlResponder({ ReviewApp: () => ({ data: { app: appUnderReview(revision) } }), ...answers }, calls));
+  const decided: string[] = [];
+  render(
+    <ApolloProvider client={createApolloClient()}>
+      <ReviewPage appId="app-1" onDecided={() => decided.push('app-1')} />
+    </ApolloProvider>,
+  );
+  await screen.findByRole('heading', { name: 'Quiz Time' });
+  return decided;
+}
+
+const sentDecisions = () => calls.filter((call) => call.operationName === 'DecideReview');
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('Review page', () => {
+  it('shows the pre-checks with their outcome in words and a preview through the launcher', async () => {
+    await renderReview();
+    expect(screen.getByText('FAIL')).toBeTruthy();
+    expect(screen.getByText('The icon is 256x256')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Preview' }).getAttribute('href')).toBe('/apps/app-1/open');
+    expect(screen.getByText(/\(overdue\)/)).toBeTruthy();
+  });
+
+  it('needs at least one reason to reject', async () => {
+    await renderReview();
+    fireEvent.click(screen.getByLabelText('Reject'));
+    fireEvent.click(screen.getByRole('button', { name: 'Reject app' }));
+
+    expect(screen.getByText('Choose at least one reason to reject.')).toBeTruthy();
+    await settle();
+    expect(sentDecisions()).toHaveLength(0);
+  });
+
+  it('requires a note with OTHER, says so while choosing, and sends the displayed revision', async () => {
+    const decided = await renderReview({ DecideReview: () => ({ data: { decideReview: decision } }) });
+    fireEvent.click(screen.getByLabelText('Reject'));
+    expect(screen.getByText('Optional, unless "Other" is checked.')).toBeTruthy();
+
+    fireEvent.click(screen.getByLabelText('Other (see the note)'));
+    expect(screen.getByText('Required because "Other" is checked.')).toBeTruthy();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Reject app' }));
+    expect(screen.getByLabelText('Note to the developer').getAttribute('aria-invalid')).toBe('true');
+    await settle();
+    expect(sentDecisions()).toHaveLength(0);
+
+    fireEvent.change(screen.getByLabelText('Note to the developer'), { target: { value: 'Crashes on start' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Reject app' }));
+
+    await waitFor(() => expect(decided).toEqual(['app-1']));
+    expect(sentDecisions()[0].variables).toEqual({
+      input: { appId: 'app-1', revision: 7, outcome: 'REJECTED', reasons: ['OTHER'], note: 'Crashes on start' },
+    });
+  });
+
+  it('sends an approval without reasons', async () => {
+    const decided = await renderReview({ DecideReview: () => ({ data: { decideReview: { ...decision, outcome: 'APPROVED', reasons: [], note: null } } }) });
+    fireEvent.click(screen.getByRole('button', { name: 'Approve app' }));
+    await waitFor(() => expect(decided).toEqual(['app-1']));
+    expect(sentDecisions()[0].variables).toEqual({ input: { appId: 'app-1', revision: 7, outcome: 'APPROVED', reasons: [], note: null } });
+  });
+
+  it('explains a stale decision and reloads the app on request', async () => {
+    const decided = await renderReview({
+      DecideReview: () => ({
+        data: null,
+        errors: [{ message: 'The app was edited after revision 7; reload it', extensions: { code: 'CONFLICT' } }],
+      }),
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Approve app' }));
+
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('This app changed since you opened it.');
+    expect(alert.textContent).toContain('The app was edited after revision 7; reload it');
+    expect(decided).toEqual([]);
+
+    server.respondWith(graphqlResponder({ ReviewApp: () => ({ data: { app: appUnderReview(8) } }) }, calls));
+    fireEvent.click(screen.getByRole('button', { name: 'Reload the app' }));
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+    expect(screen.getByText('8')).toBeTruthy();
+  });
+});

@@ -1,0 +1,145 @@
+import { useQuery } from '@apollo/client/react';
+import type { ResultOf } from '@graphql-typed-document-node/core';
+import { useState } from 'react';
+import { useT } from '../../i18n/i18n';
+import type { MessageKey } from '../../i18n/strings';
+import { launcherPath, navigate } from '../../routes';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { Link } from '../../ui/Link';
+import { formatDueDate } from '../developer/app-status';
+import { DecisionForm } from './DecisionForm';
+import { ReviewAppQuery } from './review-operations';
+
+type ReviewedApp = NonNullable<ResultOf<typeof ReviewAppQuery>['app']>;
+
+const KNOWN_REASONS: string[] = ['BROKEN_IFRAME_URL', 'INVALID_ICON', 'MISLEADING_DESCRIPTION', 'OTHER'];
+
+export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { appId: string; onDecided?: () => void }) {
+  const t = useT();
+  const query = useQuery(ReviewAppQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
+  // Remounting the form after a reload clears the stale CONFLICT and keeps the reviewer's choices only if still valid.
+  const [formKey, setFormKey] = useState(0);
+  const app = query.data?.app;
+
+  if (query.error && !app) return <ErrorMessage message={query.error.message} onRetry={() => void query.refetch()} />;
+  if (!query.data) return <p aria-live="polite">{t('review.loading')}</p>;
+  if (!app) return <p>{t('review.notFound')}</p>;
+
+  const reload = () => void query.refetch({ appId }).then(() => setFormKey((key) => key + 1));
+
+  return (
+    <>
+      <p>
+        <Link href="/review">{t('review.backToQueue')}</Link>
+      </p>
+      <section className="card" aria-labelledby="review-app-heading">
+        <div className="review-app-head">
+          <img src={app.iconUrl} alt={t('review.iconAlt', { name: app.name })} width={64} height={64} />
+          <h1 id="review-app-heading">{app.name}</h1>
+        </div>
+        <ReviewFacts app={app} />
+        <div className="actions">
+          <a className="button-link secondary" href={launcherPath(app.id)} target="_blank" rel="noopener">
+            {t('review.preview')}
+          </a>
+        </div>
+      </section>
+      <PreCheckList report={app.preChecks} />
+      <DecisionHistory decisions={app.reviewDecisions} />
+      <section className="card">
+        {app.status === 'PENDING_REVIEW' ? (
+          <DecisionForm key={formKey} appId={app.id} revision={app.revision} onDecided={onDecided} onReload={reload} />
+        ) : (
+          <p>{t('review.notPending', { status: t(`status.${app.status}` as MessageKey) })}</p>
+        )}
+      </section>
+    </>
+  );
+}
+
+function ReviewFacts({ app }: { app: ReviewedApp }) {
+  const t = useT();
+  return (
+    <dl className="facts">
+      <dt>{t('form.shortDescription')}</dt>
+      <dd>{app.shortDescription}</dd>
+      <dt>{t('form.appUrl')}</dt>
+      <dd className="break-anywhere">{app.appUrl}</dd>
+      <dt>{t('form.iconUrl')}</dt>
+      <dd className="break-anywhere">{app.iconUrl}</dd>
+      <dt>{t('form.category')}</dt>
+      <dd>{app.category}</dd>
+      <dt>{t('dev.price')}</dt>
+      <dd>{app.pricing === 'PAID' ? t('store.price', { points: app.pricePoints ?? 0 }) : t('store.free')}</dd>
+      <dt>Webhook URL</dt>
+      <dd className="break-anywhere">{app.webhookUrl ?? t('dev.none')}</dd>
+      <dt>{t('review.status')}</dt>
+      <dd>{t(`status.${app.status}` as MessageKey)}</dd>
+      <dt>{t('review.revision')}</dt>
+      <dd>{app.revision}</dd>
+      <dt>{t('dev.submitted')}</dt>
+      <dd>
+        <time dateTime={app.submittedAt}>{formatDueDate(app.submittedAt)}</time>
+      </dd>
+      <dt>{t('review.due')}</dt>
+      <dd className={app.reviewOverdue ? 'overdue' : undefined}>
+        <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time>
+        {app.reviewOverdue && ` ${t('dev.overdue')}`}
+      </dd>
+    </dl>
+  );
+}
+
+function PreCheckList({ report }: { report: ReviewedApp['preChecks'] }) {
+  const t = useT();
+  return (
+    <section className="card" aria-labelledby="review-pre-checks-heading">
+      <h2 id="review-pre-checks-heading">{t('dev.preChecks')}</h2>
+      {!report ? (
+        <p>{t('dev.noPreChecks')}</p>
+      ) : (
+        <>
+          <p>{t('dev.preCheckStatus', { status: report.status })}</p>
+          <ul className="pre-check-list">
+            {report.results.map((result) => (
+              <li key={result.check}>
+                {/* The outcome is spelled out, so the colour only repeats what the text says. */}
+                <span className={`badge pre-check-${result.outcome.toLowerCase()}`}>{result.outcome}</span> <strong>{result.check}</strong>
+                <p className="hint">{result.detail}</p>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function DecisionHistory({ decisions }: { decisions: ReviewedApp['reviewDecisions'] }) {
+  const t = useT();
+  return (
+    <section className="card" aria-labelledby="review-history-heading">
+      <h2 id="review-history-heading">{t('dev.history')}</h2>
+      {decisions.length === 0 ? (
+        <p>{t('dev.noDecision')}</p>
+      ) : (
+        <ol className="history">
+          {decisions.map((decision) => (
+            <li key={decision.id}>
+              <span className={`badge status-${decision.outcome.toLowerCase()}`}>{t(`status.${decision.outcome}` as MessageKey)}</span>{' '}
+              <time dateTime={decision.decidedAt}>{formatDueDate(decision.decidedAt)}</time> · {t('review.revision')} {decision.appRevision}
+              {decision.reasons.length > 0 && (
+                <ul>
+                  {decision.reasons.map((reason) => (
+                    <li key={reason}>{KNOWN_REASONS.includes(reason) ? t(`reason.${reason}` as MessageKey) : reason}</li>
+                  ))}
+                </ul>
+              )}
+              {decision.note && <p className="note">{decision.note}</p>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+import { useQuery } from '@apollo/client/react';
+import type { ResultOf } from '@graphql-typed-document-node/core';
+import { useT } from '../../i18n/i18n';
+import { reviewAppPath } from '../../routes';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { Link } from '../../ui/Link';
+import { formatDueDate } from '../developer/app-status';
+import { REVIEW_PAGE_SIZE, ReviewQueueQuery } from './review-operations';
+
+type QueuedApp = ResultOf<typeof ReviewQueueQuery>['reviewQueue']['edges'][number]['node'];
+
+export function ReviewQueuePage() {
+  const t = useT();
+  const queue = useQuery(ReviewQueueQuery, { variables: { first: REVIEW_PAGE_SIZE }, fetchPolicy: 'cache-and-network' });
+  const connection = queue.data?.reviewQueue;
+
+  function loadMore() {
+    if (!connection?.pageInfo.endCursor) return;
+    void queue.fetchMore({
+      variables: { after: connection.pageInfo.endCursor },
+      // Pages are appended in the order the server gives them, which keeps oldest first.
+      updateQuery: (previous, { fetchMoreResult }) => ({
+        reviewQueue: {
+          ...fetchMoreResult.reviewQueue,
+          edges: [...previous.reviewQueue.edges, ...fetchMoreResult.reviewQueue.edges],
+        },
+      }),
+    });
+  }
+
+  return (
+    <section className="card" aria-labelledby="review-queue-heading">
+      <h1 id="review-queue-heading">{t('review.queueHeading')}</h1>
+      <p className="hint">{t('review.queueLede')}</p>
+      {queue.error && <ErrorMessage message={queue.error.message} onRetry={() => void queue.refetch()} />}
+      {!connection && !queue.error && <p aria-live="polite">{t('review.loading')}</p>}
+      {connection && connection.edges.length === 0 && <p>{t('review.queueEmpty')}</p>}
+      {connection && connection.edges.length > 0 && (
+        <ol className="review-queue">
+          {connection.edges.map(({ node }) => (
+            <QueueEntry key={node.id} app={node} />
+          ))}
+        </ol>
+      )}
+      {connection?.pageInfo.hasNextPage && (
+        <button type="button" className="secondary" onClick={loadMore} disabled={queue.loading}>
+          {t('review.loadMore')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function QueueEntry({ app }: { app: QueuedApp }) {
+  const t = useT();
+  return (
+    <li className={app.reviewOverdue ? 'review-entry is-overdue' : 'review-entry'}>
+      <h2>
+        <Link href={reviewAppPath(app.id)}>{app.name}</Link>
+      </h2>
+      {app.reviewOverdue && <span className="badge overdue-badge">{t('review.overdue')}</span>}
+      <p>{app.shortDescription}</p>
+      <p className="hint">
+        {app.category} · {app.pricing === 'PAID' ? t('store.price', { points: app.pricePoints ?? 0 }) : t('store.free')} · {app.appUrl}
+      </p>
+      <dl className="facts">
+        <dt>{t('dev.submitted')}</dt>
+        <dd>
+          <time dateTime={app.submittedAt}>{formatDueDate(app.submittedAt)}</time>
+        </dd>
+        <dt>{t('review.due')}</dt>
+        <dd className={app.reviewOverdue ? 'overdue' : undefined}>
+          <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time>
+          {app.reviewOverdue && ` ${t('dev.overdue')}`}
+        </dd>
+      </dl>
+    </li>
+  );
+}

@@ -1,0 +1,80 @@
+import { graphql } from '../../gql';
+
+export const REVIEW_PAGE_SIZE = 25;
+
+export const ReviewQueueQuery = graphql(`
+  query ReviewQueue($first: Int!, $after: String) {
+    reviewQueue(first: $first, after: $after) {
+      edges {
+        cursor
+        node {
+          id
+          name
+          shortDescription
+          category
+          pricing
+          pricePoints
+          appUrl
+          submittedAt
+          reviewDueAt
+          reviewOverdue
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
+
+export const ReviewAppQuery = graphql(`
+  query ReviewApp($appId: ID!) {
+    app(id: $appId) {
+      id
+      name
+      shortDescription
+      iconUrl
+      appUrl
+      category
+      pricing
+      pricePoints
+      webhookUrl
+      status
+      revision
+      submittedAt
+      reviewDueAt
+      reviewOverdue
+      reviewDecisions {
+        id
+        outcome
+        reasons
+        note
+        decidedAt
+        appRevision
+      }
+      preChecks {
+        status
+        results {
+          check
+          outcome
+          detail
+        }
+      }
+    }
+  }
+`);
+
+export const DecideReviewMutation = graphql(`
+  mutation DecideReview($input: ReviewDecisionInput!) {
+    decideReview(input: $input) {
+      id
+      appId
+      outcome
+      reasons
+      note
+      decidedAt
+      appRevision
+    }
+  }
+`);

@@ -1,0 +1,61 @@
+import type { WebhookDeliveryQuery } from '../../gql/graphql';
+import { useT } from '../../i18n/i18n';
+
+type Attempt = NonNullable<WebhookDeliveryQuery['webhookDelivery']>['attempts'][number];
+
+export function DeliveryAttempts({ attempts }: { attempts: readonly Attempt[] }) {
+  const t = useT();
+  if (attempts.length === 0) return <p>{t('webhooks.noAttempts')}</p>;
+  return (
+    <ol className="delivery-attempts">
+      {attempts.map((attempt) => (
+        <li key={attempt.number} className="card" data-testid={`attempt-${attempt.number}`}>
+          <h3>
+            {t('webhooks.attemptHeading', { number: attempt.number, trigger: attempt.trigger })}
+          </h3>
+          <dl className="facts">
+            <dt>{t('webhooks.startedAt')}</dt>
+            <dd>
+              <time dateTime={attempt.startedAt}>{new Date(attempt.startedAt).toLocaleString()}</time>
+            </dd>
+            <dt>{t('webhooks.duration')}</dt>
+            <dd>{attempt.finished ? `${attempt.durationMs} ms` : t('webhooks.inFlight', { ms: attempt.durationMs })}</dd>
+            <dt>{t('webhooks.statusCode')}</dt>
+            <dd>{attempt.statusCode ?? t('webhooks.noResponse')}</dd>
+            {attempt.url && (
+              <>
+                <dt>{t('webhooks.url')}</dt>
+                <dd className="mono">{attempt.url}</dd>
+              </>
+            )}
+            {attempt.error && (
+              <>
+                <dt>{t('webhooks.error')}</dt>
+                <dd>{attempt.error}</dd>
+              </>
+            )}
+          </dl>
+          <h4>{t('webhooks.requestHeaders')}</h4>
+          <div className="table-scroll">
+            <table className="header-table">
+              <tbody>
+                {attempt.requestHeaders.map((header, index) => (
+                  <tr key={`${header.name}-${index}`}>
+                    <th scope="row" className="mono">{header.name}</th>
+                    <td className="mono">{header.value}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {attempt.responseBodyExcerpt && (
+            <>
+              <h4>{t('webhooks.responseExcerpt')}</h4>
+              <pre className="payload">{attempt.responseBodyExcerpt}</pre>
+            </>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}

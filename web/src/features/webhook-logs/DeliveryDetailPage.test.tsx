@@ -1,0 +1,114 @@
+import { ApolloProvider } from '@apollo/client/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import type { MockSubscriptionLink } from '@apollo/client/testing';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { DeliveryDetailPage } from './DeliveryDetailPage';
+import { clientWithLiveFeed, delivery } from './test-deliveries';
+
+// Key order and spacing as the server signed them; the raw view must show exactly these bytes.
+const PAYLOAD = '{"event":"app.purchased","app_id":"app_1","amount_vnd":50000}';
+
+const attempt = (number: number, trigger: string, statusCode: number | null) => ({
+  __typename: 'DeliveryAttempt',
+  number,
+  trigger,
+  startedAt: '2030-01-01T00:00:00.000Z',
+  durationMs: 120,
+  statusCode,
+  error: statusCode === 200 ? null : 'connection refused',
+  responseBodyExcerpt: statusCode === 200 ? 'ok' : null,
+  url: 'https://hooks.example.com/plaza',
+  finished: true,
+  requestHeaders: [
+    { __typename: 'WebhookHeader', name: 'X-Platform-Signature', value: 'sha256=abc123' },
+    { __typename: 'WebhookHeader', name: 'X-Platform-Attempt', value: String(number) },
+  ],
+});
+
+const detail = (status: string, attempts: ReturnType<typeof attempt>[]) => ({
+  ...delivery('dlv_1', status, { attemptCount: attempts.length }),
+  payload: PAYLOAD,
+  attempts,
+});
+
+let server: FakePlazaServer;
+let calls: GraphqlCall[];
+let live: MockSubscriptionLink;
+
+beforeAll(async () => {
+  server = await startFakePlazaServer();
+  browseFrom(server.origin);
+});
+
+afterAll(() => server.close());
+
+beforeEach(() => {
+  calls = [];
+  server.respondWith(
+    graphqlResponder(
+      {
+        WebhookDelivery: () => ({ data: { webhookDelivery: detail('FAILED', [attempt(1, 'SCHEDULED', null)]) } }),
+        RedeliverWebhook: () => ({ data: { redeliverWebhook: detail('SUCCEEDED', [attempt(1, 'SCHEDULED', null), attempt(2, 'MANUAL', 200)]) } }),
+      },
+      calls,
+    ),
+  );
+  const feed = clientWithLiveFeed();
+  live = feed.live;
+  render(
+    <ApolloProvider client={feed.client}>
+      <DeliveryDetailPage deliveryId="dlv_1" />
+    </ApolloProvider>,
+  );
+});
+
+afterEach(() => cleanup());
+
+describe('webhook delivery detail', () => {
+  it('shows the headers sent and the body, formatted or byte for byte', async () => {
+    const first = await screen.findByTestId('attempt-1');
+    expect(within(first).getByText('X-Platform-Signature')).toBeTruthy();
+    expect(within(first).getByText('sha256=abc123')).toBeTruthy();
+    expect(within(first).getByText('connection refused')).toBeTruthy();
+
+    const body = screen.getByTestId('delivery-payload');
+    expect(body.textContent).toBe(JSON.stringify(JSON.parse(PAYLOAD), null, 2));
+
+    const rawToggle = screen.getByRole('button', { name: 'Raw' });
+    fireEvent.click(rawToggle);
+    expect(rawToggle.getAttribute('aria-pressed')).toBe('true');
+    expect(body.textContent).toBe(PAYLOAD);
+  });
+
+  it('redelivers and shows the new MANUAL attempt', async () => {
+    await screen.findByTestId('attempt-1');
+    expect(screen.getByTestId('delivery-status').textContent).toMatch(/Failed/);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Redeliver' }));
+
+    const manual = await screen.findByTestId('attempt-2');
+    expect(within(manual).getByRole('heading', { name: 'Attempt 2 (MANUAL)' })).toBeTruthy();
+    expect(within(manual).getByText('200')).toBeTruthy();
+    expect(screen.getByTestId('delivery-status').textContent).toMatch(/Succeeded/);
+    expect(calls.filter((call) => call.operationName === 'RedeliverWebhook')).toEqual([
+      { operationName: 'RedeliverWebhook', variables: { deliveryId: 'dlv_1' } },
+    ]);
+  });
+
+  it('shows a scheduled retry as soon as it is reported live', async () => {
+    await screen.findByTestId('attempt-1');
+
+    act(() =>
+      live.simulateResult({
+        result: { data: { webhookDeliveryUpdated: { ...detail('RETRYING', [attempt(1, 'SCHEDULED', null), attempt(2, 'SCHEDULED', 503)]), nextAttemptAt: '2030-01-01T00:10:00.000Z' } } },
+      }),
+    );
+
+    const retry = await screen.findByTestId('attempt-2');
+    expect(within(retry).getByText('503')).toBeTruthy();
+    expect(screen.getByTestId('delivery-status').textContent).toMatch(/Retrying/);
+    expect(calls.filter((call) => call.operationName === 'WebhookDelivery')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,77 @@
+import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
+import { useT } from '../../i18n/i18n';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { serverProblem } from '../../ui/graphql-errors';
+import { Link } from '../../ui/Link';
+import { DeliveryAttempts } from './DeliveryAttempts';
+import { DeliveryPayload } from './DeliveryPayload';
+import { DeliveryStatusBadge } from './DeliveryStatusBadge';
+import { RedeliverWebhookMutation, WebhookDeliveryDetailUpdatedSubscription, WebhookDeliveryQuery } from './webhook-deliveries';
+import { WEBHOOK_LOGS_PATH } from './WebhookLogsPage';
+
+export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
+  const t = useT();
+  const detail = useQuery(WebhookDeliveryQuery, { variables: { id: deliveryId }, fetchPolicy: 'cache-and-network' });
+  // The mutation returns the delivery with its attempts; the normalised cache puts the MANUAL one on screen.
+  const [redeliver, redeliverState] = useMutation(RedeliverWebhookMutation);
+  const delivery = detail.data?.webhookDelivery;
+  // Results are written to the normalised cache by id; updates of this delivery re-render it, others are ignored.
+  useSubscription(WebhookDeliveryDetailUpdatedSubscription, { variables: { appId: delivery?.appId }, skip: !delivery });
+
+  if (detail.error && !delivery) return <ErrorMessage message={serverProblem(detail.error).message} onRetry={() => void detail.refetch()} />;
+  if (!detail.data) return <p aria-live="polite">{t('loading')}</p>;
+  if (!delivery)
+    return (
+      <section className="card">
+        <p>{t('webhooks.notFound')}</p>
+        <Link href={WEBHOOK_LOGS_PATH}>{t('webhooks.back')}</Link>
+      </section>
+    );
+
+  return (
+    <>
+      <p>
+        <Link href={`${WEBHOOK_LOGS_PATH}?appId=${encodeURIComponent(delivery.appId)}`}>{t('webhooks.back')}</Link>
+      </p>
+      <div className="page-head">
+        <h1>
+          {delivery.eventName} <DeliveryStatusBadge status={delivery.status} />
+        </h1>
+        <button
+          type="button"
+          onClick={() => void redeliver({ variables: { deliveryId: delivery.id } }).catch(() => undefined)}
+          disabled={redeliverState.loading}
+        >
+          {t('webhooks.redeliver')}
+        </button>
+      </div>
+      {redeliverState.error && <ErrorMessage message={serverProblem(redeliverState.error).message} />}
+      <span className="visually-hidden" aria-live="polite">
+        {redeliverState.data ? t('webhooks.redelivered') : ''}
+      </span>
+      <dl className="facts">
+        <dt>{t('webhooks.deliveryId')}</dt>
+        <dd className="mono">{delivery.id}</dd>
+        <dt>{t('webhooks.purchaseId')}</dt>
+        <dd className="mono">{delivery.purchaseId}</dd>
+        <dt>{t('webhooks.created')}</dt>
+        <dd>
+          <time dateTime={delivery.createdAt}>{new Date(delivery.createdAt).toLocaleString()}</time>
+        </dd>
+        {delivery.nextAttemptAt && (
+          <>
+            <dt>{t('webhooks.nextAttempt')}</dt>
+            <dd>
+              <time dateTime={delivery.nextAttemptAt}>{new Date(delivery.nextAttemptAt).toLocaleString()}</time>
+            </dd>
+          </>
+        )}
+      </dl>
+      <DeliveryPayload payload={delivery.payload} />
+      <section aria-labelledby="delivery-attempts-heading">
+        <h2 id="delivery-attempts-heading">{t('webhooks.attempts')}</h2>
+        <DeliveryAttempts attempts={delivery.attempts} />
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+import { useQuery } from '@apollo/client/react';
+import { useT } from '../../i18n/i18n';
+import { DELIVERY_STATUSES, WEBHOOK_EVENTS, type DeliveryFilterForm } from './delivery-filters';
+import { WebhookLogAppsQuery } from './webhook-deliveries';
+
+interface DeliveryFiltersProps {
+  form: DeliveryFilterForm;
+  onChange: (form: DeliveryFilterForm) => void;
+}
+
+export function DeliveryFilters({ form, onChange }: DeliveryFiltersProps) {
+  const t = useT();
+  const apps = useQuery(WebhookLogAppsQuery).data?.myApps ?? [];
+  const commitPurchaseId = (value: string) => {
+    if (value.trim() !== form.purchaseId) onChange({ ...form, purchaseId: value.trim() });
+  };
+  const set = (field: keyof DeliveryFilterForm) => (event: { target: { value: string } }) => onChange({ ...form, [field]: event.target.value });
+  return (
+    <form className="delivery-filters" aria-label={t('webhooks.filters')} onSubmit={(event) => event.preventDefault()}>
+      <label>
+        {t('webhooks.app')}
+        <select value={form.appId} onChange={set('appId')}>
+          <option value="">{t('webhooks.allApps')}</option>
+          {apps.map((app) => (
+            <option key={app.id} value={app.id}>
+              {app.name}
+            </option>
+          ))}
+          {/* An app from the URL that is not among yours (an admin's view) stays selectable. */}
+          {form.appId && !apps.some((app) => app.id === form.appId) && <option value={form.appId}>{form.appId}</option>}
+        </select>
+      </label>
+      <label>
+        {t('webhooks.statusFilter')}
+        <select value={form.status} onChange={set('status')}>
+          <option value="">{t('webhooks.any')}</option>
+          {DELIVERY_STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {t(`webhooks.status.${status}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {t('webhooks.event')}
+        <select value={form.event} onChange={set('event')}>
+          <option value="">{t('webhooks.any')}</option>
+          {WEBHOOK_EVENTS.map((event) => (
+            <option key={event} value={event}>
+              {event}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {t('webhooks.purchaseId')}
+        {/* Applied on Enter or on leaving the field: a query per keystroke would flood the server and the history. */}
+        <input
+          type="search"
+          key={form.purchaseId}
+          defaultValue={form.purchaseId}
+          onBlur={(event) => commitPurchaseId(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') commitPurchaseId(event.currentTarget.value);
+          }}
+        />
+      </label>
+      <label>
+        {t('webhooks.since')}
+        <input type="datetime-local" value={form.since} onChange={set('since')} />
+      </label>
+      <label>
+        {t('webhooks.until')}
+        <input type="datetime-local" value={form.until} onChange={set('until')} />
+      </label>
+    </form>
+  );
+}

@@ -1,0 +1,55 @@
+import type { DeliveryStatus } from '../../gql/graphql';
+import { useT } from '../../i18n/i18n';
+import { webhookDeliveryPath } from '../../routes';
+import { Link } from '../../ui/Link';
+import { DeliveryStatusBadge } from './DeliveryStatusBadge';
+
+export interface DeliveryRow {
+  id: string;
+  eventName: string;
+  purchaseId: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt?: string | null;
+  createdAt: string;
+}
+
+const timeOf = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
+
+export function DeliveryTable({ deliveries }: { deliveries: readonly DeliveryRow[] }) {
+  const t = useT();
+  return (
+    <div className="table-scroll" tabIndex={0} role="region" aria-label={t('webhooks.tableLabel')}>
+      <table className="delivery-table">
+        <thead>
+          <tr>
+            <th scope="col">{t('webhooks.created')}</th>
+            <th scope="col">{t('webhooks.event')}</th>
+            <th scope="col">{t('webhooks.purchaseId')}</th>
+            <th scope="col">{t('webhooks.statusFilter')}</th>
+            <th scope="col">{t('webhooks.attempts')}</th>
+            <th scope="col">{t('webhooks.nextAttempt')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((delivery) => (
+            <tr key={delivery.id} data-testid={`delivery-${delivery.id}`} className={delivery.status === 'FAILED' ? 'delivery-row-failed' : undefined}>
+              <td>
+                <Link href={webhookDeliveryPath(delivery.id)} aria-label={t('webhooks.open', { id: delivery.id })}>
+                  {timeOf(delivery.createdAt)}
+                </Link>
+              </td>
+              <td>{delivery.eventName}</td>
+              <td className="mono">{delivery.purchaseId}</td>
+              <td>
+                <DeliveryStatusBadge status={delivery.status} />
+              </td>
+              <td>{delivery.attemptCount}</td>
+              <td>{delivery.status === 'RETRYING' && delivery.nextAttemptAt ? timeOf(delivery.nextAttemptAt) : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

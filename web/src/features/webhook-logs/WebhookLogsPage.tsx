@@ -1,0 +1,97 @@
+import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
+import { useMemo, useState } from 'react';
+import { useT } from '../../i18n/i18n';
+import { navigate } from '../../routes';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { serverProblem } from '../../ui/graphql-errors';
+import { deliveryFilterOf, filterFormFromQuery, matchesFilter, PAGE_SIZE, queryFromFilterForm, type DeliveryFilterForm } from './delivery-filters';
+import { DeliveryFilters } from './DeliveryFilters';
+import { DeliveryTable } from './DeliveryTable';
+import { insertDelivery } from './insert-delivery';
+import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
+
+export const WEBHOOK_LOGS_PATH = '/developer/webhooks';
+
+/** `query` is the URL's query string: the filters live there so a reload or a shared link shows the same list. */
+export function WebhookLogsPage({ query }: { query: string }) {
+  const t = useT();
+  const form = useMemo(() => filterFormFromQuery(query), [query]);
+  const variables = useMemo(() => ({ filter: deliveryFilterOf(form), first: PAGE_SIZE }), [form]);
+  const list = useQuery(WebhookDeliveriesQuery, { variables, fetchPolicy: 'cache-and-network' });
+  const [loadingMore, setLoadingMore] = useState(false);
+
+  useSubscription(WebhookDeliveryUpdatedSubscription, {
+    variables: form.appId ? { appId: form.appId } : {},
+    onData: ({ client, data }) => {
+      const delivery = data.data?.webhookDeliveryUpdated;
+      if (delivery && matchesFilter(delivery, variables.filter)) insertDelivery(client.cache, variables, delivery);
+    },
+  });
+
+  const [sendTest, sendTestState] = useMutation(SendTestWebhookMutation, {
+    // Asked for explicitly, so it shows even when the filters would hide it.
+    update: (cache, { data }) => {
+      if (data) insertDelivery(cache, variables, data.sendTestWebhook);
+    },
+  });
+  const sendTestProblem = sendTestState.error ? serverProblem(sendTestState.error) : null;
+
+  function changeFilters(next: DeliveryFilterForm) {
+    // Each change is a history entry, so Back returns to the previous filters.
+    navigate(`${WEBHOOK_LOGS_PATH}${queryFromFilterForm(next)}`);
+  }
+
+  async function loadMore() {
+    const endCursor = list.data?.webhookDeliveries.pageInfo.endCursor;
+    if (!endCursor) return;
+    setLoadingMore(true);
+    try {
+      await list.fetchMore({
+        variables: { after: endCursor },
+        updateQuery: (previous, { fetchMoreResult }) => {
+          const known = new Set(previous.webhookDeliveries.edges.map((edge) => edge.node.id));
+          return {
+            webhookDeliveries: {
+              ...fetchMoreResult.webhookDeliveries,
+              edges: [...previous.webhookDeliveries.edges, ...fetchMoreResult.webhookDeliveries.edges.filter((edge) => !known.has(edge.node.id))],
+            },
+          };
+        },
+      });
+    } finally {
+      setLoadingMore(false);
+    }
+  }
+
+  const connection = list.data?.webhookDeliveries;
+  return (
+    <>
+      <div className="page-head">
+        <h1>{t('webhooks.heading')}</h1>
+        {form.appId && (
+          <button type="button" onClick={() => void sendTest({ variables: { appId: form.appId } }).catch(() => undefined)} disabled={sendTestState.loading}>
+            {t('webhooks.sendTest')}
+          </button>
+        )}
+      </div>
+      {sendTestProblem && (
+        <ErrorMessage message={sendTestProblem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl', { message: sendTestProblem.message }) : sendTestProblem.message} />
+      )}
+      <DeliveryFilters form={form} onChange={changeFilters} />
+      {list.error && !connection ? (
+        <ErrorMessage message={serverProblem(list.error).message} onRetry={() => void list.refetch()} />
+      ) : !connection ? (
+        <p aria-live="polite">{t('loading')}</p>
+      ) : connection.edges.length === 0 ? (
+        <p>{t('webhooks.empty')}</p>
+      ) : (
+        <DeliveryTable deliveries={connection.edges.map((edge) => edge.node)} />
+      )}
+      {connection?.pageInfo.hasNextPage && (
+        <button type="button" className="secondary" onClick={() => void loadMore()} disabled={loadingMore}>
+          {t('webhooks.loadMore')}
+        </button>
+      )}
+    </>
+  );
+}
