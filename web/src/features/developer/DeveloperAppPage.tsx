@@ -1,10 +1,12 @@
-import { useMutation, useQuery } from '@apollo/client/react';
+import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useState } from 'react';
+import { useFragment as readFragment } from '../../gql';
 import { useT, type Translate } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
 import { launcherPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
+import { NotificationAddedSubscription, NotificationFields } from '../notifications/notifications';
 import { AppForm } from './AppForm';
 import { formatDueDate } from './app-status';
 import { toAppInput, type AppFormValues } from './app-rules';
@@ -25,6 +27,13 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
   const { data, loading, error, refetch } = useQuery(DeveloperAppQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
   const [editing, setEditing] = useState(false);
   const [updateApp] = useMutation(UpdateAppMutation);
+  // A review decision (or any other news about this app) arrives as a notification: show it without a reload.
+  useSubscription(NotificationAddedSubscription, {
+    onData: ({ data: added }) => {
+      const notification = readFragment(NotificationFields, added.data?.notificationAdded);
+      if (notification?.appId === appId) void refetch();
+    },
+  });
 
   if (error) return <ErrorMessage message={`Could not load this app: ${error.message}`} onRetry={() => void refetch()} />;
   if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;
