@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { EncryptionKey } from '../../config.js';
 import { logger } from '../../platform/logger.js';
+import { queryPrepared } from '../../platform/prepared-query.js';
 import type { PostgresPubSub } from '../../platform/pubsub.js';
 import { openSecret } from '../secrets/secret-crypto.js';
 import type { GuardedHttpClient, GuardedResponse } from './guarded-http-client.js';
@@ -20,8 +21,14 @@ export interface DeliveryEngineOptions {
   maxInFlight?: number;
   /** Attempts in flight per app (destination) per worker, so a slow endpoint cannot take every slot. @default 32 */
   maxInFlightPerApp?: number;
-  /** Results are written back together after at most this long. @default 5 ms */
+  /** Results are written back together after at most this long (or at once when a batch is full). @default 20 ms */
   flushIntervalMs?: number;
+  /**
+   * After a claim that emptied the queue, the next claim waits at least this long, so deliveries
+   * committed meanwhile are claimed together: under load one claim per few milliseconds instead of
+   * one per commit, each costing a statement and a commit. Adds at most this much latency. @default 8 ms
+   */
+  claimIntervalMs?: number;
 }
 
 /** What one claim returns for each delivery: everything needed to send it, without another query. */
@@ -92,12 +99,15 @@ export class DeliveryEngine {
   private readonly maxInFlight: number;
   private readonly maxInFlightPerApp: number;
   private readonly flushIntervalMs: number;
+  private readonly claimIntervalMs: number;
   private readonly inFlightByApp = new Map<string, number>();
   private inFlight = 0;
   private pendingResults: AttemptResult[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private wakeUp: (() => void) | undefined;
+  /** Set by wake(): something may be due, so the next wait skips asking the database when. */
+  private woken = false;
 
   constructor(
     private readonly db: DataSource,
@@ -110,11 +120,13 @@ export class DeliveryEngine {
     this.batchSize = options.batchSize ?? 200;
     this.maxInFlight = options.maxInFlight ?? 512;
     this.maxInFlightPerApp = options.maxInFlightPerApp ?? 32;
-    this.flushIntervalMs = options.flushIntervalMs ?? 5;
+    this.flushIntervalMs = options.flushIntervalMs ?? 20;
+    this.claimIntervalMs = options.claimIntervalMs ?? 8;
   }
 
   /** Something may be due (a commit, a finished attempt): stop waiting and look. */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -137,6 +149,8 @@ export class DeliveryEngine {
         lastKeepAlive = Date.now();
       }
       const capacity = this.maxInFlight - this.inFlight;
+      const claimStarted = Date.now();
+      this.woken = false;
       const claimed = capacity > 0 ? await this.claim(claimToken, Math.min(capacity, this.batchSize)) : [];
       for (const delivery of claimed) void this.attempt(delivery);
       sent += claimed.length;
@@ -144,14 +158,23 @@ export class DeliveryEngine {
         idleSince = Date.now();
         if (claimed.length === Math.min(capacity, this.batchSize)) continue; // more may be due right now
       }
+      // The queue is drained: let what is committed in the next few milliseconds gather into one claim.
+      await this.sleep(this.claimIntervalMs - (Date.now() - claimStarted));
       if (this.inFlight === 0 && Date.now() - idleSince >= idleMs) break;
+      if (this.woken) continue; // a commit or a finished attempt since the claim: look again without asking when
       await this.waitUntil(capacity > 0 ? await this.msUntilNextDue() : 1000);
     }
     await this.drain();
     return sent;
   }
 
+  private async sleep(ms: number): Promise<void> {
+    if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
   private async waitUntil(ms: number): Promise<void> {
+    if (this.woken) return; // woken while the due time was being asked for
+
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, Math.max(0, ms));
       this.wakeUp = () => {
@@ -173,7 +196,9 @@ export class DeliveryEngine {
    * destination would look due forever and spin the loop; a finishing attempt wakes it instead.
    */
   async msUntilNextDue(): Promise<number> {
-    const [row] = await this.db.query(
+    const [row] = await queryPrepared<{ ms: number }>(
+      this.db.manager,
+      'plaza_deliveries_next_due',
       `SELECT GREATEST(0, EXTRACT(EPOCH FROM (next_attempt_at - clock_timestamp())) * 1000)::float AS ms
          FROM webhook_deliveries
         WHERE status IN ('PENDING', 'RETRYING') AND (claim_expires_at IS NULL OR claim_expires_at < now())
@@ -185,7 +210,9 @@ export class DeliveryEngine {
   }
 
   private async claim(claimToken: string, limit: number): Promise<ClaimedDelivery[]> {
-    return this.db.query(
+    return queryPrepared<ClaimedDelivery>(
+      this.db.manager,
+      'plaza_deliveries_claim',
       `WITH due AS (
          SELECT id FROM webhook_deliveries
           WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= clock_timestamp()
@@ -223,13 +250,16 @@ export class DeliveryEngine {
     try {
       const result = await this.send(delivery, delivery.attempt_count);
       this.pendingResults.push(result);
-      this.flushTimer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
+      if (this.pendingResults.length >= this.batchSize) void this.flush();
+      else this.flushTimer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
     } finally {
+      // Only a slot that was full makes claimable work that was not claimable before.
+      const freedASlot = this.inFlight === this.maxInFlight || this.inFlightByApp.get(delivery.app_id)! === this.maxInFlightPerApp;
       this.inFlight -= 1;
       const left = this.inFlightByApp.get(delivery.app_id)! - 1;
       if (left === 0) this.inFlightByApp.delete(delivery.app_id);
       else this.inFlightByApp.set(delivery.app_id, left);
-      this.wake();
+      if (freedASlot) this.wake();
     }
   }
 
@@ -290,8 +320,9 @@ export class DeliveryEngine {
         next_attempt_at: nextAttemptAt?.toISOString() ?? null,
       };
     });
-    // TypeORM answers an UPDATE ... RETURNING with [rows, rowCount].
-    const [updated]: [UpdatedRow[], number] = await this.db.query(
+    const updated = await queryPrepared<UpdatedRow>(
+      this.db.manager,
+      'plaza_deliveries_write_results',
       `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
                 error text, excerpt text, url text, headers jsonb, status text, next_attempt_at timestamptz)

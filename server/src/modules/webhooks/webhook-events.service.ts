@@ -3,6 +3,7 @@ import { afterCommit } from '../../platform/after-commit.js';
 import { badInput } from '../../platform/errors.js';
 import { logger } from '../../platform/logger.js';
 import { newPurchaseId, newWebhookId } from '../../platform/ids.js';
+import { queryPrepared } from '../../platform/prepared-query.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { DeliveryStatus, EVENT_WIRE_NAME, WebhookEventType } from './webhook.types.js';
 
@@ -67,7 +68,9 @@ export class WebhookEventsService {
       return { facts, at, eventId: newWebhookId.event(at.getTime()), deliveryId: newWebhookId.delivery(at.getTime()), type: EVENT_WIRE_NAME[facts.type], payload: webhookPayload(facts, at) };
     });
     const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
-    const recorded: { delivery_id: string }[] = await manager.query(
+    const recorded = await queryPrepared<{ delivery_id: string }>(
+      manager,
+      'plaza_record_webhook_events',
       `WITH input AS (
          SELECT i.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
                 AS i(event_id, type, app_id, user_id, purchase_id, payload, at, delivery_id)
