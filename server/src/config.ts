@@ -35,6 +35,8 @@ export interface Config {
   platformOrigin: string;
   /** PostgreSQL connection string; undefined starts an embedded PostgreSQL under dataDir. */
   databaseUrl: string | undefined;
+  /** PostgreSQL connections per process (API, worker). @default 20, at most 500 */
+  databasePoolSize: number;
   /** Where embedded PostgreSQL and the development encryption key live. @default <repo>/.data */
   dataDir: string;
   /** Delays in ms before attempts 2..6, each counted from the end of the previous attempt. @default 5s,30s,5m,30m,2h */
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
   const webhookTimeoutMs = readDuration(env, 'WEBHOOK_TIMEOUT', '10s');
   if (webhookTimeoutMs > 30_000) throw new ConfigError('WEBHOOK_TIMEOUT', 'must be at most 30s', env.WEBHOOK_TIMEOUT);
   const webhookClaimLeaseMs = readDuration(env, 'WEBHOOK_CLAIM_LEASE', '45s');
+  const databasePoolSize = readPositiveInt(env, 'DATABASE_POOL_SIZE', 20, 500);
   if (webhookClaimLeaseMs > 60_000 || webhookClaimLeaseMs < webhookTimeoutMs + 1000) {
     throw new ConfigError('WEBHOOK_CLAIM_LEASE', 'must be at most 60s and at least a second longer than WEBHOOK_TIMEOUT', env.WEBHOOK_CLAIM_LEASE);
   }
@@ -227,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryScheduleMs,
     webhookTimeoutMs,
     webhookClaimLeaseMs,
+    databasePoolSize,
     webhookAllowPrivateUrls: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     pointValueVnd: readPositiveInt(env, 'POINT_VALUE_VND', 1000, 1_000_000_000),
     authDevSignIn: readBoolean(env, 'AUTH_DEV_SIGN_IN', !production),

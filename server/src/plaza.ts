@@ -29,7 +29,7 @@ export async function startPlaza(config: Config, options: { listenPort?: number 
     databaseUrl = embedded.url;
     logger.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
   }
-  const db = await connectDatabase(databaseUrl);
+  const db = await connectDatabase(databaseUrl, config.databasePoolSize);
   const pubSub = await PostgresPubSub.connect(databaseUrl);
   const services = createServices(config, db, pubSub);
   const schema = await buildPlazaSchema(pubSub);

@@ -29,7 +29,7 @@ if (!databaseUrl) {
 }
 
 const starting = (async () => {
-  const db = await connectDatabase(databaseUrl, 10);
+  const db = await connectDatabase(databaseUrl, config.databasePoolSize);
   const pubSub = await PostgresPubSub.connect(databaseUrl);
   const services = createServices(config, db, pubSub);
   const worker = await startJobWorker(config, databaseUrl, services);
