@@ -43,7 +43,7 @@ export async function publishApp(developer: PlazaApi, reviewer: PlazaApi, listin
       input: {
         name: listing.name,
         shortDescription: `${listing.name}, opened from Plaza in the end-to-end tests`,
-        iconUrl: new URL('/icon.png', listing.appUrl).href,
+        iconUrl: new URL('/assets/icon.png', listing.appUrl).href,
         appUrl: listing.appUrl,
         category: 'productivity',
         pricing: listing.pricePoints ? 'PAID' : 'FREE',

@@ -61,7 +61,7 @@ describe('a paid app from submission to a buyer opening it', () => {
     await developer.getByLabel('Name', { exact: true }).fill(APP_NAME);
     await developer.getByLabel('Short description').fill('Shows who opened it, and Premium once bought');
     await developer.getByLabel('App URL').fill(`${sampleAppOrigin}/`);
-    await developer.getByLabel('Icon URL').fill(`${sampleAppOrigin}/icon.png`);
+    await developer.getByLabel('Icon URL').fill(`${sampleAppOrigin}/assets/icon.png`);
     await developer.getByLabel('Category').selectOption('productivity');
     await developer.getByLabel('Paid').check();
     await developer.getByLabel('Price (points)').fill(String(PRICE));

@@ -6,6 +6,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
+  '.png': 'image/png',
 };
 
 /** A URL prefix served from a directory: only known file types, never outside the directory. */

@@ -5,7 +5,9 @@ import { useFragment as readFragment } from '../../gql';
 import { useT, type Translate } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
 import { launcherPath } from '../../routes';
+import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
+import { PreCheckReport } from '../review/PreCheckReport';
 import { NotificationAddedSubscription, NotificationFields } from '../notifications/notifications';
 import { AppForm } from './AppForm';
 import { formatDueDate } from './app-status';
@@ -44,7 +46,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
     <>
       <section className="card" aria-labelledby="developer-app-name">
         <div className="page-head">
-          <img src={app.iconUrl} alt="" width={56} height={56} />
+          <AppIcon src={app.iconUrl} name={app.name} size={56} />
           <h1 id="developer-app-name">{app.name}</h1>
           <span className={`badge status-${app.status.toLowerCase()}`}>{t(`status.${app.status}`)}</span>
         </div>
@@ -85,7 +87,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
         )}
       </section>
       <ReviewHistory decisions={app.reviewDecisions} />
-      <PreChecks report={app.preChecks} />
+      <PreCheckReport report={app.preChecks} headingId="pre-checks-heading" />
       <ClientSecretPanel appId={app.id} />
       <Earnings earnings={app.earnings} />
     </>
@@ -153,40 +155,6 @@ function ReviewHistory({ decisions }: { decisions: DeveloperApp['reviewDecisions
             </li>
           ))}
         </ol>
-      )}
-    </section>
-  );
-}
-
-function PreChecks({ report }: { report: DeveloperApp['preChecks'] }) {
-  const t = useT();
-  return (
-    <section className="card" aria-labelledby="pre-checks-heading">
-      <h2 id="pre-checks-heading">{t('dev.preChecks')}</h2>
-      {!report ? (
-        <p>{t('dev.noPreChecks')}</p>
-      ) : (
-        <>
-          <p>{t('dev.preCheckStatus', { status: report.status })}</p>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('dev.check')}</th>
-                <th scope="col">{t('dev.outcome')}</th>
-                <th scope="col">{t('dev.detail')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.results.map((result) => (
-                <tr key={result.check}>
-                  <td>{result.check}</td>
-                  <td>{result.outcome}</td>
-                  <td>{result.detail}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
       )}
     </section>
   );

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@apollo/client/react';
 import { useState } from 'react';
 import { useT } from '../../i18n/i18n';
 import { launcherPath } from '../../routes';
+import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
 import { LibraryQuery, UninstallAppMutation } from './library';
@@ -36,7 +37,7 @@ export function LibraryPage() {
               const name = installation.app?.name ?? installation.appId;
               return (
                 <li key={installation.id} className="app-card card">
-                  {installation.app && <img src={installation.app.iconUrl} alt="" width={48} height={48} loading="lazy" />}
+                  {installation.app && <AppIcon src={installation.app.iconUrl} name={installation.app.name} size={48} />}
                   <div>
                     <h3>{name}</h3>
                     {installation.app && <p>{installation.app.shortDescription}</p>}

@@ -74,7 +74,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 describe('Review page', () => {
   it('shows the pre-checks with their outcome in words and a preview through the launcher', async () => {
     await renderReview();
-    expect(screen.getByText('FAIL')).toBeTruthy();
+    expect(screen.getByText('Fail')).toBeTruthy();
     expect(screen.getByText('The icon is 256x256')).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Preview' }).getAttribute('href')).toBe('/apps/app-1/open');
     expect(screen.getByText(/\(overdue\)/)).toBeTruthy();

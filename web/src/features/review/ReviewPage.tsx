@@ -4,10 +4,12 @@ import { useState } from 'react';
 import { useT } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
 import { launcherPath, navigate } from '../../routes';
+import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { Link } from '../../ui/Link';
 import { formatDueDate } from '../developer/app-status';
 import { DecisionForm } from './DecisionForm';
+import { PreCheckReport } from './PreCheckReport';
 import { ReviewAppQuery } from './review-operations';
 
 type ReviewedApp = NonNullable<ResultOf<typeof ReviewAppQuery>['app']>;
@@ -34,7 +36,7 @@ export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { a
       </p>
       <section className="card" aria-labelledby="review-app-heading">
         <div className="review-app-head">
-          <img src={app.iconUrl} alt={t('review.iconAlt', { name: app.name })} width={64} height={64} />
+          <AppIcon src={app.iconUrl} name={app.name} size={64} alt={t('review.iconAlt', { name: app.name })} />
           <h1 id="review-app-heading">{app.name}</h1>
         </div>
         <ReviewFacts app={app} />
@@ -44,7 +46,7 @@ export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { a
           </a>
         </div>
       </section>
-      <PreCheckList report={app.preChecks} />
+      <PreCheckReport report={app.preChecks} headingId="review-pre-checks-heading" />
       <DecisionHistory decisions={app.reviewDecisions} />
       <section className="card">
         {app.status === 'PENDING_REVIEW' ? (
@@ -87,31 +89,6 @@ function ReviewFacts({ app }: { app: ReviewedApp }) {
         {app.reviewOverdue && ` ${t('dev.overdue')}`}
       </dd>
     </dl>
-  );
-}
-
-function PreCheckList({ report }: { report: ReviewedApp['preChecks'] }) {
-  const t = useT();
-  return (
-    <section className="card" aria-labelledby="review-pre-checks-heading">
-      <h2 id="review-pre-checks-heading">{t('dev.preChecks')}</h2>
-      {!report ? (
-        <p>{t('dev.noPreChecks')}</p>
-      ) : (
-        <>
-          <p>{t('dev.preCheckStatus', { status: report.status })}</p>
-          <ul className="pre-check-list">
-            {report.results.map((result) => (
-              <li key={result.check}>
-                {/* The outcome is spelled out, so the colour only repeats what the text says. */}
-                <span className={`badge pre-check-${result.outcome.toLowerCase()}`}>{result.outcome}</span> <strong>{result.check}</strong>
-                <p className="hint">{result.detail}</p>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-    </section>
   );
 }
 

@@ -1,5 +1,6 @@
 import { useFragment, type FragmentType } from '../../gql';
 import { storeAppPath } from '../../routes';
+import { AppIcon } from '../../ui/AppIcon';
 import { Link } from '../../ui/Link';
 import { PriceTag } from './PriceTag';
 import { StoreAppCardFields } from './store-apps';
@@ -8,7 +9,7 @@ export function StoreAppCard(props: { app: FragmentType<typeof StoreAppCardField
   const app = useFragment(StoreAppCardFields, props.app);
   return (
     <li className="app-card card">
-      <img src={app.iconUrl} alt="" width={48} height={48} loading="lazy" />
+      <AppIcon src={app.iconUrl} name={app.name} size={48} />
       <div>
         <h3>
           <Link href={storeAppPath(app.id)}>{app.name}</Link>

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { graphql } from '../../gql';
 import { useT } from '../../i18n/i18n';
 import { launcherPath } from '../../routes';
+import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
 import { LibraryQuery } from '../library/library';
@@ -73,7 +74,7 @@ export function StoreAppPage({ appId, points }: { appId: string; points: number 
   return (
     <article className="card store-app" aria-labelledby="store-app-name">
       <div className="store-app-head">
-        <img src={app.iconUrl} alt="" width={96} height={96} />
+        <AppIcon src={app.iconUrl} name={app.name} size={96} />
         <div>
           <h1 id="store-app-name">{app.name}</h1>
           <p>{app.shortDescription}</p>

@@ -11,7 +11,7 @@ export function DeliveryAttempts({ attempts }: { attempts: readonly Attempt[] })
       {attempts.map((attempt) => (
         <li key={attempt.number} className="card" data-testid={`attempt-${attempt.number}`}>
           <h3>
-            {t('webhooks.attemptHeading', { number: attempt.number, trigger: attempt.trigger })}
+            {t('webhooks.attemptHeading', { number: attempt.number, trigger: attempt.trigger === 'MANUAL' ? t('webhooks.trigger.MANUAL') : attempt.trigger === 'SCHEDULED' ? t('webhooks.trigger.SCHEDULED') : attempt.trigger })}
           </h3>
           <dl className="facts">
             <dt>{t('webhooks.startedAt')}</dt>

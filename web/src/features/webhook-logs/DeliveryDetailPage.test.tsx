@@ -89,7 +89,7 @@ describe('webhook delivery detail', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Redeliver' }));
 
     const manual = await screen.findByTestId('attempt-2');
-    expect(within(manual).getByRole('heading', { name: 'Attempt 2 (MANUAL)' })).toBeTruthy();
+    expect(within(manual).getByRole('heading', { name: 'Attempt 2 (manual)' })).toBeTruthy();
     expect(within(manual).getByText('200')).toBeTruthy();
     expect(screen.getByTestId('delivery-status').textContent).toMatch(/Succeeded/);
     expect(calls.filter((call) => call.operationName === 'RedeliverWebhook')).toEqual([
