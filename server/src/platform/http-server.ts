@@ -36,6 +36,7 @@ async function contextFor(services: Services, token: string | undefined, ipAddre
 export async function createHttpServer(services: Services, schema: GraphQLSchema): Promise<HttpServer> {
   const app = express();
   app.disable('x-powered-by');
+  app.use(services.metrics.httpMiddleware);
   const server = createServer(app);
 
   const wsServer = new WebSocketServer({ server, path: '/graphql' });
@@ -70,7 +71,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     stopOnTerminationSignals: false,
     introspection: true,
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server }), { serverWillStart: async () => ({ drainServer: async () => void (await wsCleanup.dispose()) }) }],
+    plugins: [services.metrics.graphqlPlugin(), ApolloServerPluginDrainHttpServer({ httpServer: server }), { serverWillStart: async () => ({ drainServer: async () => void (await wsCleanup.dispose()) }) }],
   });
   await apollo.start();
 
@@ -81,6 +82,14 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       res.json({ status: 'ready', database: 'ok' });
     } catch {
       res.status(503).json({ status: 'not ready', database: 'unreachable' });
+    }
+  });
+  // Prometheus text format; counts and latencies only, never a secret or an id.
+  app.get('/metrics', async (_req, res, next) => {
+    try {
+      res.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+    } catch (err) {
+      next(err);
     }
   });
   // Apps verify session tokens against these keys (decisions.md: Sessions in the iframe).

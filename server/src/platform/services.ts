@@ -13,6 +13,7 @@ import { WebhookEventsService } from '../modules/webhooks/webhook-events.service
 import { MarketplaceService } from '../modules/marketplace/marketplace.service.js';
 import { SessionTokenService } from '../modules/identity/session-tokens.service.js';
 import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service.js';
+import { PlazaMetrics } from './metrics.js';
 import type { PostgresPubSub } from './pubsub.js';
 
 /** Every service, wired once per process and handed to resolvers through the request context. */
@@ -34,17 +35,22 @@ export interface Services {
   marketplace: MarketplaceService;
   sessionTokens: SessionTokenService;
   preChecks: PreCheckService;
+  /** This process's Prometheus metrics (/metrics). */
+  metrics: PlazaMetrics;
 }
 
 export function createServices(config: Config, db: DataSource, pubSub: PostgresPubSub): Services {
+  const metrics = new PlazaMetrics();
+  metrics.watch(db, pubSub);
   const secrets = new SecretsService(db, config);
   const notifications = new NotificationService(db, pubSub);
   const mailer = new Mailer(config.smtpUrl, config.smtpFrom);
   const http = new GuardedHttpClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
   const webhookEvents = new WebhookEventsService(db);
   const preChecks = new PreCheckService(db, http, config.platformOrigin);
-  const webhookEngine = new DeliveryEngine(db, http, pubSub, config.encryptionKeys, { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs });
+  const webhookEngine = new DeliveryEngine(db, http, pubSub, config.encryptionKeys, { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs }, metrics);
   return {
+    metrics,
     http,
     webhookEvents,
     marketplace: new MarketplaceService(db, config, webhookEvents),

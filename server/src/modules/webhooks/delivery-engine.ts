@@ -9,6 +9,7 @@ import type { GuardedHttpClient, GuardedResponse } from './guarded-http-client.j
 import { publishDeliveryUpdates, type DeliveryUpdate } from './delivery-updates.js';
 import { webhookHeaders } from './webhook-signing.js';
 import { DeliveryStatus } from './webhook.types.js';
+import type { PlazaMetrics } from '../../platform/metrics.js';
 
 export interface DeliveryEngineOptions {
   /** Delays before attempts 2..n, each counted from the end of the previous attempt. */
@@ -115,6 +116,7 @@ export class DeliveryEngine {
     private readonly pubSub: PostgresPubSub,
     private readonly encryptionKeys: EncryptionKey[],
     private readonly options: DeliveryEngineOptions,
+    private readonly metrics?: PlazaMetrics,
   ) {
     this.lease = options.claimLeaseMs ?? 45_000;
     this.batchSize = options.batchSize ?? 200;
@@ -273,6 +275,7 @@ export class DeliveryEngine {
       const secret = openSecret({ keyId: delivery.key_id, ciphertext: delivery.ciphertext }, delivery.app_id, this.encryptionKeys);
       const headers = webhookHeaders({ deliveryId: delivery.id, eventName: delivery.event_type, attemptNumber: number, body: delivery.payload, clientSecret: secret, now: startedAt });
       const response = await this.http.post(delivery.webhook_url, headers, delivery.payload);
+      this.metrics?.observeAttempt(response.durationMs, response.error === null);
       return { delivery, number, startedAt, url: delivery.webhook_url, headers, response };
     } catch (err) {
       logger.error({ err, deliveryId: delivery.id }, 'webhook attempt could not be prepared');
@@ -341,6 +344,7 @@ export class DeliveryEngine {
         RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at`,
       [JSON.stringify(rows)],
     );
+    for (const row of updated) if (row.status === DeliveryStatus.SUCCEEDED || row.status === DeliveryStatus.FAILED) this.metrics?.countFinished(row.status);
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
     await publishDeliveryUpdates(this.db.manager, this.pubSub, updated.map((row) => toUpdate(byId.get(row.id)!, row)));
   }

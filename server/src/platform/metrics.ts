@@ -1,0 +1,115 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { NextFunction, Request, Response } from 'express';
+import { Kind, type OperationDefinitionNode } from 'graphql';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DataSource } from 'typeorm';
+import type { PostgresPubSub } from './pubsub.js';
+
+/** Paths with their own label; every other GET is the single-page app, so the label set stays small. */
+const KNOWN_ROUTES = ['/graphql', '/healthz', '/readyz', '/metrics', '/.well-known/jwks.json', '/auth/dev/sign-in', '/auth/oidc/login', '/auth/oidc/callback', '/auth/sign-out'];
+const routeLabel = (path: string) => KNOWN_ROUTES.find((route) => path === route) ?? (path.startsWith('/auth/') ? '/auth/*' : 'spa');
+
+/** Seconds: webhook attempts run from a few ms on loopback to WEBHOOK_TIMEOUT (10 s by default). */
+const ATTEMPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/**
+ * Prometheus metrics of one Plaza process, served at /metrics. One registry per process (not the
+ * library's global one), so several Plazas in one test process do not mix their figures.
+ */
+export class PlazaMetrics {
+  readonly registry = new Registry();
+  private readonly attemptDuration = new Histogram({ name: 'plaza_webhook_attempt_duration_seconds', help: 'Webhook attempts by outcome (success = 2xx)', labelNames: ['outcome'], buckets: ATTEMPT_BUCKETS, registers: [this.registry] });
+  private readonly deliveriesFinished = new Counter({ name: 'plaza_webhook_deliveries_finished_total', help: 'Deliveries this process moved to a final status', labelNames: ['status'], registers: [this.registry] });
+  private readonly httpDuration = new Histogram({ name: 'plaza_http_request_duration_seconds', help: 'HTTP requests by method, route and status code', labelNames: ['method', 'route', 'status_code'], buckets: REQUEST_BUCKETS, registers: [this.registry] });
+  private readonly graphqlDuration = new Histogram({ name: 'plaza_graphql_operation_duration_seconds', help: 'GraphQL operations over HTTP by type, first root field and outcome', labelNames: ['operation_type', 'root_field', 'outcome'], buckets: REQUEST_BUCKETS, registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'plaza_' });
+  }
+
+  /**
+   * Figures read from the database and the process at scrape time. The counts use the partial index
+   * on open deliveries, so a scrape stays cheap however long the delivery history grows.
+   */
+  watch(db: DataSource, pubSub: PostgresPubSub): void {
+    new Gauge({
+      name: 'plaza_webhook_deliveries_open',
+      help: 'Deliveries not yet final, by status (PENDING, RETRYING)',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        const rows: { status: string; count: number }[] = await db.query(`SELECT status, count(*)::int AS count FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') GROUP BY status`);
+        for (const status of ['PENDING', 'RETRYING']) this.set({ status }, rows.find((row) => row.status === status)?.count ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'plaza_webhook_due_backlog',
+      help: 'Deliveries whose next attempt is due now or overdue',
+      registers: [this.registry],
+      async collect() {
+        const [row]: { count: number }[] = await db.query(`SELECT count(*)::int AS count FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`);
+        this.set(row.count);
+      },
+    });
+    new Gauge({
+      name: 'plaza_webhook_due_backlog_oldest_seconds',
+      help: 'How late the most overdue attempt is (0 when nothing is due)',
+      registers: [this.registry],
+      async collect() {
+        const [row]: { late: number | null }[] = await db.query(`SELECT extract(epoch FROM now() - min(next_attempt_at))::float AS late FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`);
+        this.set(Math.max(0, row.late ?? 0));
+      },
+    });
+    new Gauge({
+      name: 'plaza_graphql_subscriptions',
+      help: 'Live GraphQL subscriptions in this process',
+      registers: [this.registry],
+      collect() {
+        this.set(pubSub.subscriptionCount);
+      },
+    });
+  }
+
+  observeAttempt(durationMs: number, succeeded: boolean): void {
+    this.attemptDuration.observe({ outcome: succeeded ? 'success' : 'failure' }, durationMs / 1000);
+  }
+
+  countFinished(status: string): void {
+    this.deliveriesFinished.inc({ status });
+  }
+
+  /** Express middleware timing every request, labelled by a bounded route name. */
+  readonly httpMiddleware = (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    // Read now: a mounted router (app.use('/graphql', …)) rewrites req.path before the response ends.
+    const route = routeLabel(req.path);
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.httpDuration.observe({ method: req.method, route, status_code: String(res.statusCode) }, seconds);
+    });
+    next();
+  };
+
+  /** Apollo plugin timing each operation; root fields come from the validated document, so the labels stay the schema's own. */
+  graphqlPlugin(): ApolloServerPlugin {
+    const histogram = this.graphqlDuration;
+    return {
+      async requestDidStart() {
+        const started = process.hrtime.bigint();
+        return {
+          async willSendResponse({ operation, response }) {
+            const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+            const failed = response.body.kind === 'single' && (response.body.singleResult.errors?.length ?? 0) > 0;
+            histogram.observe({ operation_type: operation?.operation ?? 'invalid', root_field: operation ? firstRootField(operation) : 'invalid', outcome: failed ? 'error' : 'ok' }, seconds);
+          },
+        };
+      },
+    };
+  }
+}
+
+function firstRootField(operation: OperationDefinitionNode): string {
+  const field = operation.selectionSet.selections.find((selection) => selection.kind === Kind.FIELD);
+  return field?.kind === Kind.FIELD ? field.name.value : 'fragment';
+}
