@@ -71,6 +71,8 @@ export interface Config {
   runWorker: boolean;
   /** Directory of the built SPA. @default <repo>/web/dist */
   webDistDir: string;
+  /** Attempts of finished deliveries older than this are deleted (the delivery itself stays), in ms. @default 90d */
+  webhookAttemptRetentionMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -246,5 +248,6 @@ export function loadConfig(env: Env = process.env): Config {
     apiTokenDefaultTtlDays: readPositiveInt(env, 'API_TOKEN_DEFAULT_TTL_DAYS', 90, 3650),
     runWorker: readBoolean(env, 'RUN_WORKER', true),
     webDistDir: path.resolve(env.WEB_DIST_DIR ?? path.join(REPO_ROOT, 'web/dist')),
+    webhookAttemptRetentionMs: readDuration(env, 'WEBHOOK_ATTEMPT_RETENTION', '90d'),
   };
 }

@@ -5,6 +5,7 @@ import { definePreCheckWork } from '../modules/review/pre-checks/pre-checks.work
 import { PRE_CHECKS_DUE_CHANNEL } from '../modules/review/pre-checks/pre-checks.service.js';
 import { defineDeliveryWork } from '../modules/webhooks/delivery-work.js';
 import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/webhook-events.service.js';
+import { definePruneAttemptsJob, PRUNE_ATTEMPTS_JOB, PRUNE_INTERVAL } from '../modules/webhooks/jobs/prune-attempts.job.js';
 import { createJobRuntime } from './jobs.js';
 import { logger } from './logger.js';
 import type { Services } from './services.js';
@@ -15,16 +16,19 @@ export interface JobWorker {
 
 /**
  * The background work of a Plaza process (all of `pnpm worker`, or part of `pnpm start`): webhook
- * deliveries and review pre-checks, as Agenda jobs, woken by NOTIFY from the transactions that need them.
+ * deliveries, review pre-checks and the pruning of old attempts, as Agenda jobs, woken by NOTIFY from the transactions that need them.
  */
 export async function startJobWorker(config: Config, databaseUrl: string, services: Services): Promise<JobWorker> {
   const workerName = `${hostname()}:${process.pid}`;
   const jobs = await createJobRuntime(config, databaseUrl, workerName);
   const deliveries = defineDeliveryWork(jobs, services.webhookEngine);
   const preChecks = definePreCheckWork(jobs, services.preChecks);
+  let stopping = false;
+  definePruneAttemptsJob(jobs.agenda, services.db, config.webhookAttemptRetentionMs, () => stopping);
   await jobs.agenda.start();
   await deliveries.start();
   await preChecks.start();
+  await jobs.agenda.every(PRUNE_INTERVAL, PRUNE_ATTEMPTS_JOB);
 
   const wakeUps: Record<string, () => void> = { [DELIVERIES_DUE_CHANNEL]: deliveries.onDue, [PRE_CHECKS_DUE_CHANNEL]: preChecks.onDue };
   const listener = new pg.Client({ connectionString: databaseUrl });
@@ -36,6 +40,7 @@ export async function startJobWorker(config: Config, databaseUrl: string, servic
   logger.info({ workerName, jobsBackend: config.jobsBackend }, 'delivery worker started');
   return {
     stop: async () => {
+      stopping = true;
       await listener.end().catch(() => undefined);
       preChecks.stop();
       await deliveries.stop();

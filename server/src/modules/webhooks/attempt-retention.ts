@@ -1,0 +1,30 @@
+import type { DataSource } from 'typeorm';
+import { newWebhookId } from '../../platform/ids.js';
+
+/** Rows deleted per statement: small enough that each delete holds its locks and WAL briefly. */
+const PRUNE_BATCH = 5_000;
+
+/**
+ * Deletes the attempts of finished (SUCCEEDED or FAILED) deliveries created more than `retentionMs`
+ * ago; the deliveries stay, with their status and attempt count. Delivery ids start with their
+ * creation time (ULID), so "older than" is a range of the attempts' primary key, with no index of
+ * its own to maintain on the delivery path. Returns how many attempts it deleted.
+ */
+export async function pruneOldAttempts(db: DataSource, retentionMs: number, now = Date.now(), shouldStop: () => boolean = () => false): Promise<number> {
+  // The smallest id a delivery created at the cutoff can have: the prefix and the time part of its ULID.
+  const cutoffId = newWebhookId.delivery(now - retentionMs).slice(0, 'dlv_'.length + 10);
+  let deleted = 0;
+  for (;;) {
+    const [, count]: [unknown, number] = await db.query(
+      `DELETE FROM webhook_attempts a
+        USING (SELECT a2.delivery_id, a2.number
+                 FROM webhook_attempts a2 JOIN webhook_deliveries d ON d.id = a2.delivery_id
+                WHERE a2.delivery_id < $1 AND d.status IN ('SUCCEEDED', 'FAILED')
+                LIMIT ${PRUNE_BATCH}) old
+        WHERE a.delivery_id = old.delivery_id AND a.number = old.number`,
+      [cutoffId],
+    );
+    deleted += count;
+    if (count < PRUNE_BATCH || shouldStop()) return deleted;
+  }
+}
