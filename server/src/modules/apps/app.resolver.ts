@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectTy
 import { tokenScope } from '../../platform/auth-checker.js';
 import { ConnectionType } from '../../platform/connection.js';
 import { requirePrincipal, type RequestContext } from '../../platform/context.js';
-import { principalWithScope } from '../identity/principal.js';
+import { principalWithScope, signedInPerson } from '../identity/principal.js';
 import { ReviewDecision } from '../review/review-decision.entity.js';
 import { SecretAuditEntry } from '../secrets/secret-audit.entity.js';
 import { AppPreCheck } from '../review/pre-checks/pre-check.entity.js';
@@ -82,8 +82,9 @@ export class AppResolver {
 
   @FieldResolver(() => [ReviewDecision], { description: 'Oldest first' })
   reviewDecisions(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<ReviewDecision[]> | ReviewDecision[] {
-    // The public sees the listing, not its review history.
-    if (!isOwner(app, principal) && !isReviewer(principal)) return [];
+    // The public sees the listing, not its review history; a token reads it only with apps:read.
+    const reader = principalWithScope(principal, 'apps:read');
+    if (!isOwner(app, reader) && !isReviewer(reader)) return [];
     return services.review.history(app.id);
   }
 
@@ -94,11 +95,13 @@ export class AppResolver {
 
   @FieldResolver(() => AppPreCheck, { nullable: true, description: 'Automated checks of the latest version; for its developer and reviewers' })
   preChecks(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<AppPreCheck | null> | null {
-    return isOwner(app, principal) || isReviewer(principal) ? services.preChecks.latest(app.id) : null;
+    const reader = principalWithScope(principal, 'apps:read');
+    return isOwner(app, reader) || isReviewer(reader) ? services.preChecks.latest(app.id) : null;
   }
 
   @FieldResolver(() => [SecretAuditEntry], { description: 'Who revealed or rotated the client secret; the owner only' })
   clientSecretAudit(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<SecretAuditEntry[]> | SecretAuditEntry[] {
-    return isOwner(app, principal) ? services.secrets.auditTrail(app.id) : [];
+    // Secrets are handled by people only (revealClientSecret admits no token), and so is their audit.
+    return isOwner(app, signedInPerson(principal)) ? services.secrets.auditTrail(app.id) : [];
   }
 }

@@ -16,3 +16,8 @@ export function principalWithScope(principal: Principal | null | undefined, scop
   if (principal.kind === 'apiToken' && !principal.scopes.has(scope)) return null;
   return principal;
 }
+
+/** The principal when it is a signed-in person, else null: for what no token scope covers. */
+export function signedInPerson(principal: Principal | null | undefined): Principal | null {
+  return principal?.kind === 'session' ? principal : null;
+}

@@ -5,6 +5,7 @@ import { App } from '../apps/app.entity.js';
 import { isOwner, viewOf } from '../apps/app-access.js';
 import { AppStatus } from '../apps/app.types.js';
 import { Account } from '../identity/account.entity.js';
+import { signedInPerson } from '../identity/principal.js';
 import { Installation, Purchase } from './marketplace.entities.js';
 
 @ObjectType()
@@ -198,7 +199,8 @@ export class InstallationResolver {
 export class AppEarningsResolver {
   @FieldResolver(() => AppEarnings, { nullable: true, description: 'The owner’s earnings from this app' })
   async earnings(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<AppEarnings | null> {
-    if (!isOwner(app, principal)) return null;
+    // As myEarnings: people only, so no API token reads revenue through an app it can see.
+    if (!isOwner(app, signedInPerson(principal))) return null;
     const [row] = await services.marketplace.earnings(app.ownerId, app.id);
     return row ?? null;
   }

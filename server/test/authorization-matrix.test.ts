@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from 'graphql-ws';
+import { startTestPlaza } from './helpers/plaza.js';
+import { validAppInput } from './helpers/factories.js';
+import {
+  buildMatrixFixture,
+  expand,
+  observeRequest,
+  observeSubscription,
+  operationsOf,
+  PRINCIPALS,
+  ROOT_TYPES,
+  type ExpectationSpec,
+  type MatrixFixture,
+  type MatrixRow,
+  type RootType,
+} from './helpers/authorization-matrix.js';
+
+/*
+ * Who may do what, for every operation in schema.graphql, against the owner's real objects.
+ * Principals: anonymous; people (otherDeveloper, owner, reviewer, admin); the owner's API tokens
+ * (tokenWithoutScope, deliveriesReadToken, deliveriesWriteToken, appsReadToken).
+ * ALLOWED: answered, and the answer holds the owner's object. HIDDEN: answered without it (null or
+ * empty), so nothing leaks. Otherwise the first error's extensions.code.
+ */
+
+// Any signed-in person acting for themselves; API tokens only where an operation names their scope.
+const PEOPLE_ONLY: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'ALLOWED', tokens: 'FORBIDDEN' };
+// Reads of one's own things: everyone else gets their own, which never holds the owner's.
+const OWN_READ: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'HIDDEN', owner: 'ALLOWED', tokens: 'FORBIDDEN' };
+// Changes to an approved app, which others can see but not touch.
+const OWNER_ONLY: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'FORBIDDEN', owner: 'ALLOWED', tokens: 'FORBIDDEN' };
+const ADMIN_ONLY: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'FORBIDDEN', admin: 'ALLOWED', tokens: 'FORBIDDEN' };
+// Webhook Logs: owner and admins; other people learn nothing about the owner's deliveries.
+const DELIVERY_READ: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'HIDDEN', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED' };
+
+const byId = (id: (f: MatrixFixture) => string) => (f: MatrixFixture) => ({ id: id(f) });
+const byAppId = (appId: (f: MatrixFixture) => string) => (f: MatrixFixture) => ({ appId: appId(f) });
+
+const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
+  Query: {
+    app: {
+      document: 'query($id: ID!) { app(id: $id) { id } }',
+      variables: byId((f) => f.apps.underReview),
+      reveals: (f) => f.apps.underReview,
+      expect: { all: 'HIDDEN', owner: 'ALLOWED', reviewer: 'ALLOWED', admin: 'ALLOWED', appsReadToken: 'ALLOWED' },
+    },
+    categories: { document: '{ categories { id } }', expect: { all: 'ALLOWED' } },
+    me: { document: '{ me { id } }', expect: { all: 'ALLOWED', anonymous: 'HIDDEN' } },
+    myApiTokens: { document: '{ myApiTokens { id } }', reveals: (f) => f.revocableTokenId, expect: OWN_READ },
+    myApps: { document: '{ myApps { id } }', reveals: (f) => f.apps.listed, expect: { ...OWN_READ, appsReadToken: 'ALLOWED' } },
+    myEarnings: { document: '{ myEarnings { appId } }', reveals: (f) => f.apps.paid, expect: OWN_READ },
+    myLibrary: { document: '{ myLibrary { id } }', reveals: (f) => f.ownerInstallation.id, expect: OWN_READ },
+    myPointsBalance: { document: '{ myPointsBalance { userId } }', reveals: (f) => f.ownerId, expect: OWN_READ },
+    myPurchases: { document: '{ myPurchases { purchaseId } }', reveals: (f) => f.ownerInstallation.purchaseId, expect: OWN_READ },
+    notifications: { document: '{ notifications(first: 100) { edges { node { id } } } }', reveals: (f) => f.notificationId, expect: OWN_READ },
+    reviewQueue: {
+      document: '{ reviewQueue(first: 100) { edges { node { id } } } }',
+      reveals: (f) => f.apps.underReview,
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'FORBIDDEN', reviewer: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN' },
+    },
+    storeApps: { document: '{ storeApps(first: 100) { edges { node { id } } } }', reveals: (f) => f.apps.listed, expect: { all: 'ALLOWED' } },
+    // Unfiltered, so the answer shows everything the principal may read.
+    webhookDeliveries: { document: '{ webhookDeliveries(first: 100) { edges { node { id } } } }', reveals: (f) => f.deliveryId, expect: DELIVERY_READ },
+    webhookDelivery: { document: 'query($id: ID!) { webhookDelivery(id: $id) { id } }', variables: byId((f) => f.deliveryId), reveals: (f) => f.deliveryId, expect: DELIVERY_READ },
+  },
+
+  // Each mutation acts on objects no other row reads, or one object per principal, so rows stay independent.
+  Mutation: {
+    createApiToken: { document: 'mutation { createApiToken(input: { name: "matrix", scopes: ["apps:read"] }) { id } }', expect: PEOPLE_ONLY },
+    creditPoints: {
+      document: 'mutation($userId: ID!) { creditPoints(userId: $userId, points: 1, reason: "matrix") { points } }',
+      variables: (f) => ({ userId: f.ownerId }),
+      expect: ADMIN_ONLY,
+    },
+    decideReview: {
+      document: 'mutation($appId: ID!) { decideReview(input: { appId: $appId, outcome: APPROVED }) { id } }',
+      variables: (f, principal) => ({ appId: f.apps.toDecide[principal] }),
+      // Not even the owner may approve their own app.
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'FORBIDDEN', reviewer: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN' },
+    },
+    installApp: { document: 'mutation($appId: ID!) { installApp(appId: $appId) { id } }', variables: byAppId((f) => f.apps.installable), expect: PEOPLE_ONLY },
+    // Only the developer opens an approved app without having installed it.
+    launchApp: { document: 'mutation($appId: ID!) { launchApp(appId: $appId) { token } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
+    markNotificationRead: {
+      document: 'mutation($id: ID!) { markNotificationRead(id: $id) { id } }',
+      variables: byId((f) => f.notificationId),
+      expect: { ...OWNER_ONLY, people: 'NOT_FOUND', owner: 'ALLOWED' },
+    },
+    purchaseApp: { document: 'mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }', variables: byAppId((f) => f.apps.paid), expect: PEOPLE_ONLY },
+    redeliverWebhook: {
+      document: 'mutation($deliveryId: ID!) { redeliverWebhook(deliveryId: $deliveryId) { id } }',
+      variables: (f, principal) => ({ deliveryId: f.testDeliveries[principal] }),
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED' },
+    },
+    refundPurchase: { document: 'mutation($purchaseId: String!) { refundPurchase(purchaseId: $purchaseId) { status } }', variables: (f) => ({ purchaseId: f.purchaseId }), expect: ADMIN_ONLY },
+    revealClientSecret: { document: 'mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
+    revokeApiToken: { document: 'mutation($id: ID!) { revokeApiToken(id: $id) }', variables: byId((f) => f.revocableTokenId), expect: OWNER_ONLY },
+    // The listed app's receiver does not check signatures, so a new secret breaks no later row.
+    rotateClientSecret: { document: 'mutation($appId: ID!) { rotateClientSecret(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
+    rotateSessionSigningKey: { document: 'mutation { rotateSessionSigningKey }', expect: ADMIN_ONLY },
+    sendTestWebhook: {
+      document: 'mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }',
+      variables: byAppId((f) => f.apps.listed),
+      expect: { ...OWNER_ONLY, deliveriesWriteToken: 'ALLOWED' },
+    },
+    submitApp: { document: 'mutation($input: SubmitAppInput!) { submitApp(input: $input) { id } }', variables: () => ({ input: validAppInput() }), expect: PEOPLE_ONLY },
+    uninstallApp: { document: 'mutation($appId: ID!) { uninstallApp(appId: $appId) { id } }', variables: byAppId((f) => f.apps.uninstallable), expect: PEOPLE_ONLY },
+    // The webhook URL is not part of the listing, so the app stays approved.
+    updateApp: {
+      document: 'mutation($id: ID!, $webhookUrl: String!) { updateApp(id: $id, input: { webhookUrl: $webhookUrl }) { id } }',
+      variables: (f) => ({ id: f.apps.editable, webhookUrl: f.receiver.url('/edited') }),
+      expect: OWNER_ONLY,
+    },
+    updatePreferences: { document: 'mutation { updatePreferences(locale: "vi") { id } }', expect: PEOPLE_ONLY },
+  },
+
+  // graphql-ws closes a connection without a valid credential (4403): recorded as UNAUTHENTICATED.
+  Subscription: {
+    notificationAdded: { document: 'subscription { notificationAdded { id } }', expect: PEOPLE_ONLY },
+    webhookDeliveryUpdated: {
+      document: 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id } }',
+      variables: byAppId((f) => f.apps.listed),
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED' },
+    },
+  },
+};
+
+// Fields of an app that everyone sees (approved, listed) that only some may read: the public gets the listing alone.
+const ON_A_LISTED_APP: Record<string, { selection: string; expect: ExpectationSpec }> = {
+  webhookUrl: { selection: 'webhookUrl', expect: { all: 'HIDDEN', owner: 'ALLOWED', reviewer: 'ALLOWED', admin: 'ALLOWED', appsReadToken: 'ALLOWED' } },
+  reviewDecisions: { selection: 'reviewDecisions { id }', expect: { all: 'HIDDEN', owner: 'ALLOWED', reviewer: 'ALLOWED', admin: 'ALLOWED', appsReadToken: 'ALLOWED' } },
+  preChecks: { selection: 'preChecks { status }', expect: { all: 'HIDDEN', owner: 'ALLOWED', reviewer: 'ALLOWED', admin: 'ALLOWED', appsReadToken: 'ALLOWED' } },
+  // Revenue and the secret's audit follow myEarnings and revealClientSecret: the owner, signed in.
+  earnings: { selection: 'earnings { salesCount }', expect: { all: 'HIDDEN', owner: 'ALLOWED' } },
+  clientSecretAudit: { selection: 'clientSecretAudit { action }', expect: { all: 'HIDDEN', owner: 'ALLOWED' } },
+};
+
+const SCHEMA_OPERATIONS = operationsOf(new URL('../../schema.graphql', import.meta.url));
+
+let fixture: MatrixFixture;
+const openSockets: Client[] = [];
+
+beforeAll(async () => {
+  fixture = await buildMatrixFixture(await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '1h' }));
+});
+afterAll(async () => {
+  await Promise.all(openSockets.map((socket) => socket.dispose()));
+});
+
+describe('the authorization matrix', () => {
+  it.each(ROOT_TYPES)('has a row for every %s field of schema.graphql, and no other', (type) => {
+    const inSchema = SCHEMA_OPERATIONS[type];
+    const inMatrix = Object.keys(MATRIX[type]);
+    const missing = inSchema.filter((name) => !inMatrix.includes(name));
+    const gone = inMatrix.filter((name) => !inSchema.includes(name));
+    expect(missing, `${type} operations in schema.graphql without a row in the authorization matrix: ${missing.join(', ')}`).toEqual([]);
+    expect(gone, `rows for ${type} operations that schema.graphql no longer has: ${gone.join(', ')}`).toEqual([]);
+  });
+});
+
+for (const type of ROOT_TYPES) {
+  describe(type, () => {
+    for (const operation of SCHEMA_OPERATIONS[type]) {
+      it(operation, async () => {
+        const row = MATRIX[type][operation];
+        if (!row) throw new Error(`${type}.${operation} has no row in the authorization matrix: say what each principal may do`);
+        const observed: Record<string, string> = {};
+        if (type === 'Subscription') {
+          // One at a time: acceptance is read off the server's live subscription count.
+          for (const principal of PRINCIPALS) observed[principal] = await observeSubscription(fixture, row, principal, openSockets);
+        } else {
+          const outcomes = await Promise.all(PRINCIPALS.map((principal) => observeRequest(fixture, operation, row, principal)));
+          PRINCIPALS.forEach((principal, i) => (observed[principal] = outcomes[i]));
+        }
+        expect(observed).toEqual(expand(row.expect));
+      });
+    }
+  });
+}
+
+
+describe('owner-only fields of a listed app', () => {
+  it.each(Object.keys(ON_A_LISTED_APP))('%s', async (field) => {
+    const { selection, expect: spec } = ON_A_LISTED_APP[field];
+    const row: MatrixRow = {
+      document: `query($id: ID!) { app(id: $id) { answer: ${selection} } }`,
+      variables: byId((f) => f.apps.paid),
+      pick: (data) => data.app?.answer,
+      expect: spec,
+    };
+    const outcomes = await Promise.all(PRINCIPALS.map((principal) => observeRequest(fixture, 'app', row, principal)));
+    expect(Object.fromEntries(PRINCIPALS.map((principal, i) => [principal, outcomes[i]]))).toEqual(expand(spec));
+  });
+});
