@@ -15,6 +15,7 @@ import type { RequestContext } from './context.js';
 import { formatError, PlazaError } from './errors.js';
 import { logger } from './logger.js';
 import type { Services } from './services.js';
+import { sharedSubscriptionExecution } from './subscription-execution.js';
 
 export interface HttpServer {
   server: Server;
@@ -32,6 +33,13 @@ async function contextFor(services: Services, token: string | undefined, ipAddre
   }
 }
 
+/** Everything authorization reads about a subscriber: those equal in it may share the result of an update. */
+function audienceOf({ principal }: RequestContext): string {
+  if (!principal) return 'anonymous';
+  const scopes = principal.kind === 'apiToken' ? [...principal.scopes].sort().join(',') : '';
+  return [principal.kind, principal.userId, [...principal.roles].sort().join(','), scopes].join('|');
+}
+
 /** Express with the auth routes, GraphQL over HTTP and WebSocket on /graphql, health checks and the SPA. */
 export async function createHttpServer(services: Services, schema: GraphQLSchema): Promise<HttpServer> {
   const app = express();
@@ -43,6 +51,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   const wsCleanup = useServer<{ authorization?: string }, { context?: RequestContext }>(
     {
       schema,
+      ...sharedSubscriptionExecution(schema, (context) => audienceOf(context as RequestContext)),
       // Subscriptions are personal, so a connection without a valid credential is closed with 4403.
       onConnect: async (ctx) => {
         const token = credentialOf({ authorization: ctx.connectionParams?.authorization, cookie: ctx.extra.request.headers.cookie });

@@ -1,0 +1,70 @@
+import { createSourceEventStream, execute, parse, validate, type DocumentNode, type Source, type ExecutionArgs, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+
+type Answer = ExecutionResult | Promise<ExecutionResult>;
+
+/** Distinct subscription texts remembered; past it the cache starts again (clients send a handful). */
+const MAX_CACHED_DOCUMENTS = 500;
+
+/**
+ * graphql-ws hooks for many subscribers of one update. Without them each subscriber costs its own
+ * parse, validation and execution of every update: at thousands of subscribers that per-subscriber
+ * execution and its garbage were most of the server's time (benchmark 6). Here a query text is parsed
+ * and validated once, and an update is executed once per distinct question: same query, operation
+ * and variables, asked by subscribers equal in everything authorization reads (`audienceOf`). Each
+ * subscriber still runs the subscription's own `subscribe` resolver, which checks its access.
+ */
+export function sharedSubscriptionExecution(schema: GraphQLSchema, audienceOf: (contextValue: unknown) => string) {
+  const documents = new Map<string, DocumentNode>();
+  const validations = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  // Keyed by the payload object the pub/sub hands to every listener of a message: gone with the message.
+  const answersByPayload = new WeakMap<object, Map<string, Answer>>();
+
+  return {
+    parse: (source: string | Source): DocumentNode => {
+      const query = typeof source === 'string' ? source : source.body;
+      let document = documents.get(query);
+      if (!document) {
+        if (documents.size >= MAX_CACHED_DOCUMENTS) documents.clear();
+        document = parse(query);
+        documents.set(query, document);
+      }
+      return document;
+    },
+
+    validate: (_schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] => {
+      let errors = validations.get(document);
+      if (!errors) validations.set(document, (errors = validate(schema, document)));
+      return errors;
+    },
+
+    subscribe: async (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
+      const stream = await createSourceEventStream(args);
+      if (!(Symbol.asyncIterator in stream)) return stream;
+      const question = [audienceOf(args.contextValue), args.document.loc?.source.body ?? JSON.stringify(args.document), args.operationName ?? '', JSON.stringify(args.variableValues ?? null)].join('\n');
+      return mapStream(stream, (payload) => {
+        if (typeof payload !== 'object' || payload === null) return execute({ ...args, rootValue: payload });
+        let answers = answersByPayload.get(payload);
+        if (!answers) answersByPayload.set(payload, (answers = new Map()));
+        let answer = answers.get(question);
+        if (!answer) answers.set(question, (answer = execute({ ...args, rootValue: payload })));
+        return answer;
+      });
+    },
+  };
+}
+
+/**
+ * An async iterator over `source` mapped through `map`, whose `return` reaches the source at once
+ * (an async generator would wait for the next update first, keeping a closed subscriber listening).
+ */
+function mapStream(source: AsyncIterable<unknown>, map: (payload: unknown) => Answer): AsyncIterableIterator<ExecutionResult> & { return(): Promise<IteratorResult<ExecutionResult>> } {
+  const iterator = source[Symbol.asyncIterator]();
+  const step = async (result: IteratorResult<unknown>): Promise<IteratorResult<ExecutionResult>> => (result.done ? { value: undefined, done: true } : { value: await map(result.value), done: false });
+  return {
+    next: () => iterator.next().then(step),
+    return: async () => (iterator.return ? step(await iterator.return()) : { value: undefined, done: true }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
