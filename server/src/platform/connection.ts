@@ -59,7 +59,9 @@ export function decodeCursor(cursor: string | undefined | null, shape: ('string'
   if (cursor === undefined || cursor === null) return undefined;
   try {
     const values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(values) && values.length === shape.length && values.every((v, i) => typeof v === shape[i])) return values;
+    // No cursor given out holds a NUL, and PostgreSQL would fail on one instead of answering.
+    const wellFormed = (v: unknown, i: number) => typeof v === shape[i] && !(typeof v === 'string' && v.includes('\u0000'));
+    if (Array.isArray(values) && values.length === shape.length && values.every(wellFormed)) return values;
   } catch {
     /* reported below */
   }

@@ -1,5 +1,5 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
-import { CATEGORIES } from './app.types.js';
+import { CATEGORIES, Pricing } from './app.types.js';
 
 export const NAME_MAX_CHARS = 60;
 export const SHORT_DESCRIPTION_MAX_CHARS = 120;
@@ -9,10 +9,22 @@ export const PRICE_POINTS_MAX = 1_000_000;
 /** Characters as people count them (code points), so "120 characters" holds for Vietnamese and emoji alike. */
 export const charCount = (text: string) => [...text].length;
 
+/**
+ * Text people read or browsers load: no control characters (PostgreSQL cannot store NUL at all) and
+ * no lone UTF-16 surrogates, which would be stored as U+FFFD, i.e. not as sent.
+ */
+function textProblem(value: string): string | undefined {
+  if (/\p{Cc}/u.test(value)) return 'must not contain control characters';
+  if (/\p{Cs}/u.test(value)) return 'must be valid Unicode text (it has an unpaired surrogate)';
+  return undefined;
+}
+
 /** Why a URL is not acceptable, or undefined when it is. */
 export function urlProblem(value: unknown, protocols: string[]): string | undefined {
   if (typeof value !== 'string' || value.trim() === '') return 'is required';
   if (value.length > URL_MAX_CHARS) return `must be at most ${URL_MAX_CHARS} characters`;
+  const text = textProblem(value);
+  if (text) return text;
   let url: URL;
   try {
     url = new URL(value);
@@ -40,6 +52,8 @@ const rule = (name: string, check: (value: unknown) => string | undefined, optio
 export const IsAppName = () =>
   rule('appName', (v) => {
     if (typeof v !== 'string' || v.trim() === '') return 'is required';
+    const text = textProblem(v);
+    if (text) return text;
     if (charCount(v.trim()) > NAME_MAX_CHARS) return `must be at most ${NAME_MAX_CHARS} characters (it has ${charCount(v.trim())})`;
     return undefined;
   });
@@ -48,6 +62,8 @@ export const IsShortDescription = () =>
   rule('shortDescription', (v) => {
     if (typeof v !== 'string' || v.trim() === '') return 'is required';
     if (/[\r\n]/.test(v)) return 'must be one line (it is shown on the app card)';
+    const text = textProblem(v);
+    if (text) return text;
     const count = charCount(v.trim());
     if (count > SHORT_DESCRIPTION_MAX_CHARS) return `must be at most ${SHORT_DESCRIPTION_MAX_CHARS} characters (it has ${count})`;
     return undefined;
@@ -60,6 +76,9 @@ export const IsWebhookUrl = () => rule('webhookUrl', (v) => (v === null || v ===
 
 export const IsCategory = () =>
   rule('category', (v) => (typeof v === 'string' && (CATEGORIES as readonly string[]).includes(v.trim().toLowerCase()) ? undefined : `must be one of ${CATEGORIES.join(', ')}`));
+
+/** GraphQL checks the enum, but an optional field may still arrive as an explicit null. */
+export const IsPricing = () => rule('pricing', (v) => ((Object.values(Pricing) as unknown[]).includes(v) ? undefined : 'must be FREE or PAID'));
 
 export const IsPricePoints = () =>
   rule('pricePoints', (v) => {

@@ -25,6 +25,17 @@ export const listingOf = (app: Listing): Listing => ({
   pricePoints: app.pricePoints,
 });
 
+/** Years PostgreSQL reads in toISOString's form (no year 0, no six-digit "+010000" years). */
+const CURSOR_TIME_MIN = Date.parse('0001-01-01T00:00:00.000Z');
+const CURSOR_TIME_MAX = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** The time in a list cursor, exactly as toISOString wrote it; anything else was never given out and would fail the query. */
+function cursorTime(value: string | number): string {
+  const ms = typeof value === 'string' ? Date.parse(value) : NaN;
+  if (!(ms >= CURSOR_TIME_MIN && ms <= CURSOR_TIME_MAX) || new Date(ms).toISOString() !== value) throw badInput('after', 'after is not a cursor this list gave out');
+  return value;
+}
+
 export class AppService {
   constructor(
     private readonly db: DataSource,
@@ -139,11 +150,12 @@ export class AppService {
       if (!(CATEGORIES as readonly string[]).includes(category)) throw badInput('category', `category must be one of ${CATEGORIES.join(', ')}`);
       query.andWhere("a.published_listing->>'category' = :category", { category });
     }
+    if (args.search?.includes('\u0000')) throw badInput('search', 'search must not contain NUL characters');
     if (args.search?.trim()) {
       const pattern = `%${args.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       query.andWhere("(a.published_listing->>'name' ILIKE :pattern OR a.published_listing->>'shortDescription' ILIKE :pattern)", { pattern });
     }
-    if (after) query.andWhere('(a.listed_at, a.id) < (:listedAt::timestamptz, :id)', { listedAt: after[0], id: after[1] });
+    if (after) query.andWhere('(a.listed_at, a.id) < (:listedAt::timestamptz, :id)', { listedAt: cursorTime(after[0]), id: after[1] });
     const rows = await query.orderBy('a.listed_at', 'DESC').addOrderBy('a.id', 'DESC').take(limit + 1).getMany();
     const listed = rows.map((app) => viewOf(app, null)!);
     return toConnection(listed, limit, (app) => [app.listedAt!.toISOString(), app.id]);
@@ -154,7 +166,7 @@ export class AppService {
     const limit = pageSize(args.first);
     const after = decodeCursor(args.after, ['string', 'string']);
     const query = this.db.getRepository(App).createQueryBuilder('a').where('a.status = :status', { status: AppStatus.PENDING_REVIEW });
-    if (after) query.andWhere('(a.submitted_at, a.id) > (:submittedAt::timestamptz, :id)', { submittedAt: after[0], id: after[1] });
+    if (after) query.andWhere('(a.submitted_at, a.id) > (:submittedAt::timestamptz, :id)', { submittedAt: cursorTime(after[0]), id: after[1] });
     const rows = await query.orderBy('a.submitted_at', 'ASC').addOrderBy('a.id', 'ASC').take(limit + 1).getMany();
     return toConnection(rows, limit, (app) => [app.submittedAt.toISOString(), app.id]);
   }

@@ -1,7 +1,7 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { ValidateIf } from 'class-validator';
 import { Pricing } from '../app.types.js';
-import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsShortDescription, IsWebhookUrl } from '../app-rules.js';
+import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsPricing, IsShortDescription, IsWebhookUrl } from '../app-rules.js';
 
 /** Only the fields given change; the same rules as SubmitAppInput apply to each. */
 @InputType()
@@ -32,6 +32,8 @@ export class UpdateAppInput {
   category?: string;
 
   @Field(() => Pricing, { nullable: true })
+  @ValidateIf((_, v) => v !== undefined)
+  @IsPricing()
   pricing?: Pricing;
 
   @Field(() => Int, { nullable: true, description: 'Set with PAID; pass null to clear it when switching to FREE' })
