@@ -71,8 +71,14 @@ export interface Config {
   runWorker: boolean;
   /** Directory of the built SPA. @default <repo>/web/dist */
   webDistDir: string;
+  /** Requests a minute from one address (anything not made with an API token), as a bucket of that size. @default 1200 */
+  rateLimitPerAddress: number;
+  /** Requests a minute made with one API token, as a bucket of that size. @default 600 */
+  rateLimitPerApiToken: number;
   /** Attempts of finished deliveries older than this are deleted (the delivery itself stays), in ms. @default 90d */
   webhookAttemptRetentionMs: number;
+  /** Behind a load balancer: take the client address from X-Forwarded-For (Express's `trust proxy`). @default false */
+  trustProxy: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -248,6 +254,9 @@ export function loadConfig(env: Env = process.env): Config {
     apiTokenDefaultTtlDays: readPositiveInt(env, 'API_TOKEN_DEFAULT_TTL_DAYS', 90, 3650),
     runWorker: readBoolean(env, 'RUN_WORKER', true),
     webDistDir: path.resolve(env.WEB_DIST_DIR ?? path.join(REPO_ROOT, 'web/dist')),
+    rateLimitPerAddress: readPositiveInt(env, 'RATE_LIMIT_PER_ADDRESS', 1200),
+    rateLimitPerApiToken: readPositiveInt(env, 'RATE_LIMIT_PER_API_TOKEN', 600),
+    trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     webhookAttemptRetentionMs: readDuration(env, 'WEBHOOK_ATTEMPT_RETENTION', '90d'),
   };
 }

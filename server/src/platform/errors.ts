@@ -85,11 +85,15 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   if (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_REQUEST' || code === 'PERSISTED_QUERY_NOT_SUPPORTED' || code === 'OPERATION_RESOLUTION_FAILURE') {
     // Malformed documents and variables are the caller's input too; keep the message graphql-js wrote.
     const field = fieldFromCoercionMessage(formatted.message);
-    return { message: formatted.message, locations: formatted.locations, extensions: { code: ErrorCode.BAD_USER_INPUT, ...(field ? { field } : {}) } };
+    // Plaza's own limits (depth, aliases, cost) say which one with a reason.
+    const reason = formatted.extensions?.reason;
+    return { message: formatted.message, locations: formatted.locations, extensions: { code: ErrorCode.BAD_USER_INPUT, ...(field ? { field } : {}), ...(typeof reason === 'string' ? { reason } : {}) } };
   }
   if (typeof code === 'string' && code in ErrorCode && code !== ErrorCode.INTERNAL_SERVER_ERROR) {
-    // Errors raised before execution (a bad credential) arrive as plain GraphQLErrors with a contract code.
-    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
+    // Errors raised before execution (a bad credential, a rate limit, a cost limit) arrive as plain
+    // GraphQLErrors with a contract code; their details (reason, retryAfterSeconds) stay, transport ones go.
+    const { http: _http, stacktrace: _stacktrace, ...details } = formatted.extensions ?? {};
+    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { ...details, code } };
   }
   logger.error({ err: original, path: formatted.path }, 'unexpected error in a GraphQL operation');
   return { message: 'Something went wrong on our side; it has been logged.', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };

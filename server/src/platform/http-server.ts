@@ -5,72 +5,34 @@ import express from 'express';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import type { GraphQLSchema } from 'graphql';
 import { authRoutes } from '../modules/identity/dev-sign-in.routes.js';
 import { oidcRoutes } from '../modules/identity/oidc.routes.js';
-import { credentialOf, requestCredential } from '../modules/identity/session-cookie.js';
+import { requestCredential } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from './context.js';
 import { formatError, PlazaError } from './errors.js';
+import { assertCostWithinLimit, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
 import { logger } from './logger.js';
 import type { Services } from './services.js';
-import { sharedSubscriptionExecution } from './subscription-execution.js';
+import { asHttpError, RequestGuards } from './request-guards.js';
+import { attachWebSocketServer } from './websocket-server.js';
 
 export interface HttpServer {
   server: Server;
   close(): Promise<void>;
 }
 
-async function contextFor(services: Services, token: string | undefined, ipAddress: string | null): Promise<RequestContext> {
-  try {
-    const principal = token ? await services.identity.authenticate(token) : null;
-    return { principal, ipAddress, services };
-  } catch (err) {
-    // A bad credential fails the whole request with 401, so clients see at once that they must sign in again.
-    if (err instanceof PlazaError) throw new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: err.httpStatus } } });
-    throw err;
-  }
-}
-
-/** Everything authorization reads about a subscriber: those equal in it may share the result of an update. */
-function audienceOf({ principal }: RequestContext): string {
-  if (!principal) return 'anonymous';
-  const scopes = principal.kind === 'apiToken' ? [...principal.scopes].sort().join(',') : '';
-  return [principal.kind, principal.userId, [...principal.roles].sort().join(','), scopes].join('|');
-}
-
 /** Express with the auth routes, GraphQL over HTTP and WebSocket on /graphql, health checks and the SPA. */
 export async function createHttpServer(services: Services, schema: GraphQLSchema): Promise<HttpServer> {
   const app = express();
   app.disable('x-powered-by');
+  // Behind a load balancer the client's address is in X-Forwarded-For; trusted only when configured.
+  app.set('trust proxy', services.config.trustProxy);
   app.use(services.metrics.httpMiddleware);
   const server = createServer(app);
 
-  const wsServer = new WebSocketServer({ server, path: '/graphql' });
-  const wsCleanup = useServer<{ authorization?: string }, { context?: RequestContext }>(
-    {
-      schema,
-      ...sharedSubscriptionExecution(schema, (context) => audienceOf(context as RequestContext)),
-      // Subscriptions are personal, so a connection without a valid credential is closed with 4403.
-      onConnect: async (ctx) => {
-        const token = credentialOf({ authorization: ctx.connectionParams?.authorization, cookie: ctx.extra.request.headers.cookie });
-        if (!token) return false;
-        try {
-          ctx.extra.context = await contextFor(services, token, ctx.extra.request.socket.remoteAddress ?? null);
-          return true;
-        } catch (err) {
-          if (err instanceof GraphQLError) return false;
-          throw err;
-        }
-      },
-      context: (ctx) => ctx.extra.context!,
-      onError: (_ctx, _id, _payload, errors) => {
-        logger.debug({ errors }, 'subscription error');
-      },
-    },
-    wsServer,
-  );
+  const guards = new RequestGuards(services, services.config);
+  const wsCleanup = attachWebSocketServer(server, schema, services, guards);
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
@@ -80,7 +42,28 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     stopOnTerminationSignals: false,
     introspection: true,
     includeStacktraceInErrorResponses: false,
-    plugins: [services.metrics.graphqlPlugin(), ApolloServerPluginDrainHttpServer({ httpServer: server }), { serverWillStart: async () => ({ drainServer: async () => void (await wsCleanup.dispose()) }) }],
+    // "Did you mean …?" helps developers and maps the schema for attackers: off in production.
+    hideSchemaDetailsFromClientErrors: services.config.production,
+    allowBatchedHttpRequests: false,
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
+    validationRules: limitRules,
+    plugins: [
+      services.metrics.graphqlPlugin(),
+      // The cost depends on the variables (`first: $n`), so it is priced once they are known, before anything runs.
+      {
+        requestDidStart: async () => ({
+          didResolveOperation: async ({ document, request }) => {
+            try {
+              assertCostWithinLimit(schema, document, request.variables, request.operationName);
+            } catch (err) {
+              throw err instanceof PlazaError ? asHttpError(err) : err;
+            }
+          },
+        }),
+      },
+      ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      { serverWillStart: async () => ({ drainServer: async () => void (await wsCleanup.dispose()) }) },
+    ],
   });
   await apollo.start();
 
@@ -109,12 +92,13 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       next(err);
     }
   });
+  app.use(['/graphql', '/auth'], guards.limitAddress);
   app.use(authRoutes(services));
   app.use(oidcRoutes(services));
   app.use(
     '/graphql',
     express.json({ limit: '1mb' }),
-    expressMiddleware(apollo, { context: async ({ req }) => contextFor(services, requestCredential(req), req.socket.remoteAddress ?? null) }),
+    expressMiddleware(apollo, { context: async ({ req }) => guards.context(requestCredential(req), req.ip ?? null) }),
   );
 
   const webDist = services.config.webDistDir;
@@ -138,6 +122,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     server,
     close: async () => {
       await apollo.stop();
+      guards.close();
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

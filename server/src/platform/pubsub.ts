@@ -7,6 +7,7 @@ import { logger } from './logger.js';
 export const Topic = {
   NOTIFICATION_ADDED: 'NOTIFICATION_ADDED', // routed by user id
   WEBHOOK_DELIVERY_UPDATED: 'WEBHOOK_DELIVERY_UPDATED', // routed by app id
+  CREDENTIAL_REVOKED: 'CREDENTIAL_REVOKED', // routed by session or API token id: its WebSockets close on every process
 } as const;
 export type Topic = (typeof Topic)[keyof typeof Topic];
 
@@ -129,22 +130,29 @@ export class PostgresPubSub implements PubSub {
     void client.query('SELECT pg_notify($1, $2)', [CHANNEL, this.encode(routingKey as Topic, id, payload)]).catch((err) => logger.warn({ err }, 'live update not published'));
   }
 
-  subscribe(routingKey: string, dynamicId?: unknown): AsyncIterable<unknown> {
-    const key = routeKey(routingKey, dynamicId);
-    const queue: unknown[] = [];
-    let wake: (() => void) | undefined;
-    let done = false;
-    const listener: Listener = (payload) => {
-      queue.push(payload);
-      wake?.();
-    };
+  /** Calls `listener` with every message of `topic` routed to `id`, until the returned function is called. */
+  addListener(topic: string, id: unknown, listener: Listener): () => void {
+    const key = routeKey(topic, id);
     const set = this.listeners.get(key) ?? new Set();
     set.add(listener);
     this.listeners.set(key, set);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(key) === set) this.listeners.delete(key);
+    };
+  }
+
+  subscribe(routingKey: string, dynamicId?: unknown): AsyncIterable<unknown> {
+    const queue: unknown[] = [];
+    let wake: (() => void) | undefined;
+    let done = false;
+    const removeListener = this.addListener(routingKey, dynamicId, (payload) => {
+      queue.push(payload);
+      wake?.();
+    });
     const unsubscribe = () => {
       done = true;
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(key);
+      removeListener();
       wake?.();
     };
     return {
@@ -163,10 +171,10 @@ export class PostgresPubSub implements PubSub {
     };
   }
 
-  /** Number of live subscriptions in this process (for metrics and tests). */
+  /** Number of live GraphQL subscriptions in this process (for metrics and tests); connections' own revocation listeners are not subscriptions. */
   get subscriptionCount(): number {
     let count = 0;
-    for (const set of this.listeners.values()) count += set.size;
+    for (const [key, set] of this.listeners) if (!key.startsWith(Topic.CREDENTIAL_REVOKED)) count += set.size;
     return count;
   }
 

@@ -60,7 +60,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     config,
     db,
     pubSub,
-    identity: new IdentityService(db, config),
+    identity: new IdentityService(db, config, pubSub),
     apps: new AppService(db, config, secrets, preChecks),
     preChecks,
     review: new ReviewService(db, notifications, mailer),

@@ -1,4 +1,4 @@
-import { createSourceEventStream, execute, parse, validate, type DocumentNode, type Source, type ExecutionArgs, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { createSourceEventStream, execute, parse, specifiedRules, validate, type DocumentNode, type Source, type ExecutionArgs, type ExecutionResult, type GraphQLError, type GraphQLSchema, type ParseOptions, type ValidationRule } from 'graphql';
 
 type Answer = ExecutionResult | Promise<ExecutionResult>;
 
@@ -9,11 +9,12 @@ const MAX_CACHED_DOCUMENTS = 500;
  * graphql-ws hooks for many subscribers of one update. Without them each subscriber costs its own
  * parse, validation and execution of every update: at thousands of subscribers that per-subscriber
  * execution and its garbage were most of the server's time (benchmark 6). Here a query text is parsed
- * and validated once, and an update is executed once per distinct question: same query, operation
+ * and validated once (with the same limits as over HTTP), and an update is executed once per distinct question: same query, operation
  * and variables, asked by subscribers equal in everything authorization reads (`audienceOf`). Each
  * subscriber still runs the subscription's own `subscribe` resolver, which checks its access.
  */
-export function sharedSubscriptionExecution(schema: GraphQLSchema, audienceOf: (contextValue: unknown) => string) {
+export function sharedSubscriptionExecution(schema: GraphQLSchema, audienceOf: (contextValue: unknown) => string, limits: { parseOptions: ParseOptions; validationRules: readonly ValidationRule[] }) {
+  const rules = [...specifiedRules, ...limits.validationRules];
   const documents = new Map<string, DocumentNode>();
   const validations = new WeakMap<DocumentNode, readonly GraphQLError[]>();
   // Keyed by the payload object the pub/sub hands to every listener of a message: gone with the message.
@@ -25,7 +26,7 @@ export function sharedSubscriptionExecution(schema: GraphQLSchema, audienceOf: (
       let document = documents.get(query);
       if (!document) {
         if (documents.size >= MAX_CACHED_DOCUMENTS) documents.clear();
-        document = parse(query);
+        document = parse(query, limits.parseOptions);
         documents.set(query, document);
       }
       return document;
@@ -33,7 +34,7 @@ export function sharedSubscriptionExecution(schema: GraphQLSchema, audienceOf: (
 
     validate: (_schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] => {
       let errors = validations.get(document);
-      if (!errors) validations.set(document, (errors = validate(schema, document)));
+      if (!errors) validations.set(document, (errors = validate(schema, document, rules)));
       return errors;
     },
 

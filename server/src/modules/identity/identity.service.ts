@@ -3,6 +3,7 @@ import { DataSource, IsNull } from 'typeorm';
 import type { Config } from '../../config.js';
 import { badInput, forbidden, notFound, PlazaError, ErrorCode } from '../../platform/errors.js';
 import { newCredential, newId } from '../../platform/ids.js';
+import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';
 import { Session } from './session.entity.js';
@@ -27,7 +28,7 @@ export interface SignedIn {
 }
 
 export class IdentityService {
-  constructor(private readonly db: DataSource, private readonly config: Config) {}
+  constructor(private readonly db: DataSource, private readonly config: Config, private readonly pubSub: PostgresPubSub) {}
 
   rolesOf(account: Pick<Account, 'email' | 'grantedRoles'>) {
     return rolesOf(account.email, account.grantedRoles, this.config);
@@ -53,8 +54,12 @@ export class IdentityService {
     });
   }
 
+  /** Ends the session; its WebSocket connections close on every server process once this commits. */
   async signOut(token: string): Promise<void> {
-    await this.db.getRepository(Session).delete({ tokenHash: sha256(token) });
+    await this.db.transaction(async (manager) => {
+      const [ended]: { id: string }[] = (await manager.query('DELETE FROM sessions WHERE token_hash = $1 RETURNING id', [sha256(token)]))[0] ?? [];
+      if (ended) await this.pubSub.publishIn(manager, Topic.CREDENTIAL_REVOKED, ended.id, {});
+    });
   }
 
   /**
@@ -77,7 +82,7 @@ export class IdentityService {
       .getRawOne<{ session_id: string; expires_at: Date; user_id: string; email: string; granted_roles: string[] }>();
     if (!row) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This sign-in is not valid (signed out or unknown); sign in again');
     if (row.expires_at.getTime() <= Date.now()) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'Your sign-in has expired; sign in again');
-    return { kind: 'session', userId: row.user_id, email: row.email, roles: new Set(rolesOf(row.email, row.granted_roles, this.config)), sessionId: row.session_id };
+    return { kind: 'session', userId: row.user_id, email: row.email, roles: new Set(rolesOf(row.email, row.granted_roles, this.config)), sessionId: row.session_id, expiresAt: row.expires_at };
   }
 
   private async authenticateApiToken(token: string): Promise<Principal> {
@@ -101,6 +106,7 @@ export class IdentityService {
       roles: new Set(rolesOf(row.email, row.granted_roles, this.config)),
       tokenId: row.token_id,
       scopes: new Set(row.scopes),
+      expiresAt: row.expires_at,
     };
   }
 
@@ -132,7 +138,12 @@ export class IdentityService {
     const apiToken = await this.db.getRepository(ApiToken).findOneBy({ id });
     if (!apiToken) throw notFound('API token');
     if (apiToken.ownerId !== ownerId) throw forbidden('You can revoke only your own API tokens');
-    if (!apiToken.revokedAt) await this.db.getRepository(ApiToken).update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+    if (apiToken.revokedAt) return true;
+    // Revoked in the same commit that tells every server process to close the token's WebSockets.
+    await this.db.transaction(async (manager) => {
+      await manager.getRepository(ApiToken).update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+      await this.pubSub.publishIn(manager, Topic.CREDENTIAL_REVOKED, id, {});
+    });
     return true;
   }
 

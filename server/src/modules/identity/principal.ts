@@ -2,8 +2,11 @@ import type { ApiTokenScope, Role } from './roles.js';
 
 /** Who is asking: a signed-in person, or an integrator's API token acting for its owner. */
 export type Principal =
-  | { kind: 'session'; userId: string; email: string; roles: ReadonlySet<Role>; sessionId: string }
-  | { kind: 'apiToken'; userId: string; email: string; roles: ReadonlySet<Role>; tokenId: string; scopes: ReadonlySet<string> };
+  | { kind: 'session'; userId: string; email: string; roles: ReadonlySet<Role>; sessionId: string; expiresAt?: Date }
+  | { kind: 'apiToken'; userId: string; email: string; roles: ReadonlySet<Role>; tokenId: string; scopes: ReadonlySet<string>; expiresAt?: Date };
+
+/** The id that revokes this principal's credential: its session or its API token. */
+export const credentialIdOf = (principal: Principal) => (principal.kind === 'session' ? principal.sessionId : principal.tokenId);
 
 export const hasRole = (principal: Principal | null | undefined, role: Role) => !!principal?.roles.has(role);
 

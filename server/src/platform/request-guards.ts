@@ -1,0 +1,79 @@
+import type { NextFunction, Request, Response } from 'express';
+import { GraphQLError } from 'graphql';
+import type { Config } from '../config.js';
+import type { Principal } from '../modules/identity/principal.js';
+import { API_TOKEN_PREFIX } from '../modules/identity/identity.service.js';
+import { requestCredential } from '../modules/identity/session-cookie.js';
+import type { RequestContext } from './context.js';
+import { ErrorCode, PlazaError } from './errors.js';
+import { rateLimited, RateLimiter } from './rate-limiter.js';
+import type { Services } from './services.js';
+
+/**
+ * Who is asking, and may they ask now: authentication and rate limits for HTTP and graphql-ws alike.
+ * An API token is counted on its own bucket (it names its client better than an address behind NAT);
+ * everything else, and every failed credential, on its address's bucket.
+ */
+export class RequestGuards {
+  private readonly byAddress: RateLimiter;
+  private readonly byApiToken: RateLimiter;
+
+  constructor(private readonly services: Services, config: Config) {
+    this.byAddress = new RateLimiter(config.rateLimitPerAddress);
+    this.byApiToken = new RateLimiter(config.rateLimitPerApiToken);
+  }
+
+  /** Express middleware for /graphql and /auth: refuses an address that has used its minute, before any work. */
+  readonly limitAddress = (req: Request, res: Response, next: NextFunction): void => {
+    const address = req.ip ?? 'unknown';
+    // An API token's requests are counted on the token once it is authenticated; one from an
+    // address whose bucket failed credentials have emptied is still refused here.
+    const wait = requestCredential(req)?.startsWith(API_TOKEN_PREFIX) ? this.byAddress.waitFor(address) : this.byAddress.take(address);
+    if (wait === 0) return next();
+    const error = rateLimited('address', wait);
+    res.set('retry-after', String(wait)).status(429).json({ errors: [{ message: error.message, extensions: error.extensions }] });
+  };
+
+  /** The context of one request or WebSocket connection; a bad credential or an empty bucket is a GraphQLError with its HTTP status. */
+  async context(token: string | undefined, ipAddress: string | null): Promise<RequestContext> {
+    try {
+      const principal = token ? await this.authenticate(token, ipAddress) : null;
+      this.admit(principal, ipAddress, { countAddress: false });
+      return { principal, ipAddress, services: this.services };
+    } catch (err) {
+      if (err instanceof PlazaError) throw asHttpError(err);
+      throw err;
+    }
+  }
+
+  /**
+   * Counts one operation against its bucket. HTTP requests without an API token were counted by
+   * limitAddress already (`countAddress: false`); each graphql-ws operation counts here.
+   */
+  admit(principal: Principal | null, ipAddress: string | null, { countAddress }: { countAddress: boolean }): void {
+    if (principal?.kind === 'apiToken') this.byApiToken.consume(principal.tokenId, 'API token');
+    else if (countAddress) this.byAddress.consume(ipAddress ?? 'unknown', 'address');
+  }
+
+  private async authenticate(token: string, ipAddress: string | null): Promise<Principal> {
+    try {
+      return await this.services.identity.authenticate(token);
+    } catch (err) {
+      // Guessing API tokens costs the guesser's address, so the token path cannot dodge its limit.
+      if (err instanceof PlazaError && err.code === ErrorCode.UNAUTHENTICATED && token.startsWith(API_TOKEN_PREFIX)) this.byAddress.take(ipAddress ?? 'unknown');
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.byAddress.close();
+    this.byApiToken.close();
+  }
+}
+
+/** A bad credential fails the whole request (401, or 429 with Retry-After), so clients see at once why. */
+export function asHttpError(err: PlazaError): GraphQLError {
+  const retryAfter = err.extensions.retryAfterSeconds;
+  const headers = typeof retryAfter === 'number' ? new Map([['retry-after', String(retryAfter)]]) : undefined;
+  return new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: err.httpStatus, ...(headers ? { headers } : {}) } } });
+}
