@@ -81,12 +81,14 @@ export interface EmbeddedDatabaseOptions {
   databaseDir: string;
   /** Keep fsync on for anything that stores real data; tests turn it off for speed. */
   fsync?: boolean;
+  /** A fixed port, e.g. to start the same server again where its clients expect it. @default a free port */
+  port?: number;
 }
 
 /** Starts (initialising on first use) a PostgreSQL whose data survives restarts in databaseDir. */
-export async function startEmbeddedPostgres({ databaseDir, fsync = true }: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres({ databaseDir, fsync = true, port: fixedPort }: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   assertTraversableByOthers(databaseDir);
-  const port = await findFreePort();
+  const port = fixedPort ?? (await findFreePort());
   const postgresLog: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir,

@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import pg from 'pg';
 import type { Config } from '../config.js';
 import { definePreCheckWork } from '../modules/review/pre-checks/pre-checks.work.js';
 import { PRE_CHECKS_DUE_CHANNEL } from '../modules/review/pre-checks/pre-checks.service.js';
@@ -7,6 +6,7 @@ import { defineDeliveryWork } from '../modules/webhooks/delivery-work.js';
 import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/webhook-events.service.js';
 import { definePruneAttemptsJob, PRUNE_ATTEMPTS_JOB, PRUNE_INTERVAL } from '../modules/webhooks/jobs/prune-attempts.job.js';
 import { createJobRuntime } from './jobs.js';
+import { listenContinuously } from './listen-connection.js';
 import { logger } from './logger.js';
 import type { Services } from './services.js';
 
@@ -31,17 +31,20 @@ export async function startJobWorker(config: Config, databaseUrl: string, servic
   await jobs.agenda.every(PRUNE_INTERVAL, PRUNE_ATTEMPTS_JOB);
 
   const wakeUps: Record<string, () => void> = { [DELIVERIES_DUE_CHANNEL]: deliveries.onDue, [PRE_CHECKS_DUE_CHANNEL]: preChecks.onDue };
-  const listener = new pg.Client({ connectionString: databaseUrl });
-  listener.on('notification', (message) => wakeUps[message.channel]?.());
-  listener.on('error', (err) => logger.warn({ err }, 'job wake-up listener failed; timers and sweeps still run'));
-  await listener.connect();
-  for (const channel of Object.keys(wakeUps)) await listener.query(`LISTEN ${channel}`);
+  const listener = await listenContinuously({
+    databaseUrl,
+    channels: Object.keys(wakeUps),
+    purpose: 'job wake-up listener (timers and sweeps still run)',
+    onNotification: (message) => wakeUps[message.channel]?.(),
+    // Commits made while the connection was down woke no one: look for due work now.
+    onReconnected: () => Object.values(wakeUps).forEach((wake) => wake()),
+  });
 
   logger.info({ workerName, jobsBackend: config.jobsBackend }, 'delivery worker started');
   return {
     stop: async () => {
       stopping = true;
-      await listener.end().catch(() => undefined);
+      await listener.close();
       preChecks.stop();
       await deliveries.stop();
       await jobs.close();

@@ -30,6 +30,9 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
     pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 4 });
     pool.on('error', (err) => logger.warn({ err }, 'job store connection failed; it will reconnect'));
     backend = new PostgresBackend({ pool });
+    // The backend's LISTEN connection reconnects by itself after PostgreSQL restarts, but it also emits
+    // the drop as an 'error' event, and an emitter without an error listener crashes the process.
+    backend.notificationChannel?.on('error', (err: Error) => logger.warn({ err: err.message }, 'job store notification channel failed; it reconnects'));
   }
   const agenda = new Agenda({
     backend,

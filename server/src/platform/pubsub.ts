@@ -1,6 +1,6 @@
 import type { PubSub } from 'type-graphql';
 import type { EntityManager } from 'typeorm';
-import pg from 'pg';
+import { listenContinuously, type ListenConnection } from './listen-connection.js';
 import { logger } from './logger.js';
 
 /** Every live topic, with the id that routes it (graphql-ws subscribers listen to one id each). */
@@ -29,8 +29,7 @@ const routeKey = (topic: string, id: unknown) => (id === undefined || id === nul
  */
 export class PostgresPubSub implements PubSub {
   private readonly listeners = new Map<string, Set<Listener>>();
-  private client: pg.Client | undefined;
-  private closed = false;
+  private connection: ListenConnection | undefined;
 
   private constructor(private readonly databaseUrl: string) {}
 
@@ -41,32 +40,13 @@ export class PostgresPubSub implements PubSub {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
-    client.on('notification', (message) => this.dispatch(message.payload));
-    client.on('error', (err) => {
-      logger.warn({ err }, 'live-update listener lost its database connection; reconnecting');
-      void client.end().catch(() => undefined);
+    // Reconnects and LISTENs again after PostgreSQL restarts; updates published meanwhile are not replayed.
+    this.connection = await listenContinuously({
+      databaseUrl: this.databaseUrl,
+      channels: [CHANNEL],
+      purpose: 'live-update listener',
+      onNotification: (message) => this.dispatch(message.payload),
     });
-    client.on('end', () => {
-      if (this.client === client) this.client = undefined;
-      if (!this.closed) void this.reconnect();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    this.client = client;
-  }
-
-  private async reconnect(): Promise<void> {
-    for (let delay = 250; !this.closed; delay = Math.min(delay * 2, 5000)) {
-      await new Promise((r) => setTimeout(r, delay));
-      try {
-        await this.listen();
-        logger.info('live-update listener reconnected');
-        return;
-      } catch (err) {
-        logger.warn({ err }, 'live-update listener could not reconnect yet');
-      }
-    }
   }
 
   private dispatch(raw: string | undefined): void {
@@ -122,7 +102,7 @@ export class PostgresPubSub implements PubSub {
   /** type-graphql's entry point; Plaza publishes through publishIn, so this is for ad-hoc use. */
   publish(routingKey: string, ...args: unknown[]): void {
     const [id, payload] = args;
-    const client = this.client;
+    const client = this.connection?.client;
     if (!client) {
       logger.warn({ routingKey }, 'live update dropped: listener connection is down');
       return;
@@ -179,7 +159,6 @@ export class PostgresPubSub implements PubSub {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    await this.client?.end().catch(() => undefined);
+    await this.connection?.close();
   }
 }

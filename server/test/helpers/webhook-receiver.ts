@@ -10,8 +10,8 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-/** How the receiver answers the nth request (0-based): a status, or 'hang' to never answer. */
-export type Responder = (request: ReceivedRequest, index: number) => { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+/** How the receiver answers the nth request (0-based): a status (after `delayMs`, if given), or 'hang' to never answer. */
+export type Responder = (request: ReceivedRequest, index: number) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 const receivers: WebhookReceiver[] = [];
 afterAll(async () => {
@@ -40,8 +40,12 @@ export class WebhookReceiver {
           receiver.hanging.add(res);
           return;
         }
-        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-        res.end(answer.body ?? '');
+        const respond = () => {
+          res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+          res.end(answer.body ?? '');
+        };
+        if (answer.delayMs) setTimeout(respond, answer.delayMs);
+        else respond();
       });
     });
     server.keepAliveTimeout = 60_000;

@@ -1,0 +1,80 @@
+import pg from 'pg';
+import { logger } from './logger.js';
+
+export interface ListenConnection {
+  /** The connection while it is listening; undefined while it is down and being re-made. */
+  readonly client: pg.Client | undefined;
+  close(): Promise<void>;
+}
+
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 5000;
+
+/**
+ * A connection that LISTENs on `channels` and stays listening: when PostgreSQL restarts or the
+ * connection drops, it reconnects with backoff and LISTENs again, then calls `onReconnected`
+ * (notifications sent while it was down are lost, so callers catch up there). Resolves once the
+ * first connection listens; a failure there is the caller's to report.
+ */
+export async function listenContinuously(options: {
+  databaseUrl: string;
+  channels: string[];
+  /** For the logs: what stops working while the connection is down. */
+  purpose: string;
+  onNotification: (message: pg.Notification) => void;
+  onReconnected?: () => void;
+}): Promise<ListenConnection> {
+  let closed = false;
+  let current: pg.Client | undefined;
+
+  const listen = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: options.databaseUrl });
+    client.on('notification', options.onNotification);
+    // Without a listener, a dropped connection's 'error' event would crash the process.
+    client.on('error', (err) => {
+      logger.warn({ err }, `${options.purpose}: database connection lost; reconnecting`);
+      void client.end().catch(() => undefined);
+    });
+    try {
+      await client.connect();
+      for (const channel of options.channels) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      void client.end().catch(() => undefined);
+      throw err;
+    }
+    // Only a connection that was listening starts a reconnect when it ends: a failed attempt is retried
+    // by the loop that made it, so one outage never runs two loops.
+    client.on('end', () => {
+      if (current === client) current = undefined;
+      if (!closed) void reconnect();
+    });
+    current = client;
+    if (closed) await client.end().catch(() => undefined);
+  };
+
+  const reconnect = async (): Promise<void> => {
+    for (let delay = FIRST_RETRY_MS; !closed; delay = Math.min(delay * 2, MAX_RETRY_MS)) {
+      await new Promise((r) => setTimeout(r, delay));
+      if (closed) return;
+      try {
+        await listen();
+        logger.info(`${options.purpose}: listening again`);
+        options.onReconnected?.();
+        return;
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, `${options.purpose}: could not reconnect yet`);
+      }
+    }
+  };
+
+  await listen();
+  return {
+    get client() {
+      return current;
+    },
+    close: async () => {
+      closed = true;
+      await current?.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import pg from 'pg';
+import { findFreePort } from '../../src/platform/embedded-postgres.js';
+import { TEST_ENCRYPTION_KEY } from '../helpers/plaza.js';
+import { startPlazaProcess, type PlazaProcess } from '../helpers/process.js';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+export const WORKER_READY = /delivery worker started/;
+export const LIVE_DELIVERIES = 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status attemptCount } }';
+export const SEND_TEST = 'mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }';
+
+/** What every Plaza process of a fault test shares: one database, one key, receivers on loopback. */
+const sharedEnv = (databaseUrl: string, env: Record<string, string>) => ({
+  DATABASE_URL: databaseUrl,
+  SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+  PLATFORM_REVIEWER_EMAILS: 'reviewer@plaza.test',
+  WEB_DIST_DIR: '/nonexistent',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  ...env,
+});
+
+/** `pnpm start` with RUN_WORKER=false: an API process that delivers nothing itself. */
+export async function startApiProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<PlazaProcess> {
+  return startPlazaProcess(sharedEnv(databaseUrl, { RUN_WORKER: 'false', PORT: String(await findFreePort()), ...env }));
+}
+
+/** `pnpm worker`: ready once it logs that its job worker started. */
+export function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<PlazaProcess> {
+  return startPlazaProcess(sharedEnv(databaseUrl, env), 'worker.js', WORKER_READY);
+}
+
+/** Polls `check` until it returns a value other than undefined/false; fails with `what` after `timeoutMs`. */
+export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `; last error: ${String(lastError)}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** How many requests the receiver got for each delivery id (the X-Platform-Delivery header). */
+export function requestsPerDelivery(receiver: WebhookReceiver): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const request of receiver.requests) {
+    const id = String(request.headers['x-platform-delivery']);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** A plain client on the test's database, for reading deliveries and attempts as they are stored. */
+export async function openDatabase(databaseUrl: string): Promise<pg.Pool> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  // A fault test may stop PostgreSQL under this pool; an idle client's error must not crash the test process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export async function countByStatus(db: pg.Pool, appId: string): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE app_id = $1 GROUP BY status', [appId]);
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** Resolves once the API process at `url` holds `count` live subscriptions (its /metrics gauge says so). */
+export function waitForSubscriptionsOn(url: string, count: number): Promise<number> {
+  return waitUntil(`${count} live subscriptions on ${url}`, async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const live = Number(/^plaza_graphql_subscriptions (\d+)/m.exec(text)?.[1] ?? 0);
+    return live >= count ? live : undefined;
+  }, 10_000);
+}

@@ -1,0 +1,115 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/platform/embedded-postgres.js';
+import { submitApp } from '../helpers/factories.js';
+import { GraphQLTestClient, subscribe } from '../helpers/graphql-client.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { LIVE_DELIVERIES, SEND_TEST, openDatabase, requestsPerDelivery, startApiProcess, startWorkerProcess, waitUntil } from './fault-helpers.js';
+
+type Update = { webhookDeliveryUpdated: { id: string; status: string } };
+
+// This file's own PostgreSQL, so stopping it cannot touch the run's shared one. In /tmp: the postgres
+// user must be able to reach the data directory.
+const dir = mkdtempSync(path.join(tmpdir(), 'plaza-pg-restart-'));
+chmodSync(dir, 0o755);
+const databaseDir = path.join(dir, 'pg');
+let database: EmbeddedDatabase | undefined;
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  await database?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const readyz = (url: string) => fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+
+describe('PostgreSQL restarted under load', () => {
+  it('the API and a worker recover on their own: nothing acknowledged is lost, live updates resume', async () => {
+    const port = await findFreePort();
+    database = await startEmbeddedPostgres({ databaseDir, fsync: false, port });
+    const url = database.url;
+    const api = await startApiProcess(url);
+    // A short lease so deliveries whose results could not be written during the outage are retried soon after.
+    const worker = await startWorkerProcess(url, { WEBHOOK_TIMEOUT: '2s', WEBHOOK_CLAIM_LEASE: '3s', WEBHOOK_RETRY_SCHEDULE: '500ms,500ms,500ms,500ms,500ms' });
+    const db = await openDatabase(url);
+    cleanups.push(() => db.end());
+
+    const receiver = await WebhookReceiver.start();
+    const developer = await GraphQLTestClient.signIn(api.url, 'restart@studio.test');
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const socket = developer.websocket();
+    cleanups.push(async () => socket.dispose());
+    const live = subscribe<Update>(socket, LIVE_DELIVERIES, { appId: app.id });
+    const liveSucceeded = () => new Set(live.received.filter((u) => u.webhookDeliveryUpdated.status === 'SUCCEEDED').map((u) => u.webhookDeliveryUpdated.id));
+    // Live updates work before the fault (this also proves the subscription is in place).
+    const before = (await developer.ok<{ sendTestWebhook: { id: string } }>(SEND_TEST, { appId: app.id })).sendTestWebhook.id;
+    await waitUntil('the live update of a delivery before the restart', () => liveSucceeded().has(before), 10_000);
+
+    // Load: two clients commit test events back to back; an event counts once its mutation answered with it.
+    const acknowledged: { id: string; at: number }[] = [{ id: before, at: Date.now() }];
+    let refused = 0;
+    let loading = true;
+    const producer = async () => {
+      while (loading) {
+        const result = await developer.request<{ sendTestWebhook: { id: string } }>(SEND_TEST, { appId: app.id }).catch(() => undefined);
+        if (result?.data?.sendTestWebhook) acknowledged.push({ id: result.data.sendTestWebhook.id, at: Date.now() });
+        else refused += 1;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    const producers = [producer(), producer()];
+    const readiness: number[] = [];
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        readiness.push(await readyz(api.url));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+
+    await waitUntil('events committed under load', () => acknowledged.length >= 30, 10_000);
+    await database.stop();
+    const stoppedAt = Date.now();
+    await waitUntil('/readyz to report the database unreachable', () => readiness.at(-1) === 503, 10_000);
+    // A few seconds down: long enough for every pooled and listening connection to notice and retry.
+    await new Promise((r) => setTimeout(r, Math.max(0, 3000 - (Date.now() - stoppedAt))));
+    database = await startEmbeddedPostgres({ databaseDir, fsync: false, port });
+    const restartedAt = Date.now();
+    await waitUntil('/readyz to answer 200 again', () => readiness.at(-1) === 200, 20_000);
+    await waitUntil('events acknowledged after the restart', () => acknowledged.filter((a) => a.at > restartedAt).length >= 30, 20_000);
+    loading = false;
+    watching = false;
+    await Promise.all([...producers, watcher]);
+
+    // Both processes stayed up and came back by themselves.
+    expect(api.child.exitCode, api.output()).toBeNull();
+    expect(worker.child.exitCode, worker.output()).toBeNull();
+    expect(readiness.slice(readiness.indexOf(503))).toContain(200);
+    expect(refused).toBeGreaterThan(0); // the outage was real: some commits were refused
+
+    // Nothing acknowledged is lost: every such delivery succeeded and reached the receiver.
+    const ids = acknowledged.map((a) => a.id);
+    await waitUntil(
+      'every acknowledged delivery to succeed',
+      async () => Number((await db.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) AND status = 'SUCCEEDED'", [ids])).rows[0].n) === ids.length,
+      30_000,
+      200,
+    );
+    const received = requestsPerDelivery(receiver);
+    expect(ids.filter((id) => !received.has(id))).toEqual([]);
+
+    // Live updates resumed on the same graphql-ws connection: the API's listener is back on plaza_live.
+    const after = acknowledged.filter((a) => a.at > restartedAt).map((a) => a.id);
+    await waitUntil('live updates for deliveries committed after the restart', () => after.every((id) => liveSucceeded().has(id)), 15_000);
+    // The worker's wake-up LISTEN is back too (without it, commits would wait for the one-second poll),
+    // and each LISTEN connection reconnected once: failed attempts during the outage ran no second loop.
+    await waitUntil('the worker to LISTEN for wake-ups again', () => /job wake-up listener.*listening again/.test(worker.output()), 15_000);
+    expect(worker.output().match(/job wake-up listener[^"]*: listening again/g)).toHaveLength(1);
+    expect(api.output().match(/live-update listener: listening again/g)).toHaveLength(1);
+
+    expect(await worker.stop('SIGTERM'), worker.output()).toBe(0);
+    expect(await api.stop('SIGTERM'), api.output()).toBe(0);
+  });
+});
