@@ -215,14 +215,26 @@ export class DeliveryEngine {
     return queryPrepared<ClaimedDelivery>(
       this.db.manager,
       'plaza_deliveries_claim',
-      `WITH due AS (
-         SELECT id FROM webhook_deliveries
+      `WITH candidates AS (
+         SELECT id, app_id, next_attempt_at FROM webhook_deliveries
           WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= clock_timestamp()
             AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
             AND NOT (app_id = ANY($3::text[]))
           ORDER BY next_attempt_at
+          LIMIT $2 * 4
+       ), due AS (
+         -- No more per app than its free slots here ($5: in flight per app): one claim over a bulk
+         -- backlog would otherwise take a whole batch for one destination, and a few hanging
+         -- destinations would hold every slot of the worker until they time out.
+         SELECT d.id FROM webhook_deliveries d
+           JOIN (SELECT id, next_attempt_at, row_number() OVER (PARTITION BY app_id ORDER BY next_attempt_at) AS nth,
+                        $6::int - COALESCE(($5::jsonb ->> app_id)::int, 0) AS free
+                   FROM candidates) c ON c.id = d.id
+          WHERE c.nth <= c.free
+            AND d.status IN ('PENDING', 'RETRYING') AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
+          ORDER BY c.next_attempt_at
           LIMIT $2
-          FOR UPDATE SKIP LOCKED
+          FOR UPDATE OF d SKIP LOCKED
        ), interrupted AS (
          -- A scheduled attempt still open on a delivery whose claim expired belongs to a worker that died.
          UPDATE webhook_attempts a
@@ -242,7 +254,7 @@ export class DeliveryEngine {
        SELECT c.*, $1::text AS claim_token, ${ATTEMPT_MATERIALS}
          FROM claimed c
          ${JOIN_ATTEMPT_MATERIALS('c')}`,
-      [claimToken, limit, this.saturatedApps(), this.lease],
+      [claimToken, limit, this.saturatedApps(), this.lease, JSON.stringify(Object.fromEntries(this.inFlightByApp)), this.maxInFlightPerApp],
     );
   }
 
