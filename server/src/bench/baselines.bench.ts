@@ -12,10 +12,11 @@ const JOB_CONCURRENCY = 50;
 type Enqueue = (deliveryId: string) => Promise<unknown>;
 
 /**
- * Commits `events` events through recordEvent (Plaza's own engine switched off), hands each delivery
+ * Commits `events` events through recordEvent, `eventsPerTransaction` to a transaction, as Plaza's own
+ * run does (Plaza's engine switched off), hands each delivery
  * to `start`'s queue after its commit, and times first commit to last verified receipt.
  */
-async function runBaseline(events: number, start: (plaza: RunningPlaza, databaseUrl: string) => Promise<{ enqueue: Enqueue; stop: () => Promise<void> }>): Promise<number> {
+async function runBaseline(events: number, eventsPerTransaction: number, start: (plaza: RunningPlaza, databaseUrl: string) => Promise<{ enqueue: Enqueue; stop: () => Promise<void> }>): Promise<number> {
   const database = await startBenchDatabase();
   const port = await findFreePort();
   const plaza = await startBenchPlaza(database.databaseUrl, { RUN_WORKER: 'false' });
@@ -24,7 +25,7 @@ async function runBaseline(events: number, start: (plaza: RunningPlaza, database
   const queue = await start(plaza, database.databaseUrl);
   try {
     const started = performance.now();
-    await commitEvents(plaza, appIds, events, (delivery) => queue.enqueue(delivery.id));
+    await commitEvents(plaza, appIds, events, { eventsPerTransaction, afterCommit: (delivery) => queue.enqueue(delivery.id) });
     const finished = await waitForVerified(receiver, events, 600_000);
     // Let the last jobs record their attempts before their queue stops under them.
     await waitUntilNone(plaza, ['PENDING'], 60_000);
@@ -38,8 +39,8 @@ async function runBaseline(events: number, start: (plaza: RunningPlaza, database
 }
 
 /** (b) One Agenda job per delivery: the straightforward design on the same job store Plaza uses. */
-export function agendaPerDeliveryBenchmark(events: number): Promise<number> {
-  return runBaseline(events, async (plaza, databaseUrl) => {
+export function agendaPerDeliveryBenchmark(events: number, eventsPerTransaction: number): Promise<number> {
+  return runBaseline(events, eventsPerTransaction, async (plaza, databaseUrl) => {
     const { services } = plaza;
     // As many job-store connections as Plaza's own pool: one job per delivery needs them, and fewer would handicap it.
     const jobs = await createJobRuntime(services.config, databaseUrl, 'bench-agenda', { poolSize: 20 });
@@ -53,8 +54,8 @@ export function agendaPerDeliveryBenchmark(events: number): Promise<number> {
 }
 
 /** (c) pg-boss running the same delivery function, one job per delivery, woken by NOTIFY. */
-export function pgBossBenchmark(events: number): Promise<number> {
-  return runBaseline(events, async (plaza, databaseUrl) => {
+export function pgBossBenchmark(events: number, eventsPerTransaction: number): Promise<number> {
+  return runBaseline(events, eventsPerTransaction, async (plaza, databaseUrl) => {
     const { services } = plaza;
     const boss = new PgBoss(databaseUrl);
     boss.on('error', () => undefined);

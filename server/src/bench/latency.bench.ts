@@ -1,3 +1,4 @@
+import { fmt, verdict } from './report-format.js';
 import { findFreePort } from '../platform/embedded-postgres.js';
 import { newPurchaseId } from '../platform/ids.js';
 import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
@@ -54,4 +55,14 @@ export async function latencyBenchmark(ratePerSecond: number, durationSeconds: n
     await plaza.stop();
     await database.close();
   }
+}
+
+/** Section 2 of BENCHMARKS.md: one row per rate, each with its p99 target. */
+export function latencyReport(runs: { result: LatencyResult; p99TargetMs: number }[]): string {
+  return `## 2. Latency (open loop: events committed on schedule, one transaction each; commit to first byte at the receiver)
+
+| Rate | Duration | Events | p50 | p99 | max | Target (p99) |
+|---|---|---|---|---|---|---|
+${runs.map(({ result: l, p99TargetMs }) => `| ${fmt(l.ratePerSecond)}/s | ${l.durationSeconds} s | ${fmt(l.events)} | ${l.p50Ms} ms | ${l.p99Ms} ms | ${l.maxMs} ms | <= ${p99TargetMs} ms: ${verdict(l.p99Ms <= p99TargetMs)} |`).join('\n')}
+`;
 }

@@ -1,3 +1,4 @@
+import { fmt, verdict } from './report-format.js';
 import { findFreePort } from '../platform/embedded-postgres.js';
 import { commitEvents, createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitUntilNone } from './harness.js';
 
@@ -66,4 +67,17 @@ export async function retryFidelityBenchmark(deliveries: number): Promise<RetryF
     await plaza.stop();
     await database.close();
   }
+}
+
+/** Section 3 of BENCHMARKS.md. */
+export function retryFidelityReport(r: RetryFidelityResult): string {
+  return `## 3. Retry fidelity (${fmt(r.deliveries)} deliveries failing their first three attempts; schedule ${r.scheduleMs.join(', ')} ms = the default / 100)
+
+| Retry | Worst error vs. configured time |
+|---|---|
+${Object.entries(r.worstErrorMsByAttempt).map(([n, ms]) => `| attempt ${n} | ${ms} ms |`).join('\n')}
+
+Worst error as a share of the allowance (50 ms + 5% of the offset): ${r.worstShareOfAllowance.toFixed(2)} (target <= 1: ${verdict(r.worstShareOfAllowance <= 1)}).
+Lost: ${r.lost} (target 0: ${verdict(r.lost === 0)}). Extra attempts: ${r.extraAttempts} (target 0: ${verdict(r.extraAttempts === 0)}).
+`;
 }
