@@ -1,5 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import express from 'express';
 import { existsSync } from 'node:fs';
@@ -48,6 +49,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules: limitRules,
     plugins: [
+      // No field has a cache hint, and the default plugin wraps every resolver of every request to look for one.
+      ApolloServerPluginCacheControlDisabled(),
       services.metrics.graphqlPlugin(),
       // The cost depends on the variables (`first: $n`), so it is priced once they are known, before anything runs.
       {

@@ -3,6 +3,7 @@ import { DataSource, IsNull } from 'typeorm';
 import type { Config } from '../../config.js';
 import { badInput, forbidden, notFound, PlazaError, ErrorCode } from '../../platform/errors.js';
 import { newCredential, newId } from '../../platform/ids.js';
+import { queryPrepared } from '../../platform/prepared-query.js';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';
@@ -86,13 +87,15 @@ export class IdentityService {
   }
 
   private async authenticateApiToken(token: string): Promise<Principal> {
-    const row = await this.db
-      .getRepository(ApiToken)
-      .createQueryBuilder('t')
-      .innerJoin(Account, 'a', 'a.id = t.owner_id')
-      .select(['t.id AS token_id', 't.scopes AS scopes', 't.expires_at AS expires_at', 't.revoked_at AS revoked_at', 't.last_used_at AS last_used_at', 'a.id AS user_id', 'a.email AS email', 'a.granted_roles AS granted_roles'])
-      .where('t.token_hash = :hash', { hash: sha256(token) })
-      .getRawOne<{ token_id: string; scopes: string[]; expires_at: Date; revoked_at: Date | null; last_used_at: Date | null; user_id: string; email: string; granted_roles: string[] }>();
+    // Every request made with a token runs this: prepared once per connection, no query builder.
+    const [row] = await queryPrepared<{ token_id: string; scopes: string[]; expires_at: Date; revoked_at: Date | null; last_used_at: Date | null; user_id: string; email: string; granted_roles: string[] }>(
+      this.db.manager,
+      'plaza_authenticate_api_token',
+      `SELECT t.id AS token_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, a.id AS user_id, a.email, a.granted_roles
+         FROM api_tokens t JOIN accounts a ON a.id = t.owner_id
+        WHERE t.token_hash = $1`,
+      [sha256(token)],
+    );
     if (!row) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This API token is not known');
     if (row.revoked_at) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This API token has been revoked');
     if (row.expires_at.getTime() <= Date.now()) throw new PlazaError(ErrorCode.UNAUTHENTICATED, `This API token expired at ${row.expires_at.toISOString()}`);
