@@ -45,6 +45,11 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long a worker's claim on a delivery lasts; a dead worker's deliveries are taken over after it. @default 45s, at most 60s */
   webhookClaimLeaseMs: number;
+  /**
+   * On SIGTERM, how long a worker lets its webhook attempts in flight finish; past it, it hands their
+   * deliveries back so another worker sends them at once instead of after the claim lease. @default 15s, at most 60s
+   */
+  shutdownGraceMs: number;
   /** Allow loopback/private destinations and plain http. @default false in production, true otherwise */
   webhookAllowPrivateUrls: boolean;
   /** VND value of one platform point. @default 1000 */
@@ -220,6 +225,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('WEBHOOK_CLAIM_LEASE', 'must be at most 60s and at least a second longer than WEBHOOK_TIMEOUT', env.WEBHOOK_CLAIM_LEASE);
   }
 
+  const shutdownGraceMs = readDuration(env, 'SHUTDOWN_GRACE', '15s');
+  if (shutdownGraceMs > 60_000) throw new ConfigError('SHUTDOWN_GRACE', 'must be at most 60s', env.SHUTDOWN_GRACE);
+
   const jobsBackend = env.JOBS_BACKEND ?? 'postgres';
   if (jobsBackend !== 'postgres' && jobsBackend !== 'mongodb') throw new ConfigError('JOBS_BACKEND', 'must be postgres or mongodb', jobsBackend);
   const mongodbUrl = env.MONGODB_URL || undefined;
@@ -238,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryScheduleMs,
     webhookTimeoutMs,
     webhookClaimLeaseMs,
+    shutdownGraceMs,
     databasePoolSize,
     webhookAllowPrivateUrls: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     pointValueVnd: readPositiveInt(env, 'POINT_VALUE_VND', 1000, 1_000_000_000),

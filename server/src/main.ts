@@ -20,7 +20,8 @@ const starting = startPlaza(config).catch((err: Error) => {
   process.exit(1);
 });
 
-stopOnSignals('Plaza', starting);
+// The worker's grace for attempts in flight, plus time to close HTTP connections and pools.
+stopOnSignals('Plaza', starting, config.shutdownGraceMs + 15_000);
 
 const plaza = await starting;
 logger.info({ url: config.platformOrigin, port: plaza.port, embeddedDatabase: !config.databaseUrl, worker: config.runWorker }, `Plaza is ready at ${config.platformOrigin}`);

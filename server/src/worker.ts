@@ -46,4 +46,5 @@ const starting = (async () => {
   process.exit(1);
 });
 
-stopOnSignals('Plaza worker', starting);
+// The worker's grace for attempts in flight, plus time to close HTTP connections and pools.
+stopOnSignals('Plaza worker', starting, config.shutdownGraceMs + 15_000);

@@ -25,6 +25,7 @@ describe('configuration', () => {
       databaseUrl: undefined,
       webhookRetryScheduleMs: [5_000, 30_000, 300_000, 1_800_000, 7_200_000],
       webhookTimeoutMs: 10_000,
+      shutdownGraceMs: 15_000,
       webhookAllowPrivateUrls: true, // development
       pointValueVnd: 1000,
       authDevSignIn: true,
@@ -45,6 +46,7 @@ describe('configuration', () => {
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL must be a postgres:\/\//],
     ['WEBHOOK_RETRY_SCHEDULE', '5s,soon', /WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of delays/],
     ['WEBHOOK_TIMEOUT', '10', /WEBHOOK_TIMEOUT must be a positive duration/],
+    ['SHUTDOWN_GRACE', '2m', /SHUTDOWN_GRACE must be at most 60s/],
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes', /WEBHOOK_ALLOW_PRIVATE_URLS must be true or false/],
     ['POINT_VALUE_VND', '1.5', /POINT_VALUE_VND must be a whole number/],
     ['AUTH_DEV_SIGN_IN', 'maybe', /AUTH_DEV_SIGN_IN must be true or false/],

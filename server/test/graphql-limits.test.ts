@@ -86,6 +86,15 @@ describe('GraphQL documents', () => {
     expect(await response.text()).toMatch(/CSRF/i);
   });
 
+  it('with a NUL character in any string input are refused naming the field, whether in variables or written inline', async () => {
+    const inVariables = await developer.error('mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { id } }', { input: { name: 'ci\u0000token', scopes: ['apps:read'] } });
+    expect(inVariables).toMatchObject({ message: 'name must not contain NUL characters', extensions: { code: 'BAD_USER_INPUT', field: 'name' } });
+    const inline = await developer.error('{ storeApps(search: "quiz\\u0000") { edges { cursor } } }');
+    expect(inline.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'search' });
+    const { myApiTokens } = await developer.ok<{ myApiTokens: unknown[] }>('{ myApiTokens { id } }');
+    expect(myApiTokens).toEqual([]);
+  });
+
   it('ask for at most 100 items a page', async () => {
     const error = await developer.error('{ webhookDeliveries(first: 101) { edges { cursor } } }');
     expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
-import { logger } from './logger.js';
+import { connectionError, logger } from './logger.js';
 import { AfterCommitHooks } from './after-commit.js';
 
 /**
@@ -27,7 +27,7 @@ export async function connectDatabase(url: string, poolSize?: number): Promise<D
   await dataSource.initialize();
   // A PostgreSQL restart kills idle pooled connections; log it and let the pool reconnect instead of crashing.
   const pool = (dataSource.driver as unknown as { master: { on(e: 'error', f: (err: Error) => void): void } }).master;
-  pool.on('error', (err) => logger.warn({ err }, 'a pooled database connection failed; the pool will reconnect'));
+  pool.on('error', (err) => logger.warn({ error: connectionError(err) }, 'a pooled database connection failed; the pool will reconnect'));
   const ran = await dataSource.runMigrations({ transaction: 'each' });
   if (ran.length) logger.info({ migrations: ran.map((m) => m.name) }, 'database migrated');
   return dataSource;

@@ -1,7 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import type { ValidationError } from 'class-validator';
-import { logger } from './logger.js';
+import { currentLogger } from './logger.js';
 
 /** The error codes of the API contract; every error a client sees carries one of them. */
 export const ErrorCode = {
@@ -84,7 +84,8 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   const code = formatted.extensions?.code;
   if (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_REQUEST' || code === 'PERSISTED_QUERY_NOT_SUPPORTED' || code === 'OPERATION_RESOLUTION_FAILURE') {
     // Malformed documents and variables are the caller's input too; keep the message graphql-js wrote.
-    const field = fieldFromCoercionMessage(formatted.message);
+    const given = formatted.extensions?.field;
+    const field = typeof given === 'string' ? given : fieldFromCoercionMessage(formatted.message);
     // Plaza's own limits (depth, aliases, cost) say which one with a reason.
     const reason = formatted.extensions?.reason;
     return { message: formatted.message, locations: formatted.locations, extensions: { code: ErrorCode.BAD_USER_INPUT, ...(field ? { field } : {}), ...(typeof reason === 'string' ? { reason } : {}) } };
@@ -95,6 +96,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const { http: _http, stacktrace: _stacktrace, ...details } = formatted.extensions ?? {};
     return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { ...details, code } };
   }
-  logger.error({ err: original, path: formatted.path }, 'unexpected error in a GraphQL operation');
+  // The request's own logger, so the line carries the request id its caller was given.
+  currentLogger().error({ err: original, path: formatted.path }, 'unexpected error in a GraphQL operation');
   return { message: 'Something went wrong on our side; it has been logged.', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
 }

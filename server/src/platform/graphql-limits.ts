@@ -14,6 +14,7 @@ import {
   type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
+  visit,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE } from './connection.js';
 import { ErrorCode, PlazaError } from './errors.js';
@@ -139,4 +140,32 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, vari
     return total;
   };
   return costOf(operation.selectionSet, root, new Set());
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, so a NUL in any string input would fail deep in a service as
+ * an internal error. Refused here once for every operation, naming the input field that carries it.
+ */
+export function assertNoNulCharacters(document: DocumentNode, variables: Record<string, unknown> | undefined): void {
+  const find = (value: unknown, field: string): string | undefined => {
+    if (typeof value === 'string') return value.includes('\u0000') ? field : undefined;
+    const entries: [string, unknown][] = Array.isArray(value) ? value.map((item) => [field, item]) : value && typeof value === 'object' ? Object.entries(value) : [];
+    for (const [key, nested] of entries) {
+      const found = find(nested, key);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  let field = find(variables ?? {}, 'variables');
+  if (!field) {
+    visit(document, {
+      Argument(argument) {
+        if (!field && argument.value.kind === Kind.STRING && argument.value.value.includes('\u0000')) field = argument.name.value;
+      },
+      ObjectField(objectField) {
+        if (!field && objectField.value.kind === Kind.STRING && objectField.value.value.includes('\u0000')) field = objectField.name.value;
+      },
+    });
+  }
+  if (field) throw new PlazaError(ErrorCode.BAD_USER_INPUT, `${field} must not contain NUL characters`, field);
 }

@@ -12,8 +12,9 @@ import { oidcRoutes } from '../modules/identity/oidc.routes.js';
 import { requestCredential } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from './context.js';
 import { formatError, PlazaError } from './errors.js';
-import { assertCostWithinLimit, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
-import { logger } from './logger.js';
+import { assertCostWithinLimit, assertNoNulCharacters, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
+import { currentLogger } from './logger.js';
+import { requestLog } from './request-log.js';
 import type { Services } from './services.js';
 import { asHttpError, RequestGuards } from './request-guards.js';
 import { attachWebSocketServer } from './websocket-server.js';
@@ -30,6 +31,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   // Behind a load balancer the client's address is in X-Forwarded-For; trusted only when configured.
   app.set('trust proxy', services.config.trustProxy);
   app.use(services.metrics.httpMiddleware);
+  app.use(requestLog);
   const server = createServer(app);
 
   const guards = new RequestGuards(services, services.config);
@@ -52,11 +54,12 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       // No field has a cache hint, and the default plugin wraps every resolver of every request to look for one.
       ApolloServerPluginCacheControlDisabled(),
       services.metrics.graphqlPlugin(),
-      // The cost depends on the variables (`first: $n`), so it is priced once they are known, before anything runs.
+      // Checks that need the variables (`first: $n`, strings with NUL), once they are known, before anything runs.
       {
         requestDidStart: async () => ({
           didResolveOperation: async ({ document, request }) => {
             try {
+              assertNoNulCharacters(document, request.variables);
               assertCostWithinLimit(schema, document, request.variables, request.operationName);
             } catch (err) {
               throw err instanceof PlazaError ? asHttpError(err) : err;
@@ -72,12 +75,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
-    try {
-      await services.db.query('SELECT 1');
-      res.json({ status: 'ready', database: 'ok' });
-    } catch {
-      res.status(503).json({ status: 'not ready', database: 'unreachable' });
-    }
+    const { ready, parts } = await services.readiness.check();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', ...parts });
   });
   // Prometheus text format; counts and latencies only, never a secret or an id.
   app.get('/metrics', async (_req, res, next) => {
@@ -117,7 +116,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     const status = (err as { status?: number }).status;
     if (status === 413) return void res.status(413).json({ errors: [{ message: 'Request body is larger than 1 MB', extensions: { code: 'BAD_USER_INPUT' } }] });
     if (status && status >= 400 && status < 500) return void res.status(status).json({ errors: [{ message: (err as Error).message, extensions: { code: 'BAD_USER_INPUT' } }] });
-    logger.error({ err }, 'unhandled HTTP error');
+    currentLogger().error({ err }, 'unhandled HTTP error');
     res.status(500).json({ errors: [{ message: 'Something went wrong on our side; it has been logged.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
   });
 

@@ -40,13 +40,15 @@ export async function startJobWorker(config: Config, databaseUrl: string, servic
     onReconnected: () => Object.values(wakeUps).forEach((wake) => wake()),
   });
 
+  // A process that runs jobs is ready only while it can reach their store too.
+  services.readiness.add('jobStore', jobs.ping);
   logger.info({ workerName, jobsBackend: config.jobsBackend }, 'delivery worker started');
   return {
     stop: async () => {
       stopping = true;
       await listener.close();
       preChecks.stop();
-      await deliveries.stop();
+      await deliveries.stop(config.shutdownGraceMs);
       await jobs.close();
     },
   };

@@ -2,13 +2,15 @@ import { Agenda } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
 import type { Config } from '../config.js';
-import { logger } from './logger.js';
+import { connectionError, logger } from './logger.js';
 
 /** Agenda holds a job this long without a sign of life before another worker takes it over. */
 export const JOB_LOCK_LIFETIME_MS = 60_000;
 
 export interface JobRuntime {
   agenda: Agenda;
+  /** Resolves when the job store answers (readiness). */
+  ping(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -18,18 +20,25 @@ export interface JobRuntime {
  */
 export async function createJobRuntime(config: Config, databaseUrl: string, workerName: string, options: { poolSize?: number } = {}): Promise<JobRuntime> {
   let backend;
-  let pool: pg.Pool | undefined;
+  let ping: () => Promise<unknown>;
+  let closeStore: () => Promise<unknown>;
   if (config.jobsBackend === 'mongodb') {
-    // Untested in CI: no MongoDB server can be installed on these machines (see README).
-    const { MongoBackend } = await import('@agendajs/mongo-backend');
-    backend = new MongoBackend({ address: config.mongodbUrl!, collection: 'plaza_jobs', ensureIndex: true });
+    // Untested in CI: no MongoDB server can be installed on these machines (see README), so neither
+    // this store nor its readiness ping runs there. Our own client, so readiness can ping it.
+    const [{ MongoBackend }, { MongoClient }] = await Promise.all([import('@agendajs/mongo-backend'), import('mongodb')]);
+    const mongo = new MongoClient(config.mongodbUrl!);
+    backend = new MongoBackend({ mongo: mongo.db(), collection: 'plaza_jobs', ensureIndex: true });
+    ping = () => mongo.db().command({ ping: 1 });
+    closeStore = () => mongo.close();
   } else {
     // Our own pool with an error listener: the backend's pool would crash the process when PostgreSQL restarts.
     // Plaza's jobs are few and long (a delivery run claims work in batches), so a small pool serves;
     // one connection of it holds the backend's LISTEN.
-    pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 4 });
-    pool.on('error', (err) => logger.warn({ err }, 'job store connection failed; it will reconnect'));
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 4 });
+    pool.on('error', (err) => logger.warn({ error: connectionError(err) }, 'job store connection failed; it will reconnect'));
     backend = new PostgresBackend({ pool });
+    ping = () => pool.query('SELECT 1');
+    closeStore = () => pool.end();
     // The backend's LISTEN connection reconnects by itself after PostgreSQL restarts, but it also emits
     // the drop as an 'error' event, and an emitter without an error listener crashes the process.
     backend.notificationChannel?.on('error', (err: Error) => logger.warn({ err: err.message }, 'job store notification channel failed; it reconnects'));
@@ -44,11 +53,12 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
   agenda.on('error', (err: Error) => logger.error({ err }, 'job runtime error'));
   return {
     agenda,
+    ping,
     close: async () => {
       // Callers end their own long runs first; stop() then unlocks queued jobs for other workers.
       // (drain() would wait for queued jobs that can no longer start.)
       await agenda.stop().catch((err: Error) => logger.warn({ err }, 'job runtime did not stop cleanly'));
-      await pool?.end().catch(() => undefined);
+      await closeStore().catch(() => undefined);
     },
   };
 }

@@ -1,13 +1,52 @@
-import { pino } from 'pino';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { pino, type Logger } from 'pino';
 
 /**
- * One structured logger. Anything that could carry a credential is redacted by path as a second
- * line of defence; the first is that secrets are never passed to the logger at all.
+ * One structured logger (JSON lines on stdout). Anything that could carry a credential is redacted
+ * by path as a second line of defence; the first is that secrets are never passed to the logger at all.
+ * `err.client` is the pg client pg-pool attaches to an idle connection's error: its connection
+ * parameters include the database password. `err.parameters` are a failed query's bound values.
  */
 export const logger = pino({
   level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'warn' : 'info'),
   redact: {
-    paths: ['*.authorization', '*.cookie', '*.token', '*.secret', '*.clientSecret', '*.password', 'req.headers.authorization', 'req.headers.cookie'],
+    paths: [
+      '*.authorization',
+      '*.cookie',
+      '*.token',
+      '*.secret',
+      '*.clientSecret',
+      '*.password',
+      'req.headers.authorization',
+      'req.headers.cookie',
+      'err.client',
+      'err.parameters',
+      'err.driverError.client',
+    ],
     censor: '[redacted]',
   },
 });
+
+const requestScope = new AsyncLocalStorage<Logger>();
+
+/**
+ * The logger of the HTTP request being handled (a child carrying its requestId), or the process
+ * logger outside a request. AsyncLocalStorage, because `formatError` and other deep callers get no context.
+ */
+export function currentLogger(): Logger {
+  return requestScope.getStore() ?? logger;
+}
+
+/** Runs `fn` (and everything it starts) with `log` as the current logger. */
+export function withLogger<T>(log: Logger, fn: () => T): T {
+  return requestScope.run(log, fn);
+}
+
+/**
+ * What to log of a database connection error: never the error itself, which pg-pool decorates with
+ * the whole client (connection parameters with the password, prepared statement texts). Logged
+ * under `error`, not `err`, which pino's error serializer would dress with an empty stack.
+ */
+export function connectionError(err: Error & { code?: string; severity?: string }): { message: string; code?: string; severity?: string } {
+  return { message: err.message, code: err.code, severity: err.severity };
+}

@@ -15,6 +15,7 @@ import { SessionTokenService } from '../modules/identity/session-tokens.service.
 import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service.js';
 import { PlazaMetrics } from './metrics.js';
 import type { PostgresPubSub } from './pubsub.js';
+import { Readiness } from './readiness.js';
 
 /** Every service, wired once per process and handed to resolvers through the request context. */
 export interface Services {
@@ -37,10 +38,14 @@ export interface Services {
   preChecks: PreCheckService;
   /** This process's Prometheus metrics (/metrics). */
   metrics: PlazaMetrics;
+  /** What /readyz checks: the database, and the job store while a job worker runs in this process. */
+  readiness: Readiness;
 }
 
 export function createServices(config: Config, db: DataSource, pubSub: PostgresPubSub): Services {
   const metrics = new PlazaMetrics();
+  const readiness = new Readiness();
+  readiness.add('database', () => db.query('SELECT 1'));
   metrics.watch(db, pubSub);
   const secrets = new SecretsService(db, config);
   const notifications = new NotificationService(db, pubSub);
@@ -51,6 +56,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const webhookEngine = new DeliveryEngine(db, http, pubSub, config.encryptionKeys, { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs }, metrics);
   return {
     metrics,
+    readiness,
     http,
     webhookEvents,
     marketplace: new MarketplaceService(db, config, webhookEvents),

@@ -8,7 +8,7 @@ import { credentialIdOf, type Principal } from '../modules/identity/principal.js
 import { credentialOf } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from './context.js';
 import { formatError } from './errors.js';
-import { assertCostWithinLimit, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
+import { assertCostWithinLimit, assertNoNulCharacters, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
 import { logger } from './logger.js';
 import { Topic } from './pubsub.js';
 import type { RequestGuards } from './request-guards.js';
@@ -100,7 +100,9 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
         const context = ctx.extra.context!;
         try {
           guards.admit(context.principal, context.ipAddress, { countAddress: true });
-          assertCostWithinLimit(schema, execution.parse(payload.query), payload.variables ?? undefined, payload.operationName);
+          const document = execution.parse(payload.query);
+          assertNoNulCharacters(document, payload.variables ?? undefined);
+          assertCostWithinLimit(schema, document, payload.variables ?? undefined, payload.operationName);
         } catch (err) {
           if (err instanceof GraphQLError) return [err];
           throw err;

@@ -13,7 +13,10 @@ afterAll(async () => {
 export interface PlazaProcess {
   child: ChildProcess;
   url: string;
+  /** stdout and stderr together, as they arrived. */
   output: () => string;
+  /** stdout alone: the process's JSON log lines. */
+  stdout: () => string;
   /** Sends `signal` and resolves with the exit code (null when killed by the signal). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -30,7 +33,11 @@ export async function startPlazaProcess(env: Record<string, string | undefined>,
   delete cleanEnv.NODE_ENV;
   const child = spawn(process.execPath, [script], { env: { ...cleanEnv, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
+  let stdout = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+    stdout += chunk;
+  });
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${env.PORT ?? 0}`;
@@ -45,6 +52,7 @@ export async function startPlazaProcess(env: Record<string, string | undefined>,
     child,
     url,
     output: () => output,
+    stdout: () => stdout,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

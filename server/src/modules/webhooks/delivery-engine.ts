@@ -88,6 +88,13 @@ const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN webhook_events e ON e.id
 
 const INTERRUPTED = 'interrupted: the worker stopped before this attempt finished; the delivery was taken over';
 
+/** Per attempt, so only at debug: a busy worker makes thousands a second. Never the URL or headers (they can carry credentials). */
+function logAttempt({ delivery, number, response }: AttemptResult, trigger: 'SCHEDULED' | 'MANUAL'): void {
+  if (!logger.isLevelEnabled('debug')) return;
+  const outcome = response.error === null ? 'succeeded' : 'failed';
+  logger.debug({ deliveryId: delivery.id, appId: delivery.app_id, attempt: number, trigger, outcome, statusCode: response.statusCode, durationMs: response.durationMs, error: response.error ?? undefined }, 'webhook attempt');
+}
+
 /**
  * Claims due deliveries in batches, sends them through the guarded HTTP client, and writes the
  * results back in multi-row statements. Several engines (one per worker process) share the queue
@@ -103,6 +110,13 @@ export class DeliveryEngine {
   private readonly claimIntervalMs: number;
   private readonly inFlightByApp = new Map<string, number>();
   private inFlight = 0;
+  /** Claimed deliveries whose attempt has not ended, by id: what a stopping worker hands back. */
+  private readonly claimedInFlight = new Map<string, ClaimedDelivery>();
+  /** Handed back at shutdown: their late results are dropped, the delivery is another worker's now. */
+  private readonly handedBack = new Set<string>();
+  private handingBack: Promise<void> = Promise.resolve();
+  /** Set by handBack(): a claim that was already under way when the deadline passed is handed back too. */
+  private pastDeadline = false;
   private pendingResults: AttemptResult[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -261,12 +275,16 @@ export class DeliveryEngine {
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     this.inFlight += 1;
     this.inFlightByApp.set(delivery.app_id, (this.inFlightByApp.get(delivery.app_id) ?? 0) + 1);
+    this.claimedInFlight.set(delivery.id, delivery);
     try {
       const result = await this.send(delivery, delivery.attempt_count);
+      logAttempt(result, 'SCHEDULED');
+      if (this.handedBack.has(delivery.id)) return;
       this.pendingResults.push(result);
       if (this.pendingResults.length >= this.batchSize) void this.flush();
       else this.flushTimer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
     } finally {
+      this.claimedInFlight.delete(delivery.id);
       // Only a slot that was full makes claimable work that was not claimable before.
       const freedASlot = this.inFlight === this.maxInFlight || this.inFlightByApp.get(delivery.app_id)! === this.maxInFlightPerApp;
       this.inFlight -= 1;
@@ -356,8 +374,12 @@ export class DeliveryEngine {
         RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at`,
       [JSON.stringify(rows)],
     );
-    for (const row of updated) if (row.status === DeliveryStatus.SUCCEEDED || row.status === DeliveryStatus.FAILED) this.metrics?.countFinished(row.status);
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
+    for (const row of updated) {
+      if (row.status === DeliveryStatus.SUCCEEDED || row.status === DeliveryStatus.FAILED) this.metrics?.countFinished(row.status);
+      // One line per delivery given up on (not per attempt): the endpoint's owner has something to fix.
+      if (row.status === DeliveryStatus.FAILED) logger.info({ deliveryId: row.id, appId: byId.get(row.id)!.app_id, attempts: row.attempt_count }, 'webhook delivery failed: no scheduled attempts left');
+    }
     await publishDeliveryUpdates(this.db.manager, this.pubSub, updated.map((row) => toUpdate(byId.get(row.id)!, row)));
   }
 
@@ -380,7 +402,9 @@ export class DeliveryEngine {
          ${JOIN_ATTEMPT_MATERIALS('r')}`,
       [deliveryId],
     );
-    const { number, startedAt, url, headers, response } = await this.send(delivery, delivery.attempt_count);
+    const result = await this.send(delivery, delivery.attempt_count);
+    logAttempt(result, 'MANUAL');
+    const { number, startedAt, url, headers, response } = result;
     const [[row]] = await this.db.transaction(async (manager) => {
       await manager.query(
         `UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7, url = $8, request_headers = $9, finished = true
@@ -424,9 +448,55 @@ export class DeliveryEngine {
     return { closedAttempts: closed[1] ?? 0, dueDeliveries: due };
   }
 
-  /** Waits for every attempt in flight and writes all results; used on job end and shutdown. */
+  /** Waits for every attempt in flight (or its hand-back) and writes all results; used on job end and shutdown. */
   async drain(): Promise<void> {
-    while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+    while (this.claimedInFlight.size > 0) {
+      if (this.pastDeadline) void this.releaseInFlight();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await this.handingBack;
     await this.flush();
+  }
+
+  /**
+   * Shutdown past its deadline: releases the claims of deliveries whose attempts are still in flight
+   * and closes those attempts as interrupted, so another worker sends them now instead of after the
+   * lease. Their late results are dropped; the receiver may see the delivery twice (at least once).
+   */
+  handBack(): Promise<void> {
+    this.pastDeadline = true;
+    return this.releaseInFlight();
+  }
+
+  private releaseInFlight(): Promise<void> {
+    const held = [...this.claimedInFlight.values()];
+    if (held.length === 0) return this.handingBack;
+    for (const delivery of held) {
+      this.handedBack.add(delivery.id);
+      this.claimedInFlight.delete(delivery.id);
+    }
+    const claims = held.map((d) => ({ id: d.id, claim_token: d.claim_token, number: d.attempt_count }));
+    const release = () =>
+      this.db.query(
+        `WITH held AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, claim_token text, number int)
+         ), released AS (
+           UPDATE webhook_deliveries d SET claim_token = NULL, claim_expires_at = NULL, updated_at = clock_timestamp()
+             FROM held WHERE d.id = held.id AND d.claim_token = held.claim_token
+           RETURNING d.id, held.number
+         )
+         UPDATE webhook_attempts a SET finished = true, error = '${INTERRUPTED}',
+                duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int
+           FROM released WHERE a.delivery_id = released.id AND a.number = released.number AND NOT a.finished`,
+        [JSON.stringify(claims)],
+      );
+    this.handingBack = this.handingBack
+      .then(release)
+      .then(
+        () => logger.warn({ deliveries: held.length }, 'shutdown deadline passed: handed back the deliveries whose attempts were still in flight'),
+        // Not fatal: their claims expire after the lease and another worker takes them then.
+        (err) => logger.error({ err, deliveries: held.length }, 'could not hand back deliveries at shutdown; their claims will expire'),
+      );
+    return this.handingBack;
   }
 }

@@ -65,16 +65,24 @@ export function defineDeliveryWork(jobs: JobRuntime, engine: DeliveryEngine) {
       onDue();
       void watchNextDue();
     },
-    /** Ends the run in this process after its attempts in flight, with their results written. */
-    stop: async () => {
+    /**
+     * Ends the run in this process: no more claims; attempts in flight finish and their results are
+     * written, or, those still running after `graceMs`, are handed back to other workers.
+     */
+    stop: async (graceMs: number) => {
       stopping = true;
       clearTimeout(dueTimer);
-      if (running) {
-        const ended = new Promise<void>((resolve) => (runEnded = resolve));
-        engine.wake();
-        await ended;
+      const deadline = setTimeout(() => void engine.handBack(), graceMs);
+      try {
+        if (running) {
+          const ended = new Promise<void>((resolve) => (runEnded = resolve));
+          engine.wake();
+          await ended;
+        }
+        await engine.drain();
+      } finally {
+        clearTimeout(deadline);
       }
-      await engine.drain();
     },
   };
 }

@@ -114,8 +114,12 @@ export class GuardedHttpClient {
     }
   }
 
+  /**
+   * Called last at shutdown, when every result that is still wanted has been written: a request still
+   * open belongs to a delivery that was handed back, so it is cut off rather than waited for.
+   */
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.agent.destroy();
   }
 }
 

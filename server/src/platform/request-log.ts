@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { logger, withLogger } from './logger.js';
+
+/** A caller's id is kept only when it is a plain token, so it cannot forge log lines or carry a payload. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Gives every HTTP request an id (the caller's X-Request-Id when sane, else a new one), echoes it in
+ * the response, makes a child logger carrying it current for everything the request runs, and writes
+ * one access line when the response ends. The line names the path only: the query string, headers
+ * and cookies can carry credentials and are never logged.
+ */
+export function requestLog(req: Request, res: Response, next: NextFunction): void {
+  const incoming = req.get('x-request-id');
+  const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  res.setHeader('x-request-id', requestId);
+  const log = logger.child({ requestId });
+  const started = process.hrtime.bigint();
+  // Read now: a mounted router (app.use('/graphql', …)) rewrites req.path before the response ends.
+  const { method, path } = req;
+  let logged = false;
+  const done = () => {
+    if (logged) return;
+    logged = true;
+    const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+    // A response that closed without finishing was cut off (the client went away, or the server stopped).
+    log.info({ method, path, status: res.statusCode, durationMs, ...(res.writableFinished ? {} : { aborted: true }) }, 'request');
+  };
+  res.once('finish', done);
+  res.once('close', done);
+  withLogger(log, next);
+}
