@@ -50,6 +50,8 @@ export interface Config {
    * deliveries back so another worker sends them at once instead of after the claim lease. @default 15s, at most 60s
    */
   shutdownGraceMs: number;
+  /** `pnpm worker` only: serve /healthz, /readyz and /metrics on this port. @default unset (no HTTP) */
+  workerHttpPort: number | undefined;
   /** Allow loopback/private destinations and plain http. @default false in production, true otherwise */
   webhookAllowPrivateUrls: boolean;
   /** VND value of one platform point. @default 1000 */
@@ -266,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerAddress: readPositiveInt(env, 'RATE_LIMIT_PER_ADDRESS', 1200),
     rateLimitPerApiToken: readPositiveInt(env, 'RATE_LIMIT_PER_API_TOKEN', 600),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+    workerHttpPort: env.WORKER_HTTP_PORT ? readPositiveInt(env, 'WORKER_HTTP_PORT', 0, 65535) : undefined,
     webhookAttemptRetentionMs: readDuration(env, 'WEBHOOK_ATTEMPT_RETENTION', '90d'),
   };
 }

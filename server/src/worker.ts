@@ -6,6 +6,7 @@ import { stopOnSignals } from './platform/shutdown.js';
 import { PostgresPubSub } from './platform/pubsub.js';
 import { createServices } from './platform/services.js';
 import { startJobWorker } from './platform/job-worker.js';
+import { startOpsServer } from './platform/ops-server.js';
 
 /**
  * A delivery worker on its own (`pnpm worker`): scale deliveries out with more of these, and run the
@@ -33,8 +34,10 @@ const starting = (async () => {
   const pubSub = await PostgresPubSub.connect(databaseUrl);
   const services = createServices(config, db, pubSub);
   const worker = await startJobWorker(config, databaseUrl, services);
+  const ops = config.workerHttpPort ? await startOpsServer(config.workerHttpPort, services) : undefined;
   return {
     stop: async () => {
+      await ops?.close();
       await worker.stop();
       await services.http.close();
       await pubSub.close();

@@ -1,0 +1,31 @@
+import { createServer, type Server } from 'node:http';
+import { logger } from './logger.js';
+import type { Services } from './services.js';
+
+/**
+ * What an orchestrator and Prometheus need from a process that serves no API (`pnpm worker`):
+ * GET /healthz, /readyz and /metrics on their own port, answering the same as the API's.
+ */
+export async function startOpsServer(port: number, services: Services): Promise<{ close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const path = (req.url ?? '/').split('?', 1)[0];
+      if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
+      if (path === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+      if (path === '/readyz') {
+        const { ready, parts } = await services.readiness.check();
+        return void res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not ready', ...parts }));
+      }
+      if (path === '/metrics') return void res.writeHead(200, { 'content-type': services.metrics.registry.contentType }).end(await services.metrics.registry.metrics());
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+    })().catch((err: Error) => {
+      logger.error({ err }, 'operations endpoint failed');
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, resolve);
+  });
+  return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
