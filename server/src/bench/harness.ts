@@ -73,6 +73,9 @@ export const COMMIT_CONCURRENCY = 16;
  */
 export const BATCHED_EVENTS_PER_TRANSACTION = 100;
 
+/** Deliveries made and not timed before each throughput run: a tenth of the run, at most 2,000. */
+export const warmUpEvents = (events: number) => Math.min(2_000, Math.ceil(events / 10));
+
 /**
  * Commits `events` purchase events through the entry point purchases use (`recordEvent`, or for several
  * to a transaction the `insert` it is made of), spread over the apps, `eventsPerTransaction` to a
