@@ -41,7 +41,14 @@ const sections: Record<number, () => Promise<string>> = {
   3: async () => retryFidelityReport(await retryFidelityBenchmark(tiny ? 50 : 1000)),
   4: async () => logQueriesReport(await logQueriesBenchmark(size)),
   5: async () => apiThroughputReport(await apiThroughputBenchmark(size)),
-  6: async () => subscriptionsReport(await subscriptionsBenchmark(size)),
+  6: async () => {
+    // A tail latency on a shared two-core machine moves between runs: the median of three runs is reported.
+    const runs: Awaited<ReturnType<typeof subscriptionsBenchmark>>[] = [];
+    for (let i = 0; i < (tiny ? 1 : 3); i++) runs.push(await subscriptionsBenchmark(size));
+    const median = [...runs].sort((a, b) => a.p99Ms - b.p99Ms)[Math.floor(runs.length / 2)];
+    const note = runs.length > 1 ? `\nRuns: ${runs.length}, p99 ${runs.map((r) => `${r.p99Ms} ms`).join(', ')}; the table shows the median run.\n` : '';
+    return subscriptionsReport(median) + note;
+  },
   7: async () => footprintReport(await footprintBenchmark(size)),
 };
 
