@@ -78,9 +78,13 @@ export interface Config {
   runWorker: boolean;
   /** Directory of the built SPA. @default <repo>/web/dist */
   webDistDir: string;
-  /** Requests a minute from one address (anything not made with an API token), as a bucket of that size. @default 1200 */
+  /**
+   * Requests a minute from one address (anything not made with an API token), as a bucket of that size.
+   * @default 6000 (100/s on average, a minute's worth at once): room for people behind one NAT and for
+   * automated clients, a wall for floods
+   */
   rateLimitPerAddress: number;
-  /** Requests a minute made with one API token, as a bucket of that size. @default 600 */
+  /** Requests a minute made with one API token, as a bucket of that size. @default 3000 (50/s on average): an integrator polling Webhook Logs ten times a second stays far below it */
   rateLimitPerApiToken: number;
   /** Attempts of finished deliveries older than this are deleted (the delivery itself stays), in ms. @default 90d */
   webhookAttemptRetentionMs: number;
@@ -265,8 +269,8 @@ export function loadConfig(env: Env = process.env): Config {
     apiTokenDefaultTtlDays: readPositiveInt(env, 'API_TOKEN_DEFAULT_TTL_DAYS', 90, 3650),
     runWorker: readBoolean(env, 'RUN_WORKER', true),
     webDistDir: path.resolve(env.WEB_DIST_DIR ?? path.join(REPO_ROOT, 'web/dist')),
-    rateLimitPerAddress: readPositiveInt(env, 'RATE_LIMIT_PER_ADDRESS', 1200),
-    rateLimitPerApiToken: readPositiveInt(env, 'RATE_LIMIT_PER_API_TOKEN', 600),
+    rateLimitPerAddress: readPositiveInt(env, 'RATE_LIMIT_PER_ADDRESS', 6000),
+    rateLimitPerApiToken: readPositiveInt(env, 'RATE_LIMIT_PER_API_TOKEN', 3000),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     workerHttpPort: env.WORKER_HTTP_PORT ? readPositiveInt(env, 'WORKER_HTTP_PORT', 0, 65535) : undefined,
     webhookAttemptRetentionMs: readDuration(env, 'WEBHOOK_ATTEMPT_RETENTION', '90d'),

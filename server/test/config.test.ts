@@ -31,6 +31,12 @@ describe('configuration', () => {
       authDevSignIn: true,
       jobsBackend: 'postgres',
       platformOrigin: 'http://localhost:4000',
+      // Generous enough for a person behind a NAT or an automated client, a wall for floods.
+      rateLimitPerAddress: 6000,
+      rateLimitPerApiToken: 3000,
+      trustProxy: false,
+      workerHttpPort: undefined,
+      webhookAttemptRetentionMs: 90 * 86_400_000,
     });
   });
 
