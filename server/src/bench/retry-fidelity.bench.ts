@@ -80,9 +80,12 @@ ${Object.entries(r.worstErrorMsByAttempt).map(([n, ms]) => `| attempt ${n} | ${m
 Worst error as a share of the allowance (50 ms + 5% of the offset): ${r.worstShareOfAllowance.toFixed(2)} (target <= 1: ${verdict(r.worstShareOfAllowance <= 1)}).
 Lost: ${r.lost} (target 0: ${verdict(r.lost === 0)}). Extra attempts: ${r.extraAttempts} (target 0: ${verdict(r.extraAttempts === 0)}).
 
-What bounds it now: between runs the engine sleeps until the next delivery falls due (asking the database
+What bounds it now: between claims the engine sleeps until the next delivery falls due (asking the database
 when, and looking at least once a second); a retry that falls due while a claim or a result flush is in
 progress waits for it, and a thousand deliveries falling due within the same few milliseconds are claimed
-200 at a time. Those waits are the error: tens of milliseconds against offsets of 50 ms to 3 s.
+200 at a time. Those waits cost tens of milliseconds. ${Math.max(...Object.values(r.worstErrorMsByAttempt)) > 300 ? `Errors of several hundred ms or more, as here, mean
+some retries were found by the once-a-second look instead of at their due time: the wake-up after a result
+flush was missed. Seen on this machine in most runs late in a session, and also with the engine as it was
+before the day's changes (bisected), so it is a timing race in the engine's wait, still to be found.` : ''}
 `;
 }
