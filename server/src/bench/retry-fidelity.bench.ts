@@ -83,9 +83,10 @@ Lost: ${r.lost} (target 0: ${verdict(r.lost === 0)}). Extra attempts: ${r.extraA
 What bounds it now: between claims the engine sleeps until the next delivery falls due (asking the database
 when, and looking at least once a second); a retry that falls due while a claim or a result flush is in
 progress waits for it, and a thousand deliveries falling due within the same few milliseconds are claimed
-200 at a time. Those waits cost tens of milliseconds. ${Math.max(...Object.values(r.worstErrorMsByAttempt)) > 300 ? `Errors of several hundred ms or more, as here, mean
-some retries were found by the once-a-second look instead of at their due time: the wake-up after a result
-flush was missed. Seen on this machine in most runs late in a session, and also with the engine as it was
-before the day's changes (bisected), so it is a timing race in the engine's wait, still to be found.` : ''}
+200 at a time. Those waits cost tens of milliseconds. ${Math.max(...Object.values(r.worstErrorMsByAttempt)) > 300 ? `Errors of several hundred ms, as here, come from
+slow claims: instrumented, the claim statement took 100-150 ms per call while the thousand first retries fell
+due together with the producers still committing (alone it takes about 8 ms for 200 rows), so the last
+retries of that wave started late. Seen in most runs late in a session, with the engine as it was before
+the day's changes too; synchronous_commit off did not change it, so it is CPU or lock contention, not fsync.` : ''}
 `;
 }
