@@ -87,7 +87,7 @@ export const limitRules: ValidationRule[] = [depthLimit(GRAPHQL_LIMITS.maxDepth)
  * Throws BAD_USER_INPUT (reason QUERY_TOO_COMPLEX) when the operation's estimated cost is over the
  * limit. Needs the variables (a `first: $n` is only known then), so it runs after validation.
  */
-export function assertCostWithinLimit(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null): void {
+function assertCostWithinLimit(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null): void {
   const cost = estimateCost(schema, document, variables ?? {}, operationName ?? undefined);
   if (cost > GRAPHQL_LIMITS.maxCost) throw tooMuch(`The query would cost ${cost}; at most ${GRAPHQL_LIMITS.maxCost} is allowed (ask for smaller pages or fewer fields)`, 'QUERY_TOO_COMPLEX');
 }
@@ -146,7 +146,7 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, vari
  * PostgreSQL text cannot hold U+0000, so a NUL in any string input would fail deep in a service as
  * an internal error. Refused here once for every operation, naming the input field that carries it.
  */
-export function assertNoNulCharacters(document: DocumentNode, variables: Record<string, unknown> | undefined): void {
+function assertNoNulCharacters(document: DocumentNode, variables: Record<string, unknown> | undefined): void {
   const find = (value: unknown, field: string): string | undefined => {
     if (typeof value === 'string') return value.includes('\u0000') ? field : undefined;
     const entries: [string, unknown][] = Array.isArray(value) ? value.map((item) => [field, item]) : value && typeof value === 'object' ? Object.entries(value) : [];
@@ -168,4 +168,13 @@ export function assertNoNulCharacters(document: DocumentNode, variables: Record<
     });
   }
   if (field) throw new PlazaError(ErrorCode.BAD_USER_INPUT, `${field} must not contain NUL characters`, field);
+}
+
+/**
+ * The checks that need the operation's variables (`first: $n`, a NUL in a variable), run once they
+ * are known and before anything executes: the same for HTTP and graphql-ws.
+ */
+export function assertOperationWithinLimits(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null): void {
+  assertNoNulCharacters(document, variables);
+  assertCostWithinLimit(schema, document, variables, operationName);
 }

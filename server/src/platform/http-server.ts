@@ -12,7 +12,7 @@ import { oidcRoutes } from '../modules/identity/oidc.routes.js';
 import { requestCredential } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from './context.js';
 import { formatError, PlazaError } from './errors.js';
-import { assertCostWithinLimit, assertNoNulCharacters, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
+import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
 import { currentLogger } from './logger.js';
 import { requestLog } from './request-log.js';
 import type { Services } from './services.js';
@@ -59,8 +59,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
         requestDidStart: async () => ({
           didResolveOperation: async ({ document, request }) => {
             try {
-              assertNoNulCharacters(document, request.variables);
-              assertCostWithinLimit(schema, document, request.variables, request.operationName);
+              assertOperationWithinLimits(schema, document, request.variables, request.operationName);
             } catch (err) {
               throw err instanceof PlazaError ? asHttpError(err) : err;
             }

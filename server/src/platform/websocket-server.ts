@@ -8,7 +8,7 @@ import { credentialIdOf, type Principal } from '../modules/identity/principal.js
 import { credentialOf } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from './context.js';
 import { formatError } from './errors.js';
-import { assertCostWithinLimit, assertNoNulCharacters, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
+import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
 import { logger } from './logger.js';
 import { Topic } from './pubsub.js';
 import type { RequestGuards } from './request-guards.js';
@@ -100,9 +100,7 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
         const context = ctx.extra.context!;
         try {
           guards.admit(context.principal, context.ipAddress, { countAddress: true });
-          const document = execution.parse(payload.query);
-          assertNoNulCharacters(document, payload.variables ?? undefined);
-          assertCostWithinLimit(schema, document, payload.variables ?? undefined, payload.operationName);
+          assertOperationWithinLimits(schema, execution.parse(payload.query), payload.variables ?? undefined, payload.operationName);
         } catch (err) {
           if (err instanceof GraphQLError) return [err];
           throw err;
