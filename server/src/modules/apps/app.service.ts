@@ -150,7 +150,6 @@ export class AppService {
       if (!(CATEGORIES as readonly string[]).includes(category)) throw badInput('category', `category must be one of ${CATEGORIES.join(', ')}`);
       query.andWhere("a.published_listing->>'category' = :category", { category });
     }
-    if (args.search?.includes('\u0000')) throw badInput('search', 'search must not contain NUL characters');
     if (args.search?.trim()) {
       const pattern = `%${args.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       query.andWhere("(a.published_listing->>'name' ILIKE :pattern OR a.published_listing->>'shortDescription' ILIKE :pattern)", { pattern });

@@ -5,10 +5,6 @@ import { DeliveryStatus, WebhookEventType } from '../webhook.types.js';
 /** Delivery ids are ULIDs, so the log can only be searched by times a ULID can carry. */
 const ULID_TIME_MAX = 2 ** 48 - 1;
 
-/** PostgreSQL text cannot hold NUL: such a value matches nothing, and would fail the query rather than say so. */
-const HasNoNul = () =>
-  ValidateBy({ name: 'hasNoNul', validator: { validate: (v) => typeof v !== 'string' || !v.includes('\u0000'), defaultMessage: (args) => `${args?.property} must not contain NUL characters` } });
-
 const IsSearchableTime = () =>
   ValidateBy({
     name: 'isSearchableTime',
@@ -21,7 +17,6 @@ const IsSearchableTime = () =>
 @InputType()
 export class WebhookDeliveryFilter {
   @Field(() => ID, { nullable: true })
-  @HasNoNul()
   appId?: string | null;
 
   @Field(() => DeliveryStatus, { nullable: true })
@@ -31,7 +26,6 @@ export class WebhookDeliveryFilter {
   event?: WebhookEventType | null;
 
   @Field(() => String, { nullable: true })
-  @HasNoNul()
   purchaseId?: string | null;
 
   @Field(() => Date, { nullable: true, description: 'Created at or after' })
