@@ -14,3 +14,12 @@ export function useT(): Translate {
   const table = STRINGS[useContext(LocaleContext)];
   return (key, values = {}) => table[key].replace(/\{(\w+)\}/g, (_match, name: string) => String(values[name] ?? `{${name}}`));
 }
+
+/**
+ * The words for a code the server sends (`prefix.CODE`, e.g. `reason.INVALID_ICON`), or the code as
+ * sent when this build has no words for it: a newer server's code is shown rather than hidden.
+ */
+export function codeLabel(t: Translate, prefix: string, code: string): string {
+  const key = `${prefix}.${code}`;
+  return key in STRINGS.en ? t(key as MessageKey) : code;
+}

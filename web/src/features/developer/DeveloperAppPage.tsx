@@ -2,8 +2,7 @@ import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useState } from 'react';
 import { useFragment as readFragment } from '../../gql';
-import { useT, type Translate } from '../../i18n/i18n';
-import type { MessageKey } from '../../i18n/strings';
+import { codeLabel, useT } from '../../i18n/i18n';
 import { launcherPath } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
@@ -17,10 +16,8 @@ import { DeveloperAppQuery, UpdateAppMutation } from './developer-app';
 
 type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
 
-const KNOWN_REASONS = ['BROKEN_IFRAME_URL', 'INVALID_ICON', 'MISLEADING_DESCRIPTION', 'OTHER'];
 
 /** Reasons the server adds later still show, as their code. */
-const reasonLabel = (t: Translate, reason: string) => (KNOWN_REASONS.includes(reason) ? t(`reason.${reason}` as MessageKey) : reason);
 
 const vnd = new Intl.NumberFormat('vi-VN', { style: 'currency', currency: 'VND' });
 
@@ -147,7 +144,7 @@ function ReviewHistory({ decisions }: { decisions: DeveloperApp['reviewDecisions
               {decision.reasons.length > 0 && (
                 <ul>
                   {decision.reasons.map((reason) => (
-                    <li key={reason}>{reasonLabel(t, reason)}</li>
+                    <li key={reason}>{codeLabel(t, 'reason', reason)}</li>
                   ))}
                 </ul>
               )}

@@ -1,7 +1,7 @@
 import { useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useState } from 'react';
-import { useT } from '../../i18n/i18n';
+import { codeLabel, useT } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
 import { launcherPath, navigate } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
@@ -14,7 +14,6 @@ import { ReviewAppQuery } from './review-operations';
 
 type ReviewedApp = NonNullable<ResultOf<typeof ReviewAppQuery>['app']>;
 
-const KNOWN_REASONS: string[] = ['BROKEN_IFRAME_URL', 'INVALID_ICON', 'MISLEADING_DESCRIPTION', 'OTHER'];
 
 export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { appId: string; onDecided?: () => void }) {
   const t = useT();
@@ -108,7 +107,7 @@ function DecisionHistory({ decisions }: { decisions: ReviewedApp['reviewDecision
               {decision.reasons.length > 0 && (
                 <ul>
                   {decision.reasons.map((reason) => (
-                    <li key={reason}>{KNOWN_REASONS.includes(reason) ? t(`reason.${reason}` as MessageKey) : reason}</li>
+                    <li key={reason}>{codeLabel(t, 'reason', reason)}</li>
                   ))}
                 </ul>
               )}
