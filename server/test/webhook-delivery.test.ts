@@ -165,6 +165,31 @@ describe('retries', () => {
     );
     expect(webhookDeliveries.edges.map((e: any) => e.node)).toEqual([{ id: delivery.id, status: 'FAILED', attemptCount: 6 }]);
   });
+
+  it('due within milliseconds (kept by the worker that saw the failure) or claimed ahead: never early, every attempt recorded once', async () => {
+    // 20 and 30 ms fall within the claim-ahead window (the worker keeps the delivery); 250 ms is claimed ahead.
+    const schedule = [20, 30, 250];
+    const quick = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: schedule.map((ms) => `${ms}ms`).join(','), WEBHOOK_TIMEOUT: '1s', WEBHOOK_CLAIM_LEASE: '3s' });
+    const owner = await quick.signIn('quick-retries@studio.test');
+    const receiver = await WebhookReceiver.start(() => ({ status: 500, body: 'not yet' }));
+    const app = await submitApp(owner, { webhookUrl: receiver.url() });
+    const deliveries = [];
+    for (let i = 0; i < 20; i++) deliveries.push(await emitEvent(quick, app.id));
+    for (const { id } of deliveries) {
+      const done = await waitForDelivery(owner, id, isFinal, 10_000);
+      expect(done.status).toBe('FAILED');
+      expect(done.attempts.map((a: any) => [a.number, a.statusCode])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500]]);
+      for (let i = 1; i < done.attempts.length; i++) {
+        const previous = done.attempts[i - 1];
+        const due = Date.parse(previous.startedAt) + previous.durationMs + schedule[i - 1];
+        const lateness = Date.parse(done.attempts[i].startedAt) - due;
+        expect(lateness, `attempt ${i + 1} of ${id}`).toBeGreaterThanOrEqual(-2); // durations are stored in whole ms
+        expect(lateness, `attempt ${i + 1} of ${id}`).toBeLessThanOrEqual(100);
+      }
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests).toHaveLength(20 * 4);
+  });
 });
 
 describe('what counts as failure', () => {

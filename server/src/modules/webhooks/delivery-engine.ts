@@ -30,6 +30,12 @@ export interface DeliveryEngineOptions {
    * one per commit, each costing a statement and a commit. Adds at most this much latency. @default 8 ms
    */
   claimIntervalMs?: number;
+  /**
+   * Deliveries due within this long are claimed now and sent by a local timer at their due time, so
+   * a retry starts on time however long the claim statement takes under load. Kept short: a
+   * delivery claimed ahead holds one of its app's slots while it waits. @default 50 ms
+   */
+  claimAheadMs?: number;
 }
 
 /** What one claim returns for each delivery: everything needed to send it, without another query. */
@@ -43,6 +49,8 @@ interface ClaimedDelivery {
   attempt_count: number;
   scheduled_attempts_done: number;
   created_at: Date;
+  /** Milliseconds from the claim until the delivery is due (claimed ahead); 0 when already due. */
+  wait_ms: number;
   payload: string;
   webhook_url: string | null;
   key_id: string;
@@ -52,6 +60,8 @@ interface ClaimedDelivery {
 /** The delivery's row as an UPDATE ... RETURNING gives it back. */
 interface UpdatedRow {
   id: string;
+  /** Still claimed by this worker: its retry is due within claimAheadMs. */
+  keep?: boolean;
   status: DeliveryStatus;
   attempt_count: number;
   next_attempt_at: Date | null;
@@ -86,7 +96,67 @@ const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN webhook_events e ON e.id
          JOIN apps a ON a.id = ${alias}.app_id
          JOIN client_secrets s ON s.app_id = ${alias}.app_id`;
 
+/** Apps whose opened client secret a worker keeps; beyond it the least recently opened is dropped. */
+const OPENED_SECRETS_MAX = 10_000;
+
 const INTERRUPTED = 'interrupted: the worker stopped before this attempt finished; the delivery was taken over';
+
+/**
+ * Claims up to $2 deliveries due within $7 ms, at most $6 in flight per app (in flight now: $5, full
+ * apps: $3), leased for $4 ms to claim token $1; records each attempt as started and returns what
+ * sending it needs. Exported for the test that checks its plan stays linear on stale statistics.
+ */
+export const CLAIM_DUE_DELIVERIES = `WITH candidates AS (
+         SELECT id, app_id, next_attempt_at FROM webhook_deliveries
+          WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= clock_timestamp() + $7 * interval '1 millisecond'
+            AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
+            AND NOT (app_id = ANY($3::text[]))
+          ORDER BY next_attempt_at
+          LIMIT $2 * 4
+       ), within_app_slots AS (
+         -- No more per app than its free slots here ($5: in flight per app): one claim over a bulk
+         -- backlog would otherwise take a whole batch for one destination, and a few hanging
+         -- destinations would hold every slot of the worker until they time out.
+         SELECT id, next_attempt_at FROM (
+           SELECT id, next_attempt_at, row_number() OVER (PARTITION BY app_id ORDER BY next_attempt_at) AS nth,
+                  $6::int - COALESCE(($5::jsonb ->> app_id)::int, 0) AS free
+             FROM candidates) ranked
+          WHERE nth <= free
+          ORDER BY next_attempt_at
+          LIMIT $2
+       ), due AS (
+         -- Each row locked through its primary key, driven by the short list above. A queue's
+         -- statistics are always stale (a burst of due rows arrives between two ANALYZEs), and with a
+         -- join here the planner, expecting a handful of rows, re-ranked every candidate once per
+         -- pending delivery: 300 ms for 200 rows instead of a few.
+         SELECT d.id FROM within_app_slots w
+           CROSS JOIN LATERAL (
+             SELECT d.id FROM webhook_deliveries d
+              WHERE d.id = w.id AND d.status IN ('PENDING', 'RETRYING')
+                AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
+              FOR UPDATE SKIP LOCKED
+           ) d
+       ), interrupted AS (
+         -- A scheduled attempt still open on a delivery whose claim expired belongs to a worker that died.
+         UPDATE webhook_attempts a
+            SET finished = true, error = '${INTERRUPTED}',
+                duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int
+           FROM due WHERE a.delivery_id = due.id AND a.trigger = 'SCHEDULED' AND NOT a.finished
+       ), claimed AS (
+         UPDATE webhook_deliveries d
+            SET claim_token = $1, claim_expires_at = clock_timestamp() + $4 * interval '1 millisecond',
+                attempt_count = d.attempt_count + 1, updated_at = clock_timestamp()
+           FROM due WHERE d.id = due.id
+         RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at
+       ), started AS (
+         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
+         SELECT id, attempt_count, 'SCHEDULED', GREATEST(clock_timestamp(), next_attempt_at), false FROM claimed
+       )
+       SELECT c.id, c.app_id, c.event_type, c.purchase_id, c.attempt_count, c.scheduled_attempts_done, c.created_at,
+              GREATEST(0, EXTRACT(EPOCH FROM (c.next_attempt_at - clock_timestamp())) * 1000)::float AS wait_ms,
+              $1::text AS claim_token, ${ATTEMPT_MATERIALS}
+         FROM claimed c
+         ${JOIN_ATTEMPT_MATERIALS('c')}`;
 
 /** Per attempt, so only at debug: a busy worker makes thousands a second. Never the URL or headers (they can carry credentials). */
 function logAttempt({ delivery, number, response }: AttemptResult, trigger: 'SCHEDULED' | 'MANUAL'): void {
@@ -108,6 +178,13 @@ export class DeliveryEngine {
   private readonly maxInFlightPerApp: number;
   private readonly flushIntervalMs: number;
   private readonly claimIntervalMs: number;
+  private readonly claimAheadMs: number;
+  /**
+   * Opened client secrets by app, with the sealed form they came from: opening one per attempt cost
+   * more than signing. A rotated secret has a new ciphertext, so it is opened again. Process memory
+   * only, bounded, never logged.
+   */
+  private readonly openedSecrets = new Map<string, { keyId: string; ciphertext: Buffer; secret: string }>();
   private readonly inFlightByApp = new Map<string, number>();
   private inFlight = 0;
   /** Claimed deliveries whose attempt has not ended, by id: what a stopping worker hands back. */
@@ -120,7 +197,11 @@ export class DeliveryEngine {
   private pendingResults: AttemptResult[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  /** A write is chained behind the running one and has not started: more results join it. */
+  private writeQueued = false;
   private wakeUp: (() => void) | undefined;
+  /** Between run()'s start and its drain: only then may a written result keep its delivery for a near retry. */
+  private running = false;
   /** Set by wake(): something may be due, so the next wait skips asking the database when. */
   private woken = false;
 
@@ -138,6 +219,7 @@ export class DeliveryEngine {
     this.maxInFlightPerApp = options.maxInFlightPerApp ?? 32;
     this.flushIntervalMs = options.flushIntervalMs ?? 20;
     this.claimIntervalMs = options.claimIntervalMs ?? 8;
+    this.claimAheadMs = options.claimAheadMs ?? 50;
   }
 
   /** Something may be due (a commit, a finished attempt): stop waiting and look. */
@@ -156,6 +238,7 @@ export class DeliveryEngine {
    */
   async run({ idleMs, shouldStop, keepAlive }: { idleMs: number; shouldStop: () => boolean; keepAlive: () => Promise<void> }): Promise<number> {
     const claimToken = randomUUID();
+    this.running = true;
     let sent = 0;
     let idleSince = Date.now();
     let lastKeepAlive = Date.now();
@@ -180,6 +263,7 @@ export class DeliveryEngine {
       if (this.woken) continue; // a commit or a finished attempt since the claim: look again without asking when
       await this.waitUntil(capacity > 0 ? await this.msUntilNextDue() : 1000);
     }
+    this.running = false;
     await this.drain();
     return sent;
   }
@@ -207,20 +291,21 @@ export class DeliveryEngine {
   }
 
   /**
-   * How long until the next delivery this worker could claim is due, at most a second (other
-   * processes add work too). Saturated apps are left out as in the claim, or a backlog for one slow
-   * destination would look due forever and spin the loop; a finishing attempt wakes it instead.
+   * How long until the next delivery this worker could claim can be claimed (claimAheadMs before it
+   * is due), at most a second (other processes add work too). Saturated apps are left out as in the
+   * claim, or a backlog for one slow destination would look due forever and spin the loop; a
+   * finishing attempt wakes it instead.
    */
   async msUntilNextDue(): Promise<number> {
     const [row] = await queryPrepared<{ ms: number }>(
       this.db.manager,
       'plaza_deliveries_next_due',
-      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (next_attempt_at - clock_timestamp())) * 1000)::float AS ms
+      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (next_attempt_at - clock_timestamp())) * 1000 - $2)::float AS ms
          FROM webhook_deliveries
         WHERE status IN ('PENDING', 'RETRYING') AND (claim_expires_at IS NULL OR claim_expires_at < now())
           AND NOT (app_id = ANY($1::text[]))
         ORDER BY next_attempt_at LIMIT 1`,
-      [this.saturatedApps()],
+      [this.saturatedApps(), this.claimAheadMs],
     );
     return row ? Math.min(Number(row.ms), 1000) : 1000;
   }
@@ -229,46 +314,8 @@ export class DeliveryEngine {
     return queryPrepared<ClaimedDelivery>(
       this.db.manager,
       'plaza_deliveries_claim',
-      `WITH candidates AS (
-         SELECT id, app_id, next_attempt_at FROM webhook_deliveries
-          WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= clock_timestamp()
-            AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
-            AND NOT (app_id = ANY($3::text[]))
-          ORDER BY next_attempt_at
-          LIMIT $2 * 4
-       ), due AS (
-         -- No more per app than its free slots here ($5: in flight per app): one claim over a bulk
-         -- backlog would otherwise take a whole batch for one destination, and a few hanging
-         -- destinations would hold every slot of the worker until they time out.
-         SELECT d.id FROM webhook_deliveries d
-           JOIN (SELECT id, next_attempt_at, row_number() OVER (PARTITION BY app_id ORDER BY next_attempt_at) AS nth,
-                        $6::int - COALESCE(($5::jsonb ->> app_id)::int, 0) AS free
-                   FROM candidates) c ON c.id = d.id
-          WHERE c.nth <= c.free
-            AND d.status IN ('PENDING', 'RETRYING') AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
-          ORDER BY c.next_attempt_at
-          LIMIT $2
-          FOR UPDATE OF d SKIP LOCKED
-       ), interrupted AS (
-         -- A scheduled attempt still open on a delivery whose claim expired belongs to a worker that died.
-         UPDATE webhook_attempts a
-            SET finished = true, error = '${INTERRUPTED}',
-                duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int
-           FROM due WHERE a.delivery_id = due.id AND a.trigger = 'SCHEDULED' AND NOT a.finished
-       ), claimed AS (
-         UPDATE webhook_deliveries d
-            SET claim_token = $1, claim_expires_at = clock_timestamp() + $4 * interval '1 millisecond',
-                attempt_count = d.attempt_count + 1, updated_at = clock_timestamp()
-           FROM due WHERE d.id = due.id
-         RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at
-       ), started AS (
-         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
-         SELECT id, attempt_count, 'SCHEDULED', clock_timestamp(), false FROM claimed
-       )
-       SELECT c.*, $1::text AS claim_token, ${ATTEMPT_MATERIALS}
-         FROM claimed c
-         ${JOIN_ATTEMPT_MATERIALS('c')}`,
-      [claimToken, limit, this.saturatedApps(), this.lease, JSON.stringify(Object.fromEntries(this.inFlightByApp)), this.maxInFlightPerApp],
+      CLAIM_DUE_DELIVERIES,
+      [claimToken, limit, this.saturatedApps(), this.lease, JSON.stringify(Object.fromEntries(this.inFlightByApp)), this.maxInFlightPerApp, this.claimAheadMs],
     );
   }
 
@@ -277,11 +324,16 @@ export class DeliveryEngine {
     this.inFlightByApp.set(delivery.app_id, (this.inFlightByApp.get(delivery.app_id) ?? 0) + 1);
     this.claimedInFlight.set(delivery.id, delivery);
     try {
+      if (delivery.wait_ms > 0) {
+        // Claimed ahead: its slot is held meanwhile, and a shutdown may hand it back before it is sent.
+        await this.sleep(delivery.wait_ms);
+        if (this.handedBack.has(delivery.id)) return;
+      }
       const result = await this.send(delivery, delivery.attempt_count);
       logAttempt(result, 'SCHEDULED');
       if (this.handedBack.has(delivery.id)) return;
       this.pendingResults.push(result);
-      if (this.pendingResults.length >= this.batchSize) void this.flush();
+      if (this.pendingResults.length >= this.batchSize || this.retriesSoon(result)) void this.flush();
       else this.flushTimer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
     } finally {
       this.claimedInFlight.delete(delivery.id);
@@ -295,6 +347,14 @@ export class DeliveryEngine {
     }
   }
 
+  /**
+   * A failed attempt whose retry is due within a second is written at once rather than with the
+   * next batch: its retry can only be claimed once its due time is written.
+   */
+  private retriesSoon({ delivery, response }: AttemptResult): boolean {
+    return response.error !== null && (this.options.retryScheduleMs[delivery.scheduled_attempts_done] ?? Infinity) <= 1000;
+  }
+
   /** Signs and sends one attempt. Never throws: every failure becomes part of the attempt's record. */
   async send(delivery: ClaimedDelivery, number: number): Promise<AttemptResult> {
     const startedAt = new Date();
@@ -302,7 +362,7 @@ export class DeliveryEngine {
       return { delivery, number, startedAt, url: null, headers: null, response: { statusCode: null, error: 'the app no longer has a webhook URL', responseBodyExcerpt: null, durationMs: 0 } };
     }
     try {
-      const secret = openSecret({ keyId: delivery.key_id, ciphertext: delivery.ciphertext }, delivery.app_id, this.encryptionKeys);
+      const secret = this.clientSecret(delivery);
       const headers = webhookHeaders({ deliveryId: delivery.id, eventName: delivery.event_type, attemptNumber: number, body: delivery.payload, clientSecret: secret, now: startedAt });
       const response = await this.http.post(delivery.webhook_url, headers, delivery.payload);
       this.metrics?.observeAttempt(response.durationMs, response.error === null);
@@ -313,6 +373,16 @@ export class DeliveryEngine {
     }
   }
 
+  private clientSecret({ app_id: appId, key_id: keyId, ciphertext }: ClaimedDelivery): string {
+    const cached = this.openedSecrets.get(appId);
+    if (cached && cached.keyId === keyId && cached.ciphertext.equals(ciphertext)) return cached.secret;
+    const secret = openSecret({ keyId, ciphertext }, appId, this.encryptionKeys);
+    if (this.openedSecrets.size >= OPENED_SECRETS_MAX) this.openedSecrets.delete(this.openedSecrets.keys().next().value!);
+    this.openedSecrets.delete(appId); // re-inserted last: the Map's order makes the first key the least recently opened
+    this.openedSecrets.set(appId, { keyId, ciphertext, secret });
+    return secret;
+  }
+
   /** Where a delivery goes after a scheduled attempt: done, failed for good, or due again after the next delay. */
   nextState(scheduledAttemptsDone: number, succeeded: boolean, finishedAt: Date): { status: DeliveryStatus; nextAttemptAt: Date | null } {
     if (succeeded) return { status: DeliveryStatus.SUCCEEDED, nextAttemptAt: null };
@@ -321,24 +391,45 @@ export class DeliveryEngine {
     return { status: DeliveryStatus.RETRYING, nextAttemptAt: new Date(finishedAt.getTime() + delay) };
   }
 
+  /**
+   * Writes the pending results after the write in progress, if any. At most one write waits behind
+   * the running one, and it takes every result pending when it starts: when writes are slower than
+   * the flush interval, they grow instead of queueing up (a queue of small writes made every result,
+   * and so every retry's due time, later than the one before).
+   */
   private flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    const results = this.pendingResults.splice(0);
-    if (results.length === 0) return this.flushing;
-    this.flushing = this.flushing
-      .then(() => this.write(results))
-      .catch((err) => logger.error({ err, count: results.length }, 'delivery results could not be written; their claims will expire and they will be retried'))
-      // The written results may have set the next due time (a retry); look again now rather than after the idle wait.
-      .finally(() => this.wake());
+    if (this.pendingResults.length === 0 || this.writeQueued) return this.flushing;
+    this.writeQueued = true;
+    this.flushing = this.flushing.then(async () => {
+      this.writeQueued = false;
+      const results = this.pendingResults.splice(0);
+      if (results.length === 0) return;
+      try {
+        await this.write(results);
+      } catch (err) {
+        logger.error({ err, count: results.length }, 'delivery results could not be written; their claims will expire and they will be retried');
+      } finally {
+        // The written results may have set the next due time (a retry); look again now rather than after the idle wait.
+        this.wake();
+      }
+    });
     return this.flushing;
   }
 
+  /**
+   * Records the attempts' outcomes and moves each delivery on. A retry due within claimAheadMs stays
+   * claimed by this worker in the same statement (as a claim ahead would take it) and is sent by a
+   * local timer: claiming it back a few milliseconds later would make a short first retry late.
+   */
   private async write(results: AttemptResult[]): Promise<void> {
+    const keepRetriesDueBefore = this.running ? Date.now() + this.claimAheadMs : -Infinity;
     const rows = results.map(({ delivery, number, startedAt, url, headers, response }) => {
       const finishedAt = new Date(startedAt.getTime() + response.durationMs);
       const { status, nextAttemptAt } = this.nextState(delivery.scheduled_attempts_done + 1, response.error === null, finishedAt);
       return {
+        keep: nextAttemptAt !== null && nextAttemptAt.getTime() <= keepRetriesDueBefore,
         delivery_id: delivery.id,
         claim_token: delivery.claim_token,
         number,
@@ -357,22 +448,31 @@ export class DeliveryEngine {
       this.db.manager,
       'plaza_deliveries_write_results',
       `WITH r AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
                 error text, excerpt text, url text, headers jsonb, status text, next_attempt_at timestamptz)
        ), attempts AS (
          UPDATE webhook_attempts a
             SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
                 response_body_excerpt = r.excerpt, url = r.url, request_headers = r.headers, finished = true
            FROM r WHERE a.delivery_id = r.delivery_id AND a.number = r.number
+       ), moved_on AS (
+         UPDATE webhook_deliveries d
+            SET status = r.status, next_attempt_at = r.next_attempt_at, scheduled_attempts_done = d.scheduled_attempts_done + 1,
+                claim_token = CASE WHEN r.keep THEN d.claim_token END,
+                claim_expires_at = CASE WHEN r.keep THEN clock_timestamp() + $2 * interval '1 millisecond' END,
+                attempt_count = d.attempt_count + CASE WHEN r.keep THEN 1 ELSE 0 END,
+                updated_at = clock_timestamp()
+           FROM r
+          -- Only while this run still holds the claim: after a takeover the new holder's outcome stands.
+          WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND d.status IN ('PENDING', 'RETRYING')
+          RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at, r.keep
+       ), kept AS (
+         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
+         SELECT id, attempt_count, 'SCHEDULED', next_attempt_at, false FROM moved_on WHERE keep
        )
-       UPDATE webhook_deliveries d
-          SET status = r.status, next_attempt_at = r.next_attempt_at, scheduled_attempts_done = d.scheduled_attempts_done + 1,
-              claim_token = NULL, claim_expires_at = NULL, updated_at = clock_timestamp()
-         FROM r
-        -- Only while this run still holds the claim: after a takeover the new holder's outcome stands.
-        WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND d.status IN ('PENDING', 'RETRYING')
-        RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at`,
-      [JSON.stringify(rows)],
+       -- A kept delivery is shown with the attempts made so far, as after any claim: the next one has not started.
+       SELECT id, status, attempt_count - CASE WHEN keep THEN 1 ELSE 0 END AS attempt_count, next_attempt_at, updated_at, keep FROM moved_on`,
+      [JSON.stringify(rows), this.lease],
     );
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
     for (const row of updated) {
@@ -381,6 +481,16 @@ export class DeliveryEngine {
       if (row.status === DeliveryStatus.FAILED) logger.info({ deliveryId: row.id, appId: byId.get(row.id)!.app_id, attempts: row.attempt_count }, 'webhook delivery failed: no scheduled attempts left');
     }
     await publishDeliveryUpdates(this.db.manager, this.pubSub, updated.map((row) => toUpdate(byId.get(row.id)!, row)));
+    for (const row of updated) {
+      if (!row.keep) continue;
+      const delivery = byId.get(row.id)!;
+      void this.attempt({
+        ...delivery,
+        attempt_count: row.attempt_count + 1,
+        scheduled_attempts_done: delivery.scheduled_attempts_done + 1,
+        wait_ms: Math.max(0, row.next_attempt_at!.getTime() - Date.now()),
+      });
+    }
   }
 
   /**
@@ -397,7 +507,7 @@ export class DeliveryEngine {
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, 'MANUAL', clock_timestamp(), false FROM reserved
        )
-       SELECT r.*, '' AS claim_token, ${ATTEMPT_MATERIALS}
+       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, ${ATTEMPT_MATERIALS}
          FROM reserved r
          ${JOIN_ATTEMPT_MATERIALS('r')}`,
       [deliveryId],
@@ -450,12 +560,15 @@ export class DeliveryEngine {
 
   /** Waits for every attempt in flight (or its hand-back) and writes all results; used on job end and shutdown. */
   async drain(): Promise<void> {
-    while (this.claimedInFlight.size > 0) {
-      if (this.pastDeadline) void this.releaseInFlight();
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    await this.handingBack;
-    await this.flush();
+    do {
+      while (this.claimedInFlight.size > 0) {
+        if (this.pastDeadline) void this.releaseInFlight();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await this.handingBack;
+      await this.flush();
+      // A write that began before the run stopped may have kept deliveries for near retries: send those too.
+    } while (this.claimedInFlight.size > 0);
   }
 
   /**
