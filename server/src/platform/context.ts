@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Principal } from '../modules/identity/principal.js';
 import type { Services } from './services.js';
 
@@ -6,6 +7,8 @@ export interface RequestContext {
   principal: Principal | null;
   ipAddress: string | null;
   services: Services;
+  /** The HTTP request's logger (its lines carry the request id); absent on graphql-ws. */
+  log?: Logger;
 }
 
 /** The principal of a context in which an @Authorized guard has already passed. */

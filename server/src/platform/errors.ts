@@ -1,7 +1,8 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import type { ValidationError } from 'class-validator';
-import { currentLogger } from './logger.js';
+import type { Logger } from 'pino';
+import { logger } from './logger.js';
 
 /** The error codes of the API contract; every error a client sees carries one of them. */
 export const ErrorCode = {
@@ -63,11 +64,15 @@ function fieldFromCoercionMessage(message: string): string | undefined {
   return at?.[1];
 }
 
+/** Where formatError reports an unexpected error: a logger (the request's, so the line carries its id), or nowhere. */
+export type UnexpectedErrorLog = Logger | null;
+
 /**
  * The single place where errors become what clients see: contract codes, the offending field for
- * bad input, and nothing internal. Unexpected errors are logged with their stack and masked.
+ * bad input, and nothing internal. Unexpected errors are masked and logged with their stack to `log`
+ * (null: the caller logs them itself, as the HTTP server does with the request's own logger).
  */
-export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+export function formatError(formatted: GraphQLFormattedError, error: unknown, log: UnexpectedErrorLog = logger): GraphQLFormattedError {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   if (original instanceof PlazaError) {
     return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { ...original.extensions } };
@@ -96,7 +101,6 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const { http: _http, stacktrace: _stacktrace, ...details } = formatted.extensions ?? {};
     return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { ...details, code } };
   }
-  // The request's own logger, so the line carries the request id its caller was given.
-  currentLogger().error({ err: original, path: formatted.path }, 'unexpected error in a GraphQL operation');
+  log?.error({ err: original, path: formatted.path }, 'unexpected error in a GraphQL operation');
   return { message: 'Something went wrong on our side; it has been logged.', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
 }

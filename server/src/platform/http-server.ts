@@ -13,8 +13,8 @@ import { requestCredential } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from './context.js';
 import { formatError, PlazaError } from './errors.js';
 import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
-import { currentLogger } from './logger.js';
-import { requestLog } from './request-log.js';
+import { requestLog, requestLogger } from './request-log.js';
+import { logger } from './logger.js';
 import type { Services } from './services.js';
 import { asHttpError, RequestGuards } from './request-guards.js';
 import { attachWebSocketServer } from './websocket-server.js';
@@ -39,7 +39,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
-    formatError,
+    // Logged by the plugin below, which knows the request (and so its request id); formatting only masks.
+    formatError: (formatted, error) => formatError(formatted, error, null),
     csrfPrevention: true,
     // main.ts owns shutdown order; Apollo's own handler would stop it early and re-send the signal.
     stopOnTerminationSignals: false,
@@ -56,7 +57,10 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       services.metrics.graphqlPlugin(),
       // Checks that need the variables (`first: $n`, strings with NUL), once they are known, before anything runs.
       {
-        requestDidStart: async () => ({
+        requestDidStart: async ({ contextValue }) => ({
+          didEncounterErrors: async ({ errors }) => {
+            for (const error of errors) formatError(error.toJSON(), error, contextValue.log ?? logger);
+          },
           didResolveOperation: async ({ document, request }) => {
             try {
               assertOperationWithinLimits(schema, document, request.variables, request.operationName);
@@ -99,7 +103,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   app.use(
     '/graphql',
     express.json({ limit: '1mb' }),
-    expressMiddleware(apollo, { context: async ({ req }) => guards.context(requestCredential(req), req.ip ?? null) }),
+    expressMiddleware(apollo, { context: async ({ req, res }) => ({ ...(await guards.context(requestCredential(req), req.ip ?? null)), log: requestLogger(res) }) }),
   );
 
   const webDist = services.config.webDistDir;
@@ -115,7 +119,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     const status = (err as { status?: number }).status;
     if (status === 413) return void res.status(413).json({ errors: [{ message: 'Request body is larger than 1 MB', extensions: { code: 'BAD_USER_INPUT' } }] });
     if (status && status >= 400 && status < 500) return void res.status(status).json({ errors: [{ message: (err as Error).message, extensions: { code: 'BAD_USER_INPUT' } }] });
-    currentLogger().error({ err }, 'unhandled HTTP error');
+    requestLogger(res).error({ err }, 'unhandled HTTP error');
     res.status(500).json({ errors: [{ message: 'Something went wrong on our side; it has been logged.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
   });
 

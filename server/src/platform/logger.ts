@@ -1,5 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { pino, type Logger } from 'pino';
+import { pino } from 'pino';
 
 /**
  * One structured logger (JSON lines on stdout). Anything that could carry a credential is redacted
@@ -26,21 +25,6 @@ export const logger = pino({
     censor: '[redacted]',
   },
 });
-
-const requestScope = new AsyncLocalStorage<Logger>();
-
-/**
- * The logger of the HTTP request being handled (a child carrying its requestId), or the process
- * logger outside a request. AsyncLocalStorage, because `formatError` and other deep callers get no context.
- */
-export function currentLogger(): Logger {
-  return requestScope.getStore() ?? logger;
-}
-
-/** Runs `fn` (and everything it starts) with `log` as the current logger. */
-export function withLogger<T>(log: Logger, fn: () => T): T {
-  return requestScope.run(log, fn);
-}
 
 /**
  * What to log of a database connection error: never the error itself, which pg-pool decorates with
