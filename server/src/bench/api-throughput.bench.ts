@@ -195,6 +195,9 @@ the queries run at ${queries.map((x) => ratio(x.requestsPerSecond, floor.request
 which shares its two cores with PostgreSQL and autocannon, ${floor.requestsPerSecond >= 2000 ? 'reaches' : 'stays under'} 2,000 requests/s by itself;
 the difference is each query's own work: the token check (one prepared SELECT), the query and TypeORM's hydration of
 its rows, and graphql-js resolving and serialising 20 items. Done so far: the token check became one prepared statement and Apollo's cache-control plugin (which
-wrapped every resolver) is off, about +30%. The way to 2,000/s is more API processes behind the load balancer (README,
+wrapped every resolver) is off, about +30%; request loggers are handed along instead of kept in AsyncLocalStorage, whose
+promise hooks taxed every promise in the process (+8-13% on both queries, measured A/B in one session). A profile of the
+rest spreads it thin: Node's HTTP and streams about a fifth, garbage collection, graphql-js, TypeORM and Apollo 6-7% each,
+Express's router 5%, pg's timestamp parser 3%; no single part is worth 2x. The way to 2,000/s is more API processes behind the load balancer (README,
 Scaling out) on cores of their own; next in one process would be leaner list queries without TypeORM's entity hydration.`;
 }
