@@ -1,4 +1,6 @@
+import { createClient } from 'graphql-ws';
 import pg from 'pg';
+import WebSocket from 'ws';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../src/platform/embedded-postgres.js';
 import { createTestDatabase } from './helpers/database.js';
@@ -122,6 +124,39 @@ describe('structured logs', () => {
     expect(body.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     const logged = await waitForLine('the error line', (l) => l.msg === 'unexpected error in a GraphQL operation');
     expect(logged).toMatchObject({ level: 50, requestId: 'test-err-1' });
+  });
+
+  it('an unexpected error in a graphql-ws operation is logged with the connection’s request id, echoed at the upgrade', async () => {
+    const developer = await GraphQLTestClient.signIn(plaza.url, 'ws-errors@studio.test');
+    const app = await submitApp(developer);
+    let echoed: string | undefined;
+    class TracedWebSocket extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers: { 'x-request-id': 'test-ws-1' } });
+        this.once('upgrade', (response) => (echoed = String(response.headers['x-request-id'])));
+      }
+    }
+    // A fault injected at the database: the subscription's access check cannot read the app.
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    await admin.query('ALTER TABLE apps RENAME COLUMN short_description TO short_description_broken');
+    try {
+      const live = createClient({ url: `${plaza.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: TracedWebSocket, connectionParams: { authorization: `Bearer ${developer.token}` }, retryAttempts: 0 });
+      const errors = await new Promise<readonly { extensions?: Record<string, unknown> }[]>((resolve, reject) => {
+        live.subscribe(
+          { query: 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id } }', variables: { appId: app.id } },
+          { next: (result) => result.errors && resolve(result.errors), error: (err) => (Array.isArray(err) ? resolve(err) : reject(err)), complete: () => undefined },
+        );
+      });
+      expect(errors[0].extensions?.code).toBe('INTERNAL_SERVER_ERROR');
+      await live.dispose();
+    } finally {
+      await admin.query('ALTER TABLE apps RENAME COLUMN short_description_broken TO short_description');
+      await admin.end();
+    }
+    expect(echoed).toBe('test-ws-1');
+    const logged = await waitForLine('the graphql-ws error line', (l) => l.msg === 'unexpected error in a GraphQL operation' && l.requestId === 'test-ws-1');
+    expect(logged.level).toBe(50);
   });
 
   it('a dropped pooled connection is logged by message and code, never with the client and its password', async () => {

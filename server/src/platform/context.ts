@@ -7,7 +7,7 @@ export interface RequestContext {
   principal: Principal | null;
   ipAddress: string | null;
   services: Services;
-  /** The HTTP request's logger (its lines carry the request id); absent on graphql-ws. */
+  /** The logger of the HTTP request or graphql-ws connection: its lines carry the request id. */
   log?: Logger;
 }
 

@@ -13,8 +13,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * and cookies can carry credentials and are never logged.
  */
 export function requestLog(req: Request, res: Response, next: NextFunction): void {
-  const incoming = req.get('x-request-id');
-  const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const requestId = requestIdFrom(req.get('x-request-id'));
   res.setHeader('x-request-id', requestId);
   const log = logger.child({ requestId });
   const started = process.hrtime.bigint();
@@ -32,6 +31,11 @@ export function requestLog(req: Request, res: Response, next: NextFunction): voi
   res.once('close', done);
   res.locals.log = log;
   next();
+}
+
+/** The caller's X-Request-Id when sane, else a new one (HTTP requests and WebSocket upgrades alike). */
+export function requestIdFrom(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
 /**

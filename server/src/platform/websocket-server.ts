@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -10,6 +10,7 @@ import type { RequestContext } from './context.js';
 import { formatError } from './errors.js';
 import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
 import { logger } from './logger.js';
+import { requestIdFrom } from './request-log.js';
 import { Topic } from './pubsub.js';
 import type { RequestGuards } from './request-guards.js';
 import type { Services } from './services.js';
@@ -72,6 +73,14 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
     path: '/graphql',
     verifyClient: ({ origin }: { origin?: string }) => isAllowedOrigin(origin, services.config),
   });
+  // A socket's upgrade gets a request id like any HTTP request (echoed in the 101 response); the
+  // connection's lines, unexpected errors of its operations included, carry it.
+  const requestIds = new WeakMap<IncomingMessage, string>();
+  wsServer.on('headers', (headers, request) => {
+    const requestId = requestIdFrom(request.headers['x-request-id']);
+    requestIds.set(request, requestId);
+    headers.push(`X-Request-Id: ${requestId}`);
+  });
   const execution = sharedSubscriptionExecution(schema, (context) => audienceOf(context as RequestContext), {
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules: limitRules,
@@ -87,7 +96,7 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
         if (!token) return false;
         try {
           const context = await guards.context(token, ctx.extra.request.socket.remoteAddress ?? null);
-          ctx.extra.context = context;
+          ctx.extra.context = { ...context, log: logger.child({ requestId: requestIds.get(ctx.extra.request) ?? requestIdFrom(undefined) }) };
           if (context.principal) ctx.extra.socket.once('close', endWithCredential(ctx.extra.socket, context.principal, services));
           return true;
         } catch (err) {
@@ -109,11 +118,13 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
       },
       context: (ctx) => ctx.extra.context!,
       // The same error shapes as over HTTP (contract codes, the field at fault, nothing internal).
-      onError: (_ctx, _id, _payload, errors) => {
-        logger.debug({ errors }, 'subscription error');
-        return errors.map((error) => formatError(error.toJSON(), error));
+      onError: (ctx, _id, _payload, errors) => {
+        const log = ctx.extra.context?.log ?? logger;
+        log.debug({ errors }, 'subscription error');
+        return errors.map((error) => formatError(error.toJSON(), error, log));
       },
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : undefined),
+      onNext: (ctx, _id, _payload, _args, result) =>
+        result.errors?.length ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error, ctx.extra.context?.log ?? logger)) } : undefined,
     },
     wsServer,
   );
