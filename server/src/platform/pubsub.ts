@@ -50,7 +50,9 @@ export class PostgresPubSub implements PubSub {
   }
 
   private dispatch(raw: string | undefined): void {
-    if (!raw) return;
+    // A process nobody is subscribed on (a worker, an idle API) hears every update all the same: with
+    // no listener at all there is nothing to route, so the payload is not even parsed.
+    if (!raw || this.listeners.size === 0) return;
     let parsed: Message | { b: Message[] };
     try {
       parsed = JSON.parse(raw);

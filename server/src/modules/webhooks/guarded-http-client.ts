@@ -123,20 +123,30 @@ export class GuardedHttpClient {
   }
 }
 
-/** The first `limit` bytes of a body; the rest is dropped without reading it, so a huge response costs nothing. */
-async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
+/**
+ * The first `limit` bytes of a body; the rest is dropped without reading it, so a huge response costs
+ * nothing. Read by events rather than `for await`: an async iterator costs a few promises per
+ * response, and the delivery engine reads thousands of responses a second.
+ */
+function readPrefix(body: NodeJS.ReadableStream & { destroy(): void }, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = () => {
+      body.destroy();
+      resolve(Buffer.concat(chunks, Math.min(size, limit)));
+    };
+    body.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
-      if (size >= limit) break;
-    }
-  } finally {
-    body.destroy();
-  }
-  return Buffer.concat(chunks).subarray(0, limit);
+      if (size >= limit) finish();
+    });
+    body.once('end', finish);
+    body.once('error', (err) => {
+      body.destroy();
+      reject(err);
+    });
+  });
 }
 
 /** Cut on a character boundary so the excerpt is valid text. */
