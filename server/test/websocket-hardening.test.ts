@@ -35,6 +35,8 @@ function client(token: string, options: { origin?: string } = {}): { client: Cli
     connectionParams: { authorization: `Bearer ${token}` },
     retryAttempts: 0,
     lazy: false,
+    // The tests read how the socket closed from `closed`; graphql-ws would also print it to stderr.
+    onNonLazyError: () => undefined,
     on: { closed: (event) => closed({ code: (event as { code: number }).code, reason: String((event as { reason: unknown }).reason) }) },
   });
   return { client: created, closed: closedPromise };
