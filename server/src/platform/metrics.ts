@@ -21,6 +21,7 @@ export class PlazaMetrics {
   readonly registry = new Registry();
   private readonly attemptDuration = new Histogram({ name: 'plaza_webhook_attempt_duration_seconds', help: 'Webhook attempts by outcome (success = 2xx)', labelNames: ['outcome'], buckets: ATTEMPT_BUCKETS, registers: [this.registry] });
   private readonly deliveriesFinished = new Counter({ name: 'plaza_webhook_deliveries_finished_total', help: 'Deliveries this process moved to a final status', labelNames: ['status'], registers: [this.registry] });
+  private readonly claims = new Counter({ name: 'plaza_webhook_claims_total', help: 'Claim statements this process ran, by whether they took any delivery', labelNames: ['result'], registers: [this.registry] });
   private readonly httpDuration = new Histogram({ name: 'plaza_http_request_duration_seconds', help: 'HTTP requests by method, route and status code', labelNames: ['method', 'route', 'status_code'], buckets: REQUEST_BUCKETS, registers: [this.registry] });
   private readonly graphqlDuration = new Histogram({ name: 'plaza_graphql_operation_duration_seconds', help: 'GraphQL operations over HTTP by type, first root field and outcome', labelNames: ['operation_type', 'root_field', 'outcome'], buckets: REQUEST_BUCKETS, registers: [this.registry] });
 
@@ -77,6 +78,17 @@ export class PlazaMetrics {
 
   countFinished(status: string): void {
     this.deliveriesFinished.inc({ status });
+  }
+
+  /** One claim statement: how often the engine asks the queue, and how often for nothing (idle polling shows here). */
+  countClaim(deliveries: number): void {
+    this.claims.inc({ result: deliveries > 0 ? 'claimed' : 'empty' });
+  }
+
+  /** Claim statements so far (all results), for tests and diagnostics in this process. */
+  async claimCount(): Promise<number> {
+    const { values } = await this.claims.get();
+    return values.reduce((sum, { value }) => sum + value, 0);
   }
 
   /** Express middleware timing every request, labelled by a bounded route name. */

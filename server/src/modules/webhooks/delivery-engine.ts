@@ -311,12 +311,14 @@ export class DeliveryEngine {
   }
 
   private async claim(claimToken: string, limit: number): Promise<ClaimedDelivery[]> {
-    return queryPrepared<ClaimedDelivery>(
+    const claimed = await queryPrepared<ClaimedDelivery>(
       this.db.manager,
       'plaza_deliveries_claim',
       CLAIM_DUE_DELIVERIES,
       [claimToken, limit, this.saturatedApps(), this.lease, JSON.stringify(Object.fromEntries(this.inFlightByApp)), this.maxInFlightPerApp, this.claimAheadMs],
     );
+    this.metrics?.countClaim(claimed.length);
+    return claimed;
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
