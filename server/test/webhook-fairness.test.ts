@@ -37,4 +37,23 @@ describe('a slow destination', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect(await plaza.services.metrics.claimCount() - before).toBeLessThanOrEqual(6);
   });
+
+  it('on a host shared with other apps, leaves them connections: one slow app cannot take its host’s whole pool', async () => {
+    const plaza = await startTestPlaza({ WEBHOOK_TIMEOUT: '10s', WEBHOOK_CLAIM_LEASE: '15s', WEBHOOK_RETRY_SCHEDULE: '1h' });
+    const developer = await plaza.signIn('shared-host@studio.test');
+    // One server, one origin, two apps: one path hangs, the other answers.
+    const host = await WebhookReceiver.start((request) => (request.path === '/slow' ? 'hang' : { status: 200, body: 'ok' }));
+    const slowApp = await submitApp(developer, { webhookUrl: host.url('/slow') });
+    const healthyApp = await submitApp(developer, { webhookUrl: host.url('/healthy') });
+
+    for (let i = 0; i < 100; i++) await emitEvent(plaza, slowApp.id);
+    await host.waitForRequests(32);
+    const started = Date.now();
+    const deliveries = [];
+    for (let i = 0; i < 5; i++) deliveries.push(await emitEvent(plaza, healthyApp.id));
+    for (const delivery of deliveries) expect((await waitForDelivery(developer, delivery.id, isFinal, 5000)).status).toBe('SUCCEEDED');
+    // Long before the slow app's attempts time out (10 s), and the slow app still holds exactly its own share.
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(host.requests.filter((r) => r.path === '/slow')).toHaveLength(32);
+  });
 });

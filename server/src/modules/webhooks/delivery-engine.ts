@@ -366,7 +366,7 @@ export class DeliveryEngine {
     try {
       const secret = this.clientSecret(delivery);
       const headers = webhookHeaders({ deliveryId: delivery.id, eventName: delivery.event_type, attemptNumber: number, body: delivery.payload, clientSecret: secret, now: startedAt });
-      const response = await this.http.post(delivery.webhook_url, headers, delivery.payload);
+      const response = await this.http.post(delivery.webhook_url, headers, delivery.payload, delivery.app_id);
       this.metrics?.observeAttempt(response.durationMs, response.error === null);
       return { delivery, number, startedAt, url: delivery.webhook_url, headers, response };
     } catch (err) {

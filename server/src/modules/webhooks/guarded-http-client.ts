@@ -27,9 +27,12 @@ export interface GuardedRawResponse {
 export interface GuardedHttpClientOptions {
   timeoutMs: number;
   allowPrivate: boolean;
-  /** Keep-alive connections per destination origin. @default 32 */
+  /** Keep-alive connections per destination origin, in each pool. @default 32 */
   connectionsPerOrigin?: number;
 }
+
+/** Pools kept for separate callers (apps); past it the least recently used pool is closed. */
+const MAX_POOLS = 2_000;
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -41,6 +44,13 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  */
 export class GuardedHttpClient {
   private readonly agent: Agent;
+  private readonly agentOptions: Agent.Options;
+  /**
+   * One pool per app for webhooks: with pools per origin only, apps hosted on one server shared one
+   * pool, and a single hanging app held all of that host's connections, stalling the other apps
+   * there until its attempts timed out. The per-app cap on attempts in flight bounds each pool.
+   */
+  private readonly poolsByCaller = new Map<string, Agent>();
 
   constructor(private readonly options: GuardedHttpClientOptions) {
     const guardedLookup = (hostname: string, lookupOptions: object, callback: LookupCallback) => {
@@ -57,13 +67,31 @@ export class GuardedHttpClient {
         callback(null, addresses[0].address, addresses[0].family);
       });
     };
-    this.agent = new Agent({
+    this.agentOptions = {
       connections: options.connectionsPerOrigin ?? 32,
       pipelining: 1,
       keepAliveTimeout: 30_000,
       connect: { lookup: guardedLookup as never, timeout: options.timeoutMs },
       maxRedirections: 0,
-    } as Agent.Options);
+    } as Agent.Options;
+    this.agent = new Agent(this.agentOptions);
+  }
+
+  /** The pool for `caller` (created on first use, moved to the back of the eviction order on each). */
+  private poolFor(caller: string | undefined): Agent {
+    if (caller === undefined) return this.agent;
+    let pool = this.poolsByCaller.get(caller);
+    if (pool) this.poolsByCaller.delete(caller);
+    else {
+      pool = new Agent(this.agentOptions);
+      if (this.poolsByCaller.size >= MAX_POOLS) {
+        const [oldest, oldestPool] = this.poolsByCaller.entries().next().value!;
+        this.poolsByCaller.delete(oldest);
+        void oldestPool.close(); // lets its requests in flight finish
+      }
+    }
+    this.poolsByCaller.set(caller, pool);
+    return pool;
   }
 
   /** Refusals that need no network: wrong scheme, literal internal addresses, internal names. */
@@ -76,9 +104,12 @@ export class GuardedHttpClient {
     return reason ? `refused: ${reason}` : undefined;
   }
 
-  /** A webhook attempt: POST the body; any 2xx succeeds; 3xx and everything else fail with a reason. */
-  async post(target: string, headers: Record<string, string>, body: string): Promise<GuardedResponse> {
-    const { statusCode, error, body: excerpt, durationMs } = await this.request(target, { method: 'POST', headers, body, maxBodyBytes: RESPONSE_EXCERPT_BYTES });
+  /**
+   * A webhook attempt: POST the body; any 2xx succeeds; 3xx and everything else fail with a reason.
+   * `caller` (the app) gets connections of its own, whoever else the host serves.
+   */
+  async post(target: string, headers: Record<string, string>, body: string, caller?: string): Promise<GuardedResponse> {
+    const { statusCode, error, body: excerpt, durationMs } = await this.request(target, { method: 'POST', headers, body, maxBodyBytes: RESPONSE_EXCERPT_BYTES, caller });
     return { statusCode, error, responseBodyExcerpt: excerpt.length ? toTextExcerpt(excerpt) : null, durationMs };
   }
 
@@ -87,7 +118,7 @@ export class GuardedHttpClient {
     return this.request(target, { method: 'GET', headers: { 'user-agent': 'Plaza-Review/1.0', accept: '*/*' }, maxBodyBytes });
   }
 
-  private async request(target: string, options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; maxBodyBytes: number }): Promise<GuardedRawResponse> {
+  private async request(target: string, options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; maxBodyBytes: number; caller?: string }): Promise<GuardedRawResponse> {
     const started = performance.now();
     const failed = (error: string): GuardedRawResponse => ({ statusCode: null, headers: {}, body: Buffer.alloc(0), error, durationMs: Math.round(performance.now() - started) });
     let url: URL;
@@ -102,7 +133,7 @@ export class GuardedHttpClient {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
     try {
-      const response = await this.agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: options.method, headers: options.headers, body: options.body, signal: abort.signal });
+      const response = await this.poolFor(options.caller).request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: options.method, headers: options.headers, body: options.body, signal: abort.signal });
       const body = await readPrefix(response.body, options.maxBodyBytes);
       const statusCode = response.statusCode;
       const error = statusCode >= 200 && statusCode < 300 ? null : statusCode >= 300 && statusCode < 400 ? `HTTP ${statusCode}: redirects are not followed` : `HTTP ${statusCode}`;
@@ -119,7 +150,9 @@ export class GuardedHttpClient {
    * open belongs to a delivery that was handed back, so it is cut off rather than waited for.
    */
   async close(): Promise<void> {
-    await this.agent.destroy();
+    const pools = [this.agent, ...this.poolsByCaller.values()];
+    this.poolsByCaller.clear();
+    await Promise.all(pools.map((pool) => pool.destroy()));
   }
 }
 
