@@ -482,7 +482,8 @@ export class DeliveryEngine {
       // One line per delivery given up on (not per attempt): the endpoint's owner has something to fix.
       if (row.status === DeliveryStatus.FAILED) logger.info({ deliveryId: row.id, appId: byId.get(row.id)!.app_id, attempts: row.attempt_count }, 'webhook delivery failed: no scheduled attempts left');
     }
-    await publishDeliveryUpdates(this.db.manager, this.pubSub, updated.map((row) => toUpdate(byId.get(row.id)!, row)));
+    // Kept deliveries are this worker's to send, committed above: started before the live updates are
+    // published, so a failure to publish cannot leave them waiting for their lease to expire.
     for (const row of updated) {
       if (!row.keep) continue;
       const delivery = byId.get(row.id)!;
@@ -493,6 +494,7 @@ export class DeliveryEngine {
         wait_ms: Math.max(0, row.next_attempt_at!.getTime() - Date.now()),
       });
     }
+    await publishDeliveryUpdates(this.db.manager, this.pubSub, updated.map((row) => toUpdate(byId.get(row.id)!, row)));
   }
 
   /**
