@@ -55,12 +55,17 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       // No field has a cache hint, and the default plugin wraps every resolver of every request to look for one.
       ApolloServerPluginCacheControlDisabled(),
       services.metrics.graphqlPlugin(),
-      // Checks that need the variables (`first: $n`, strings with NUL), once they are known, before anything runs.
+      // Unexpected errors logged with the request's own logger, so the line carries its request id.
       {
         requestDidStart: async ({ contextValue }) => ({
           didEncounterErrors: async ({ errors }) => {
             for (const error of errors) formatError(error.toJSON(), error, contextValue.log ?? logger);
           },
+        }),
+      },
+      // Checks that need the variables (`first: $n`, strings with NUL), once they are known, before anything runs.
+      {
+        requestDidStart: async () => ({
           didResolveOperation: async ({ document, request }) => {
             try {
               assertOperationWithinLimits(schema, document, request.variables, request.operationName);
@@ -78,8 +83,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
-    const { ready, parts } = await services.readiness.check();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', ...parts });
+    const { httpStatus, body } = await services.readiness.answer();
+    res.status(httpStatus).json(body);
   });
   // Prometheus text format; counts and latencies only, never a secret or an id.
   app.get('/metrics', async (_req, res, next) => {

@@ -13,8 +13,8 @@ export async function startOpsServer(port: number, services: Services): Promise<
       if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
       if (path === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
       if (path === '/readyz') {
-        const { ready, parts } = await services.readiness.check();
-        return void res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not ready', ...parts }));
+        const { httpStatus, body } = await services.readiness.answer();
+        return void res.writeHead(httpStatus, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       }
       if (path === '/metrics') return void res.writeHead(200, { 'content-type': services.metrics.registry.contentType }).end(await services.metrics.registry.metrics());
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');

@@ -19,6 +19,12 @@ export class Readiness {
     const entries = await Promise.all([...this.checks].map(async ([part, check]) => [part, await probe(check)] as const));
     return { ready: entries.every(([, state]) => state === 'ok'), parts: Object.fromEntries(entries) };
   }
+
+  /** /readyz's answer, the same on the API's port and a worker's operations port. */
+  async answer(): Promise<{ httpStatus: number; body: Record<string, string> }> {
+    const { ready, parts } = await this.check();
+    return { httpStatus: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not ready', ...parts } };
+  }
 }
 
 /** Bounded: a pool waiting out its connection timeout must not hold the load balancer's probe. */

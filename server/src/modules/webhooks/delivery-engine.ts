@@ -354,7 +354,7 @@ export class DeliveryEngine {
    * next batch: its retry can only be claimed once its due time is written.
    */
   private retriesSoon({ delivery, response }: AttemptResult): boolean {
-    return response.error !== null && (this.options.retryScheduleMs[delivery.scheduled_attempts_done] ?? Infinity) <= 1000;
+    return response.error !== null && (this.retryDelayAfter(delivery.scheduled_attempts_done + 1) ?? Infinity) <= 1000;
   }
 
   /** Signs and sends one attempt. Never throws: every failure becomes part of the attempt's record. */
@@ -385,10 +385,15 @@ export class DeliveryEngine {
     return secret;
   }
 
+  /** The wait before the next attempt once `scheduledAttemptsDone` scheduled attempts have failed; undefined when none is left. */
+  private retryDelayAfter(scheduledAttemptsDone: number): number | undefined {
+    return this.options.retryScheduleMs[scheduledAttemptsDone - 1];
+  }
+
   /** Where a delivery goes after a scheduled attempt: done, failed for good, or due again after the next delay. */
   nextState(scheduledAttemptsDone: number, succeeded: boolean, finishedAt: Date): { status: DeliveryStatus; nextAttemptAt: Date | null } {
     if (succeeded) return { status: DeliveryStatus.SUCCEEDED, nextAttemptAt: null };
-    const delay = this.options.retryScheduleMs[scheduledAttemptsDone - 1];
+    const delay = this.retryDelayAfter(scheduledAttemptsDone);
     if (delay === undefined) return { status: DeliveryStatus.FAILED, nextAttemptAt: null };
     return { status: DeliveryStatus.RETRYING, nextAttemptAt: new Date(finishedAt.getTime() + delay) };
   }
