@@ -3,6 +3,7 @@ import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { connectionError, logger } from './logger.js';
 import { AfterCommitHooks } from './after-commit.js';
+import { whileHoldingSchemaLock } from './startup-lock.js';
 
 /**
  * The TypeORM data source. The schema only ever changes through MIGRATIONS (never `synchronize`);
@@ -28,7 +29,12 @@ export async function connectDatabase(url: string, poolSize?: number): Promise<D
   // A PostgreSQL restart kills idle pooled connections; log it and let the pool reconnect instead of crashing.
   const pool = (dataSource.driver as unknown as { master: { on(e: 'error', f: (err: Error) => void): void } }).master;
   pool.on('error', (err) => logger.warn({ error: connectionError(err) }, 'a pooled database connection failed; the pool will reconnect'));
-  const ran = await dataSource.runMigrations({ transaction: 'each' });
-  if (ran.length) logger.info({ migrations: ran.map((m) => m.name) }, 'database migrated');
+  const session = dataSource.createQueryRunner();
+  try {
+    const ran = await whileHoldingSchemaLock(session, () => dataSource.runMigrations({ transaction: 'each' }));
+    if (ran.length) logger.info({ migrations: ran.map((m) => m.name) }, 'database migrated');
+  } finally {
+    await session.release();
+  }
   return dataSource;
 }

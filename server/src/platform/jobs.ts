@@ -3,6 +3,7 @@ import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { connectionError, logger } from './logger.js';
+import { whileHoldingSchemaLock } from './startup-lock.js';
 
 /** Agenda holds a job this long without a sign of life before another worker takes it over. */
 export const JOB_LOCK_LIFETIME_MS = 60_000;
@@ -22,6 +23,7 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
   let backend;
   let ping: () => Promise<unknown>;
   let closeStore: () => Promise<unknown>;
+  let jobsPool: pg.Pool | undefined;
   if (config.jobsBackend === 'mongodb') {
     // Untested in CI: no MongoDB server can be installed on these machines (see README), so neither
     // this store nor its readiness ping runs there. Our own client, so readiness can ping it.
@@ -37,19 +39,37 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
     const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 4 });
     pool.on('error', (err) => logger.warn({ error: connectionError(err) }, 'job store connection failed; it will reconnect'));
     backend = new PostgresBackend({ pool });
+    jobsPool = pool;
     ping = () => pool.query('SELECT 1');
     closeStore = () => pool.end();
     // The backend's LISTEN connection reconnects by itself after PostgreSQL restarts, but it also emits
     // the drop as an 'error' event, and an emitter without an error listener crashes the process.
     backend.notificationChannel?.on('error', (err: Error) => logger.warn({ err: err.message }, 'job store notification channel failed; it reconnects'));
   }
-  const agenda = new Agenda({
-    backend,
-    name: workerName,
-    processEvery: '1 second',
-    defaultLockLifetime: JOB_LOCK_LIFETIME_MS,
-    removeOnComplete: true,
-  });
+  const createAgenda = () =>
+    new Agenda({
+      backend,
+      name: workerName,
+      processEvery: '1 second',
+      defaultLockLifetime: JOB_LOCK_LIFETIME_MS,
+      removeOnComplete: true,
+    });
+  let agenda: Agenda;
+  if (jobsPool) {
+    // Agenda creates its table, indexes and trigger function as it connects, unguarded: one process at a time.
+    const session = await jobsPool.connect();
+    try {
+      agenda = await whileHoldingSchemaLock(session, async () => {
+        const created = createAgenda();
+        await created.ready;
+        return created;
+      });
+    } finally {
+      session.release();
+    }
+  } else {
+    agenda = createAgenda();
+  }
   agenda.on('error', (err: Error) => logger.error({ err }, 'job runtime error'));
   return {
     agenda,
