@@ -3,6 +3,7 @@ import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { connectionError, logger } from './logger.js';
 import { AfterCommitHooks } from './after-commit.js';
+import { readTimestamptzFast } from './timestamptz.js';
 import { whileHoldingSchemaLock } from './startup-lock.js';
 
 /**
@@ -10,6 +11,7 @@ import { whileHoldingSchemaLock } from './startup-lock.js';
  * a test checks that the migrations produce exactly what the entities describe.
  */
 export function createDataSource(url: string, poolSize = 20): DataSource {
+  readTimestamptzFast();
   return new DataSource({
     type: 'postgres',
     url,
