@@ -131,6 +131,36 @@ describe('the review cycle', () => {
     await admin.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
   });
 
+  it('lists the store newest approval first, paging without gaps or repeats, filtered by category and by literal search text', async () => {
+    const PAGE = `query($category: String, $search: String, $first: Int, $after: String) {
+      storeApps(category: $category, search: $search, first: $first, after: $after) { edges { cursor node { id name category status webhookUrl } } pageInfo { hasNextPage endCursor } } }`;
+    const approvedInOrder: string[] = [];
+    for (const [name, category] of [['Shelfmark 0', 'travel'], ['Shelfmark 1', 'news'], ['Shelfmark 2', 'travel'], ['Shelfmark 3', 'news'], ['Shelfmark 100% Fun', 'travel']]) {
+      const app = await submitApp(developer, { name, category, webhookUrl: 'https://hooks.example.com/shelf' });
+      await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+      approvedInOrder.push(app.id);
+    }
+    await submitApp(developer, { name: 'Shelfmark pending', category: 'travel' });
+
+    const pages: any[][] = [];
+    let after: string | undefined;
+    do {
+      const { storeApps } = await plaza.anonymous().ok<{ storeApps: any }>(PAGE, { search: 'shelfmark', first: 2, after });
+      pages.push(storeApps.edges.map((e: any) => e.node));
+      after = storeApps.pageInfo.hasNextPage ? storeApps.pageInfo.endCursor : undefined;
+    } while (after);
+    expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+    expect(pages.flat().map((node) => node.id)).toEqual([...approvedInOrder].reverse());
+    for (const node of pages.flat()) expect(node).toMatchObject({ status: 'APPROVED', webhookUrl: null });
+
+    const travel = (await plaza.anonymous().ok<{ storeApps: any }>(PAGE, { category: 'Travel', search: 'shelfmark' })).storeApps.edges;
+    expect(travel.map((e: any) => e.node.name)).toEqual(['Shelfmark 100% Fun', 'Shelfmark 2', 'Shelfmark 0']);
+    // % and _ are what they say, not wildcards: "Shelfmark_" would otherwise match every "Shelfmark ".
+    const search = async (text: string) => (await plaza.anonymous().ok<{ storeApps: any }>(PAGE, { search: text })).storeApps.edges.map((e: any) => e.node.name);
+    expect(await search('mark 100%')).toEqual(['Shelfmark 100% Fun']);
+    expect(await search('Shelfmark_')).toEqual([]);
+  });
+
   it('lists the queue oldest first with due times, paging without gaps or repeats', async () => {
     const submitted: string[] = [];
     for (let i = 0; i < 5; i++) submitted.push((await submitApp(developer)).id);

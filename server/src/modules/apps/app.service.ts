@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { badInput, forbidden, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
 import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
 import type { Principal } from '../identity/principal.js';
 import type { SecretsService } from '../secrets/secrets.service.js';
@@ -144,19 +145,27 @@ export class AppService {
   async store(args: { category?: string | null; search?: string | null; first?: number | null; after?: string | null }): Promise<Connection<App>> {
     const limit = pageSize(args.first);
     const after = decodeCursor(args.after, ['string', 'string']);
-    const query = this.db.getRepository(App).createQueryBuilder('a').where('a.published_listing IS NOT NULL');
+    const where = ['a.published_listing IS NOT NULL'];
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
     if (args.category) {
       const category = args.category.trim().toLowerCase();
       if (!(CATEGORIES as readonly string[]).includes(category)) throw badInput('category', `category must be one of ${CATEGORIES.join(', ')}`);
-      query.andWhere("a.published_listing->>'category' = :category", { category });
+      where.push(`a.published_listing->>'category' = ${param(category)}`);
     }
     if (args.search?.trim()) {
-      const pattern = `%${args.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      query.andWhere("(a.published_listing->>'name' ILIKE :pattern OR a.published_listing->>'shortDescription' ILIKE :pattern)", { pattern });
+      const pattern = param(`%${args.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where.push(`(a.published_listing->>'name' ILIKE ${pattern} OR a.published_listing->>'shortDescription' ILIKE ${pattern})`);
     }
-    if (after) query.andWhere('(a.listed_at, a.id) < (:listedAt::timestamptz, :id)', { listedAt: cursorTime(after[0]), id: after[1] });
-    const rows = await query.orderBy('a.listed_at', 'DESC').addOrderBy('a.id', 'DESC').take(limit + 1).getMany();
-    const listed = rows.map((app) => viewOf(app, null)!);
+    if (after) where.push(`(a.listed_at, a.id) < (${param(cursorTime(after[0]))}::timestamptz, ${param(after[1])})`);
+    // The busiest public read: prepared, not built by the query builder (which cost more than the query).
+    const rows = await queryPreparedVariant<App>(
+      this.db.manager,
+      'plaza_store_page',
+      `SELECT ${entityColumns(this.db, App, 'a')} FROM apps a WHERE ${where.join(' AND ')} ORDER BY a.listed_at DESC, a.id DESC LIMIT ${param(limit + 1)}`,
+      params,
+    );
+    const listed = rows.map((row) => viewOf(Object.assign(new App(), row), null)!);
     return toConnection(listed, limit, (app) => [app.listedAt!.toISOString(), app.id]);
   }
 

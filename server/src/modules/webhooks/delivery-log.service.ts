@@ -2,7 +2,7 @@ import { encodeTime } from 'ulid';
 import type { DataSource } from 'typeorm';
 import { badInput, notFound } from '../../platform/errors.js';
 import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
-import { App } from '../apps/app.entity.js';
+import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
 import type { Principal } from '../identity/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import type { DeliveryEngine } from './delivery-engine.js';
@@ -23,7 +23,7 @@ export class DeliveryLogService {
   /** The apps whose deliveries `principal` may read; undefined means all (admins). */
   private async readableAppIds(principal: Principal): Promise<string[] | undefined> {
     if (seesEveryApp(principal)) return undefined;
-    const apps = await this.db.getRepository(App).find({ where: { ownerId: principal.userId }, select: { id: true } });
+    const apps = await queryPrepared<{ id: string }>(this.db.manager, 'plaza_log_readable_apps', 'SELECT id FROM apps WHERE owner_id = $1', [principal.userId]);
     return apps.map((a) => a.id);
   }
 
@@ -52,7 +52,9 @@ export class DeliveryLogService {
     if (filter.until) where.push(`d.id < ${param(idAtTime(filter.until.getTime() + 1))}`);
     if (after) where.push(`d.id < ${param(after)}`);
 
-    const rows = await this.db.query(
+    const rows = await queryPreparedVariant<Record<string, any>>(
+      this.db.manager,
+      'plaza_log_page',
       `SELECT d.*, e.payload FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY d.id DESC LIMIT ${param(limit + 1)}`,
