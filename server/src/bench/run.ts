@@ -3,6 +3,7 @@
  * `--size tiny` runs each on a tiny size and only prints (CI uses it so the benchmarks cannot rot).
  * `--only 4,5` runs just those sections and only prints (for working on one figure).
  */
+import './production-mode.js';
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -128,3 +128,33 @@ export function proportionalMiB(pids: number[]): number {
   }
   return kib / 1024;
 }
+
+/** Linux's clock tick for the CPU times in /proc (USER_HZ, 100 on every mainstream build). */
+const MS_PER_TICK = 10;
+
+/** CPU time the whole machine has spent busy (every core, user, system and interrupts), in ms; undefined without /proc. */
+export function machineBusyMs(): number | undefined {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return (user + nice + system + irq + softirq + steal) * MS_PER_TICK;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time used so far by this machine's PostgreSQL processes (the embedded database; a remote one is not seen), in ms. */
+export function postgresCpuMs(): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited while we looked
+    }
+  }
+  return ticks * MS_PER_TICK;
+}
