@@ -10,7 +10,7 @@ import { ReviewOutcome } from '../modules/review/review.types.js';
 import type { RunningPlaza } from '../plaza.js';
 import { createApps, startBenchDatabase, startBenchPlaza } from './harness.js';
 import { seedDeliveries } from './log-queries.bench.js';
-import { machineBusyMs, postgresCpuMs } from './server-process.js';
+import { countCpu, type CpuPerUnit } from './server-process.js';
 import { fmt, ratio, verdict, type BenchSize } from './report-format.js';
 
 export interface ApiThroughputRun {
@@ -27,7 +27,7 @@ export interface ApiThroughputRun {
   /** Share of the run the server's event loop was busy (1 = the Node thread is the bound). */
   serverLoopBusy: number;
   /** CPU per request, all processes of the machine together and PostgreSQL's share; null without /proc. */
-  cpuMsPerRequest: { machine: number; postgres: number } | null;
+  cpuMsPerRequest: CpuPerUnit | null;
 }
 
 export interface ApiThroughputResult {
@@ -105,16 +105,12 @@ export async function apiThroughputBenchmark(size: BenchSize): Promise<ApiThroug
 /** The server's event loop and the machine's CPU from now until `end`, per request. */
 function startUsage() {
   const loop = performance.eventLoopUtilization();
-  const machine = machineBusyMs();
-  const postgres = postgresCpuMs();
+  const cpu = countCpu();
   return {
-    end: (requests: number): Pick<ApiThroughputRun, 'serverLoopBusy' | 'cpuMsPerRequest'> => {
-      const machineNow = machineBusyMs();
-      return {
-        serverLoopBusy: performance.eventLoopUtilization(loop).utilization,
-        cpuMsPerRequest: machine === undefined || machineNow === undefined ? null : { machine: (machineNow - machine) / requests, postgres: Math.max(0, postgresCpuMs() - postgres) / requests },
-      };
-    },
+    end: (requests: number): Pick<ApiThroughputRun, 'serverLoopBusy' | 'cpuMsPerRequest'> => ({
+      serverLoopBusy: performance.eventLoopUtilization(loop).utilization,
+      cpuMsPerRequest: cpu.per(requests),
+    }),
   };
 }
 

@@ -86,7 +86,7 @@ failure, so a retry waits for neither a claim nor the next poll. What remains is
 retries of a thousand deliveries fall due while the producers still commit and the receiver answers on
 the same two cores, and the worker's event loop stalls up to 50-70 ms at times (measured with
 monitorEventLoopDelay); the runs on this machine range from about 0.5 to a little over 1 of the allowance.
-Fixed this session: retries of 0.5-1.9 s late. auto_explain showed the claim statement taking 100-300 ms:
+Fixed at an earlier stop: retries of 0.5-1.9 s late. auto_explain showed the claim statement taking 100-300 ms:
 planned for the handful of rows a queue's stale statistics promise, a join re-ranked every candidate once
 per pending delivery. Rows are now locked by key from the ranked list (a test checks the plan on stale
 statistics); claims take a few ms again. Result writes no longer queue up behind each other either.

@@ -158,3 +158,23 @@ export function postgresCpuMs(): number {
   }
   return ticks * MS_PER_TICK;
 }
+
+/** CPU per unit of work: all of the machine's processes together, and PostgreSQL's share; null without /proc. */
+export interface CpuPerUnit {
+  machine: number;
+  postgres: number;
+}
+
+/** Starts counting CPU; `per(units)` divides what was used since by the units of work done. */
+export function countCpu(): { per(units: number): CpuPerUnit | null } {
+  const machine = machineBusyMs();
+  const postgres = postgresCpuMs();
+  return {
+    per: (units) => {
+      const machineNow = machineBusyMs();
+      if (machine === undefined || machineNow === undefined) return null;
+      // A backend that exited meanwhile takes its CPU time with it: never report less than nothing.
+      return { machine: (machineNow - machine) / units, postgres: Math.max(0, postgresCpuMs() - postgres) / units };
+    },
+  };
+}

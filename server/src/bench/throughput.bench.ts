@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto';
+import { cpus } from 'node:os';
 import { Pool } from 'undici';
 import { findFreePort } from '../platform/embedded-postgres.js';
 import { newPurchaseId } from '../platform/ids.js';
 import { webhookPayload } from '../modules/webhooks/webhook-events.service.js';
 import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 import { fmt, ratio, verdict } from './report-format.js';
+import { countCpu, type CpuPerUnit } from './server-process.js';
 import { BATCHED_EVENTS_PER_TRANSACTION, warmUpEvents, commitEvents, createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified, waitUntilNone } from './harness.js';
 
 export interface PlazaRun {
@@ -13,12 +15,15 @@ export interface PlazaRun {
   perSecond: number;
   /** PostgreSQL write transactions (commits that reach the disk) per delivery, business commits included. */
   commitsPerDelivery: number;
+  /** CPU per delivery in ms, first commit to last receipt: every process (producer, engine, receiver, PostgreSQL), and PostgreSQL's. */
+  cpuMsPerDelivery: CpuPerUnit | null;
 }
 
 export interface ThroughputResult {
   events: number;
   /** (a) the limit: sign and POST with an undici pool, storing nothing. */
   bareLoopPerSecond: number;
+  bareLoopCpuMsPerDelivery: CpuPerUnit | null;
   /** The engine's figure: events committed BATCHED_EVENTS_PER_TRANSACTION to a transaction. */
   batched: PlazaRun;
   /** One transaction per event, like single purchases: bounded by the producers' commits. */
@@ -42,7 +47,9 @@ export async function throughputBenchmark(events: number): Promise<ThroughputRes
     const receiver = await startReceiver(secretsByAppId, { port });
     try {
       await bareLoop(warmUpEvents(events), receiver.port, appIds, secretsByAppId);
+      const bareLoopCpu = countCpu();
       const bareLoopPerSecond = await bareLoop(events, receiver.port, appIds, secretsByAppId);
+      const bareLoopCpuMsPerDelivery = bareLoopCpu.per(events);
       const run = async (eventsPerTransaction: number, count = events): Promise<PlazaRun> => {
         await receiver.reset();
         const { services } = plaza;
@@ -50,18 +57,20 @@ export async function throughputBenchmark(events: number): Promise<ThroughputRes
         // up to ten seconds): every commit that costs an fsync consumed one id.
         const commits = async () => Number((await services.db.query('SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS next_xid'))[0].next_xid);
         const commitsBefore = await commits();
+        const cpu = countCpu();
         const started = performance.now();
         await commitEvents(plaza, appIds, count, { eventsPerTransaction });
         const finished = await waitForVerified(receiver, count, 600_000);
+        const cpuMsPerDelivery = cpu.per(count);
         // Let the last results be written, then count what the whole run committed.
         await waitUntilNone(plaza, ['PENDING', 'RETRYING'], 60_000);
-        return { eventsPerTransaction, perSecond: count / ((finished - started) / 1000), commitsPerDelivery: (await commits() - commitsBefore) / count };
+        return { eventsPerTransaction, perSecond: count / ((finished - started) / 1000), commitsPerDelivery: (await commits() - commitsBefore) / count, cpuMsPerDelivery };
       };
       // Untimed: the first thousands of deliveries are also JIT compilation and pool and cache filling.
       await run(BATCHED_EVENTS_PER_TRANSACTION, warmUpEvents(events));
       const batched = await run(BATCHED_EVENTS_PER_TRANSACTION);
       const single = await run(1);
-      return { events, bareLoopPerSecond, batched, single };
+      return { events, bareLoopPerSecond, bareLoopCpuMsPerDelivery, batched, single };
     } finally {
       await receiver.close();
     }
@@ -99,13 +108,15 @@ export function throughputReport(r: ThroughputResult, agendaPerDelivery: number,
   const plaza = r.batched.perSecond;
   return `## 1. Delivery throughput (${fmt(r.events)} events through \`recordEvent\`, the entry point purchases use)
 
-| Run | Deliveries/s | Plaza (batched) vs. this run |
-|---|---|---|
-| (a) bare loop: sign + POST with an undici pool (50 connections), nothing stored | ${fmt(r.bareLoopPerSecond)} | ${ratio(plaza, r.bareLoopPerSecond)} |
-| (b) one Agenda job per delivery (straightforward design, 50 concurrent), events ${r.batched.eventsPerTransaction} to a transaction | ${fmt(agendaPerDelivery)} | ${ratio(plaza, agendaPerDelivery)} |
-| (c) pg-boss 12.35, the same delivery function, one job per delivery (50 concurrent), events ${r.batched.eventsPerTransaction} to a transaction | ${fmt(pgBoss)} | ${ratio(plaza, pgBoss)} |
-| **Plaza engine**, events ${r.batched.eventsPerTransaction} to a transaction: first commit to last verified receipt | **${fmt(plaza)}** | |
-| Plaza engine, one transaction per event (like single purchases) | ${fmt(r.single.perSecond)} | ${ratio(plaza, r.single.perSecond)} |
+| Run | Deliveries/s | Plaza (batched) vs. this run | CPU per delivery: machine / PostgreSQL |
+|---|---|---|---|
+| (a) bare loop: sign + POST with an undici pool (50 connections), nothing stored | ${fmt(r.bareLoopPerSecond)} | ${ratio(plaza, r.bareLoopPerSecond)} | ${cpuText(r.bareLoopCpuMsPerDelivery)} |
+| (b) one Agenda job per delivery (straightforward design, 50 concurrent), events ${r.batched.eventsPerTransaction} to a transaction | ${fmt(agendaPerDelivery)} | ${ratio(plaza, agendaPerDelivery)} | |
+| (c) pg-boss 12.35, the same delivery function, one job per delivery (50 concurrent), events ${r.batched.eventsPerTransaction} to a transaction | ${fmt(pgBoss)} | ${ratio(plaza, pgBoss)} | |
+| **Plaza engine**, events ${r.batched.eventsPerTransaction} to a transaction: first commit to last verified receipt | **${fmt(plaza)}** | | ${cpuText(r.batched.cpuMsPerDelivery)} |
+| Plaza engine, one transaction per event (like single purchases) | ${fmt(r.single.perSecond)} | ${ratio(plaza, r.single.perSecond)} | ${cpuText(r.single.cpuMsPerDelivery)} |
+
+"CPU per delivery" is every process of the machine together (producers, engine, receiver, PostgreSQL), from /proc, and PostgreSQL's share.
 
 Every run, the baselines' included, first makes ${fmt(warmUpEvents(r.events))} deliveries untimed (JIT compilation, pools and caches filling).
 PostgreSQL write commits per delivery (business commits included): ${r.batched.commitsPerDelivery.toFixed(2)} with events ${r.batched.eventsPerTransaction} to a transaction, ${r.single.commitsPerDelivery.toFixed(2)} with one per transaction.
@@ -123,20 +134,32 @@ figure above on two cores before any delivery is made. Committing the same event
 \`recordEvent\` ${r.batched.eventsPerTransaction} to a transaction takes that cost out, so the headline figure is the
 delivery engine's own; baselines (b) and (c) get the same batched producer.
 
-What bounds it now: the two cores, shared by the engine's thread, the receiver's thread (it parses and
-verifies every request) and PostgreSQL. The bare loop (a) has the same HTTP client and receiver and no
-database, so the gap to it is the engine's own work: per delivery, a claim and a result (four row writes
-in PostgreSQL, batched about 200 to a statement), opening the sealed secret (AES-GCM), two HMACs (the
-platform signature and Standard Webhooks), the attempt's record and live update. A CPU profile of the
-engine's thread puts about a quarter of it in socket writes (each POST, and statements to PostgreSQL,
-whose cost here includes waking the other side on two busy cores) and about a tenth in garbage
-collection. During the batched run both cores are busy: the engine's thread about 100%, PostgreSQL about
-80% and the receiver's thread about 40% of a core (top, per thread). Measured changes: one statement for a
-batch of events (the producers' 20,000 round trips had shared the engine's event loop), the delivery
-tables at fillfactor 70 so their updates stay on the page (about +20%), and a claim statement that no
-longer degrades on stale statistics and opened secrets kept per app (together: 3,437/s in the last
-session's full run, 4,400-4,600/s in four runs this session; not separated, and sessions differ).
-Next: record an attempt once, at its result, instead of at claim and again at result (one row write of
-four), and a delivery's final update touches all five of its indexes (status and due time are indexed).
+What bounds it now: the two cores, shared by the producers, the engine's thread, the receiver's thread (it
+parses and verifies every request) and PostgreSQL. ${budgetText(r)} The bare loop (a) has the same HTTP client
+and receiver and no database, so the gap to it is the engine's own work: per delivery, a claim and a result
+(row writes in PostgreSQL, batched about 200 to a statement), two HMACs (the platform signature and Standard
+Webhooks), the attempt's record and live update. In a session's measurements (pg_stat_statements, batched run)
+PostgreSQL's time splits about evenly between the three statements a delivery passes through: the event insert,
+the claim and the result write, 60-80 µs each per delivery. A CPU profile of the engine's thread puts about a
+quarter of it in socket writes (each POST, and statements to PostgreSQL, whose cost here includes waking the other
+side on two busy cores) and about a tenth in garbage collection; the rest is spread over undici, pg and Plaza's
+code in pieces of 1-2%. Measured changes: one statement for a batch of events (the producers' 20,000 round trips
+had shared the engine's event loop), the delivery tables at fillfactor 70 so their updates stay on the page (about
++20%), a claim statement that no longer degrades on stale statistics, and opened secrets kept per app. Tried and
+not kept, for no gain in A/B runs: recording an attempt once (at its result) instead of at claim and at result;
+shorter claim and flush intervals (3 and 8 ms); more connections per destination.
 `;
+}
+
+const cpuText = (cpu: CpuPerUnit | null) => (cpu ? `${cpu.machine.toFixed(3)} / ${cpu.postgres.toFixed(3)} ms` : 'n/a');
+
+/** What 5,000/s would need of these cores, against what the runs used. */
+function budgetText(r: ThroughputResult): string {
+  const cores = cpus().length;
+  const budget = (cores * 1000) / 5000;
+  const used = r.batched.cpuMsPerDelivery;
+  if (!used) return '';
+  return `At 5,000 deliveries/s, ${cores} cores allow ${budget.toFixed(3)} ms of CPU per delivery, every process together; the batched
+run used ${used.machine.toFixed(3)} ms (PostgreSQL ${used.postgres.toFixed(3)}), which at that cost caps it near ${fmt((cores * 1000) / used.machine)}/s on these
+cores${r.bareLoopCpuMsPerDelivery ? `; the bare loop used ${r.bareLoopCpuMsPerDelivery.machine.toFixed(3)} ms` : ''}.`;
 }
