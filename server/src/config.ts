@@ -52,6 +52,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** `pnpm worker` only: serve /healthz, /readyz and /metrics on this port. @default unset (no HTTP) */
   workerHttpPort: number | undefined;
+  /** When set, GET /metrics (API and worker ports) needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   /** Allow loopback/private destinations and plain http. @default false in production, true otherwise */
   webhookAllowPrivateUrls: boolean;
   /** VND value of one platform point. @default 1000 */
@@ -240,6 +242,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (jobsBackend === 'mongodb' && !mongodbUrl) throw new ConfigError('MONGODB_URL', 'is required when JOBS_BACKEND=mongodb (a mongodb:// connection string)');
   if (mongodbUrl && !/^mongodb(\+srv)?:\/\//.test(mongodbUrl)) throw new ConfigError('MONGODB_URL', 'must be a mongodb:// connection string');
 
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters without spaces (openssl rand -hex 16)');
+  }
+
   const smtpUrl = env.SMTP_URL || undefined;
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
 
@@ -273,6 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerApiToken: readPositiveInt(env, 'RATE_LIMIT_PER_API_TOKEN', 3000),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     workerHttpPort: env.WORKER_HTTP_PORT ? readPositiveInt(env, 'WORKER_HTTP_PORT', 0, 65535) : undefined,
+    metricsToken,
     webhookAttemptRetentionMs: readDuration(env, 'WEBHOOK_ATTEMPT_RETENTION', '90d'),
   };
 }

@@ -36,6 +36,7 @@ describe('configuration', () => {
       rateLimitPerApiToken: 3000,
       trustProxy: false,
       workerHttpPort: undefined,
+      metricsToken: undefined,
       webhookAttemptRetentionMs: 90 * 86_400_000,
     });
   });
@@ -61,10 +62,15 @@ describe('configuration', () => {
     ['JOBS_BACKEND', 'redis', /JOBS_BACKEND must be postgres or mongodb/],
     ['JOBS_BACKEND', 'mongodb', /MONGODB_URL is required when JOBS_BACKEND=mongodb/],
     ['OIDC_ISSUER', 'https://accounts.example.com', /OIDC_CLIENT_ID is required when OIDC_ISSUER is set/],
+    ['METRICS_TOKEN', 'short', /METRICS_TOKEN must be at least 16 characters without spaces/],
   ])('refuses %s=%s with a message naming it', (variable, value, message) => {
     const error = failure({ [variable]: value });
     expect(error.message).toMatch(message);
     expect(error.message).not.toContain('\n');
+  });
+
+  it('never echoes a metrics token in its message', () => {
+    expect(failure({ METRICS_TOKEN: 'hunter2 hunter2 hunter2' }).message).not.toContain('hunter2');
   });
 
   it('never echoes a database password in its message', () => {

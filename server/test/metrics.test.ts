@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../src/platform/embedded-postgres.js';
+import { startOpsServer } from '../src/platform/ops-server.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { submitApp } from './helpers/factories.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -69,5 +71,29 @@ describe('/metrics', () => {
     expect(sample(exposition, 'plaza_webhook_deliveries_open{status="PENDING"}')).toBe(2);
     expect(sample(exposition, 'plaza_webhook_due_backlog')).toBe(2);
     expect(sample(exposition, 'plaza_webhook_due_backlog_oldest_seconds')).toBeGreaterThanOrEqual(30);
+  });
+
+  it('with METRICS_TOKEN set, answers only a scrape bearing it, on the API port and on a worker port alike', async () => {
+    const token = 'scrape-7f3a9c1e5b2d4806';
+    const guarded = await startTestPlaza({ RUN_WORKER: 'false', METRICS_TOKEN: token });
+    const port = await findFreePort();
+    const ops = await startOpsServer(port, guarded.services);
+    try {
+      for (const origin of [guarded.url, `http://127.0.0.1:${port}`]) {
+        for (const authorization of [undefined, 'Bearer wrong-token-0000000000', token, `Basic ${token}`]) {
+          const refused = await fetch(`${origin}/metrics`, { headers: authorization ? { authorization } : {} });
+          expect(refused.status, `${origin} ${authorization}`).toBe(401);
+          expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="plaza-metrics"');
+          expect(await refused.text()).not.toContain('plaza_');
+        }
+        const scraped = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+        expect(scraped.status).toBe(200);
+        expect(await scraped.text()).toContain('plaza_process_resident_memory_bytes');
+        // Orchestrators' probes carry no token and need none.
+        expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+      }
+    } finally {
+      await ops.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
 import { Kind, type OperationDefinitionNode } from 'graphql';
@@ -8,6 +9,26 @@ import type { PostgresPubSub } from './pubsub.js';
 /** Paths with their own label; every other GET is the single-page app, so the label set stays small. */
 const KNOWN_ROUTES = ['/graphql', '/healthz', '/readyz', '/metrics', '/.well-known/jwks.json', '/auth/dev/sign-in', '/auth/oidc/login', '/auth/oidc/callback', '/auth/sign-out'];
 const routeLabel = (path: string) => KNOWN_ROUTES.find((route) => path === route) ?? (path.startsWith('/auth/') ? '/auth/*' : 'spa');
+
+/** What a refused scrape is told, on the API's port and a worker's alike. */
+export const METRICS_REFUSED = {
+  headers: { 'www-authenticate': 'Bearer realm="plaza-metrics"', 'content-type': 'text/plain; charset=utf-8' },
+  body: 'This Plaza requires METRICS_TOKEN for /metrics: send Authorization: Bearer <token>\n',
+};
+
+/**
+ * Who may read /metrics. Without METRICS_TOKEN anyone (the contract's default: a scraper on the
+ * internal network; only counts and latencies, never an id or a secret); with it, only a request
+ * bearing that token, compared in constant time.
+ */
+export function metricsReadableWith(token: string | undefined): (authorization: string | undefined) => boolean {
+  if (token === undefined) return () => true;
+  const expected = createHash('sha256').update(token).digest();
+  return (authorization) => {
+    const given = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : '';
+    return timingSafeEqual(createHash('sha256').update(given).digest(), expected);
+  };
+}
 
 /** Seconds: webhook attempts run from a few ms on loopback to WEBHOOK_TIMEOUT (10 s by default). */
 const ATTEMPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
