@@ -90,10 +90,13 @@ interface AttemptResult {
   response: GuardedResponse;
 }
 
-/** Joined onto claimed deliveries: the body, the current webhook URL and owner, and the sealed secret. */
-const ATTEMPT_MATERIALS = `e.payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext`;
-const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN webhook_events e ON e.id = ${alias}.event_id
-         JOIN apps a ON a.id = ${alias}.app_id
+/**
+ * What sending a claimed delivery needs besides its row: the body, the current webhook URL and owner,
+ * and the sealed secret. The body is read by key for each row, not joined: joined, the planner read
+ * the whole events table for a claim once it held some tens of thousands of rows (see the claim).
+ */
+const ATTEMPT_MATERIALS = (alias: string) => `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext`;
+const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN apps a ON a.id = ${alias}.app_id
          JOIN client_secrets s ON s.app_id = ${alias}.app_id`;
 
 /** Apps whose opened client secret a worker keeps; beyond it the least recently opened is dropped. */
@@ -101,19 +104,65 @@ const OPENED_SECRETS_MAX = 10_000;
 
 const INTERRUPTED = 'interrupted: the worker stopped before this attempt finished; the delivery was taken over';
 
+/** The deliveries still to be delivered, as the due index (next_attempt_at) knows them. */
+const QUEUED = `status IN ('PENDING', 'RETRYING')`;
 /**
- * Claims up to $2 deliveries due within $7 ms, at most $6 in flight per app (in flight now: $5, full
- * apps: $3), leased for $4 ms to claim token $1; records each attempt as started and returns what
- * sending it needs. Exported for the test that checks its plan stays linear on stale statistics.
+ * The same rows as the per-app queue index (app_id, next_attempt_at) knows them: a settled delivery has
+ * no next attempt. Written apart from QUEUED so that only that index can serve the per-app statements.
  */
-export const CLAIM_DUE_DELIVERIES = `WITH candidates AS (
-         SELECT id, app_id, next_attempt_at FROM webhook_deliveries
-          WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= clock_timestamp() + $7 * interval '1 millisecond'
-            AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
+const QUEUED_BY_APP = (alias: string) => `${alias}.next_attempt_at IS NOT NULL AND ${alias}.status NOT IN ('SUCCEEDED', 'FAILED')`;
+
+/** Claimable now (or within $7 ms, claims ahead): due, and not held by a live claim. */
+const CLAIMABLE = (alias: string) => `${alias}.next_attempt_at <= clock_timestamp() + $7 * interval '1 millisecond'
+            AND (${alias}.claim_expires_at IS NULL OR ${alias}.claim_expires_at < clock_timestamp())`;
+
+/** While no app is saturated here: the due index in time order; only in-flight rows are stepped over. */
+const CANDIDATES_IN_TIME_ORDER = `candidates AS (
+         SELECT id, app_id, next_attempt_at FROM webhook_deliveries d
+          WHERE ${QUEUED} AND ${CLAIMABLE('d')}
             AND NOT (app_id = ANY($3::text[]))
           ORDER BY next_attempt_at
           LIMIT $2 * 4
-       ), within_app_slots AS (
+       )`;
+
+/**
+ * The apps with queued deliveries, one index probe each (a loose scan of the per-app queue index).
+ * Shared by the claim and the next-due question while some app is saturated here.
+ */
+const APPS_WITH_QUEUED_WORK = `apps_with_work AS (
+         (SELECT q.app_id FROM webhook_deliveries q WHERE ${QUEUED_BY_APP('q')} ORDER BY q.app_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT q.app_id FROM webhook_deliveries q WHERE ${QUEUED_BY_APP('q')} AND q.app_id > w.app_id ORDER BY q.app_id LIMIT 1)
+           FROM apps_with_work w WHERE w.app_id IS NOT NULL
+       ), open_apps AS (
+         SELECT app_id FROM apps_with_work WHERE app_id IS NOT NULL AND NOT (app_id = ANY($3::text[]))
+       )`;
+
+/**
+ * While some app is saturated here ($3): per app that is not, its earliest claimable deliveries, up to
+ * its free slots. In time order the scan would step over every due delivery of the saturated apps,
+ * and a dead endpoint's backlog (tens of thousands) made each claim cost tens of milliseconds for all.
+ * This costs one probe per app with queued work, whatever the backlogs.
+ */
+const CANDIDATES_PER_OPEN_APP = `${APPS_WITH_QUEUED_WORK}, candidates AS (
+         SELECT c.id, c.app_id, c.next_attempt_at FROM open_apps o
+          CROSS JOIN LATERAL (
+            SELECT d.id, d.app_id, d.next_attempt_at FROM webhook_deliveries d
+             WHERE d.app_id = o.app_id AND ${QUEUED_BY_APP('d')} AND ${CLAIMABLE('d')}
+             ORDER BY d.next_attempt_at
+             LIMIT GREATEST(0, $6::int - COALESCE(($5::jsonb ->> o.app_id)::int, 0))
+          ) c
+          ORDER BY c.next_attempt_at
+          LIMIT $2 * 4
+       )`;
+
+/**
+ * Claims up to $2 deliveries due within $7 ms, at most $6 in flight per app (in flight now: $5, full
+ * apps: $3), leased for $4 ms to claim token $1; records each attempt as started and returns what
+ * sending it needs. `candidates` is one of the two ways above of finding them. Exported for the tests
+ * that check both plans stay bounded.
+ */
+const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, within_app_slots AS (
          -- No more per app than its free slots here ($5: in flight per app): one claim over a bulk
          -- backlog would otherwise take a whole batch for one destination, and a few hanging
          -- destinations would hold every slot of the worker until they time out.
@@ -138,15 +187,17 @@ export const CLAIM_DUE_DELIVERIES = `WITH candidates AS (
            ) d
        ), interrupted AS (
          -- A scheduled attempt still open on a delivery whose claim expired belongs to a worker that died.
+         -- Rows reached by key (= ANY of the locked ids), never by a join: the planner, costing a join
+         -- against a few hundred ids, chose to read the whole table once it held some tens of thousands of rows.
          UPDATE webhook_attempts a
             SET finished = true, error = '${INTERRUPTED}',
                 duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int
-           FROM due WHERE a.delivery_id = due.id AND a.trigger = 'SCHEDULED' AND NOT a.finished
+          WHERE a.delivery_id = ANY (ARRAY(SELECT id FROM due)) AND a.trigger = 'SCHEDULED' AND NOT a.finished
        ), claimed AS (
          UPDATE webhook_deliveries d
             SET claim_token = $1, claim_expires_at = clock_timestamp() + $4 * interval '1 millisecond',
                 attempt_count = d.attempt_count + 1, updated_at = clock_timestamp()
-           FROM due WHERE d.id = due.id
+          WHERE d.id = ANY (ARRAY(SELECT id FROM due))
          RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at
        ), started AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
@@ -154,9 +205,33 @@ export const CLAIM_DUE_DELIVERIES = `WITH candidates AS (
        )
        SELECT c.id, c.app_id, c.event_type, c.purchase_id, c.attempt_count, c.scheduled_attempts_done, c.created_at,
               GREATEST(0, EXTRACT(EPOCH FROM (c.next_attempt_at - clock_timestamp())) * 1000)::float AS wait_ms,
-              $1::text AS claim_token, ${ATTEMPT_MATERIALS}
+              $1::text AS claim_token, ${ATTEMPT_MATERIALS('c')}
          FROM claimed c
          ${JOIN_ATTEMPT_MATERIALS('c')}`;
+
+export const CLAIM_DUE_DELIVERIES = claimStatement(CANDIDATES_IN_TIME_ORDER);
+export const CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS = claimStatement(CANDIDATES_PER_OPEN_APP);
+
+/** Milliseconds until a delivery of an app not in $1 can be claimed (claims ahead: $2 ms early). */
+const untilClaimable = (earliest: string) => `GREATEST(0, EXTRACT(EPOCH FROM (${earliest} - clock_timestamp())) * 1000 - $2)::float AS ms`;
+
+export const NEXT_DUE = `SELECT ${untilClaimable('next_attempt_at')}
+         FROM webhook_deliveries
+        WHERE ${QUEUED} AND (claim_expires_at IS NULL OR claim_expires_at < now())
+          AND NOT (app_id = ANY($1::text[]))
+        ORDER BY next_attempt_at LIMIT 1`;
+
+/** As NEXT_DUE, app by app, so the saturated apps' backlogs are stepped over, not walked ($3 in the shared CTEs is $1 here). */
+export const NEXT_DUE_PAST_SATURATED_APPS = `WITH RECURSIVE ${APPS_WITH_QUEUED_WORK.replaceAll('$3', '$1')}, earliest AS (
+         SELECT min(n.next_attempt_at) AS next_attempt_at FROM open_apps o
+          CROSS JOIN LATERAL (
+            SELECT d.next_attempt_at FROM webhook_deliveries d
+             WHERE d.app_id = o.app_id AND ${QUEUED_BY_APP('d')} AND (d.claim_expires_at IS NULL OR d.claim_expires_at < now())
+             ORDER BY d.next_attempt_at LIMIT 1
+          ) n
+       )
+       -- No row when nothing is queued, as from NEXT_DUE (GREATEST would turn the empty minimum into 0).
+       SELECT ${untilClaimable('next_attempt_at')} FROM earliest WHERE next_attempt_at IS NOT NULL`;
 
 /** Per attempt, so only at debug: a busy worker makes thousands a second. Never the URL or headers (they can carry credentials). */
 function logAttempt({ delivery, number, response }: AttemptResult, trigger: 'SCHEDULED' | 'MANUAL'): void {
@@ -297,25 +372,23 @@ export class DeliveryEngine {
    * finishing attempt wakes it instead.
    */
   async msUntilNextDue(): Promise<number> {
+    const saturated = this.saturatedApps();
     const [row] = await queryPrepared<{ ms: number }>(
       this.db.manager,
-      'plaza_deliveries_next_due',
-      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (next_attempt_at - clock_timestamp())) * 1000 - $2)::float AS ms
-         FROM webhook_deliveries
-        WHERE status IN ('PENDING', 'RETRYING') AND (claim_expires_at IS NULL OR claim_expires_at < now())
-          AND NOT (app_id = ANY($1::text[]))
-        ORDER BY next_attempt_at LIMIT 1`,
-      [this.saturatedApps(), this.claimAheadMs],
+      saturated.length ? 'plaza_deliveries_next_due_past_saturated_apps' : 'plaza_deliveries_next_due',
+      saturated.length ? NEXT_DUE_PAST_SATURATED_APPS : NEXT_DUE,
+      [saturated, this.claimAheadMs],
     );
     return row ? Math.min(Number(row.ms), 1000) : 1000;
   }
 
   private async claim(claimToken: string, limit: number): Promise<ClaimedDelivery[]> {
+    const saturated = this.saturatedApps();
     const claimed = await queryPrepared<ClaimedDelivery>(
       this.db.manager,
-      'plaza_deliveries_claim',
-      CLAIM_DUE_DELIVERIES,
-      [claimToken, limit, this.saturatedApps(), this.lease, JSON.stringify(Object.fromEntries(this.inFlightByApp)), this.maxInFlightPerApp, this.claimAheadMs],
+      saturated.length ? 'plaza_deliveries_claim_past_saturated_apps' : 'plaza_deliveries_claim',
+      saturated.length ? CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS : CLAIM_DUE_DELIVERIES,
+      [claimToken, limit, saturated, this.lease, JSON.stringify(Object.fromEntries(this.inFlightByApp)), this.maxInFlightPerApp, this.claimAheadMs],
     );
     this.metrics?.countClaim(claimed.length);
     return claimed;
@@ -516,7 +589,7 @@ export class DeliveryEngine {
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, 'MANUAL', clock_timestamp(), false FROM reserved
        )
-       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, ${ATTEMPT_MATERIALS}
+       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, ${ATTEMPT_MATERIALS('r')}
          FROM reserved r
          ${JOIN_ATTEMPT_MATERIALS('r')}`,
       [deliveryId],

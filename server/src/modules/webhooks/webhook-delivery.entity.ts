@@ -6,8 +6,12 @@ import { DeliveryStatus } from './webhook.types.js';
 /** One event for one app's webhook URL: its status and when the next attempt is due. */
 @ObjectType()
 @Entity('webhook_deliveries')
-// The engine's work queue: open deliveries by due time.
+// The engine's work queue: open deliveries by due time, and per app by due time (to step over a
+// saturated app's backlog instead of walking it). The same rows (a settled delivery has no next
+// attempt), under a predicate the per-app statements imply and the due index's does not, so that the
+// planner cannot answer them by walking the due index in time order: the walk the second one avoids.
 @Index('idx_webhook_deliveries_due', ['nextAttemptAt'], { where: `status IN ('PENDING', 'RETRYING')` })
+@Index('idx_webhook_deliveries_app_queue', ['appId', 'nextAttemptAt'], { where: 'next_attempt_at IS NOT NULL' })
 // The Webhook Logs: newest first per app, by status, by purchase.
 @Index('idx_webhook_deliveries_app', ['appId', 'id'])
 @Index('idx_webhook_deliveries_app_status', ['appId', 'status', 'id'])
