@@ -36,6 +36,8 @@ const detail = (status: string, attempts: ReturnType<typeof attempt>[]) => ({
 let server: FakePlazaServer;
 let calls: GraphqlCall[];
 let live: MockSubscriptionLink;
+/** What the server answers for the delivery now: a test changes it before reporting the change live. */
+let current: object;
 
 beforeAll(async () => {
   server = await startFakePlazaServer();
@@ -46,10 +48,11 @@ afterAll(() => server.close());
 
 beforeEach(() => {
   calls = [];
+  current = detail('FAILED', [attempt(1, 'SCHEDULED', null)]);
   server.respondWith(
     graphqlResponder(
       {
-        WebhookDelivery: () => ({ data: { webhookDelivery: detail('FAILED', [attempt(1, 'SCHEDULED', null)]) } }),
+        WebhookDelivery: () => ({ data: { webhookDelivery: current } }),
         RedeliverWebhook: () => ({ data: { redeliverWebhook: detail('SUCCEEDED', [attempt(1, 'SCHEDULED', null), attempt(2, 'MANUAL', 200)]) } }),
       },
       calls,
@@ -97,18 +100,18 @@ describe('webhook delivery detail', () => {
     ]);
   });
 
-  it('shows a scheduled retry as soon as it is reported live', async () => {
+  it('shows a scheduled retry as soon as it is reported live, fetching its attempts then and only then', async () => {
     await screen.findByTestId('attempt-1');
 
-    act(() =>
-      live.simulateResult({
-        result: { data: { webhookDeliveryUpdated: { ...detail('RETRYING', [attempt(1, 'SCHEDULED', null), attempt(2, 'SCHEDULED', 503)]), nextAttemptAt: '2030-01-01T00:10:00.000Z' } } },
-      }),
-    );
+    // Another delivery of the app changes: nothing to fetch for this page.
+    act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery('dlv_9', 'SUCCEEDED') } } }));
+    current = { ...detail('RETRYING', [attempt(1, 'SCHEDULED', null), attempt(2, 'SCHEDULED', 503)]), nextAttemptAt: '2030-01-01T00:10:00.000Z' };
+    // The feed carries the change without attempts; the page fetches its delivery again for them.
+    act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery('dlv_1', 'RETRYING', { attemptCount: 2, nextAttemptAt: '2030-01-01T00:10:00.000Z' }) } } }));
 
     const retry = await screen.findByTestId('attempt-2');
     expect(within(retry).getByText('503')).toBeTruthy();
     expect(screen.getByTestId('delivery-status').textContent).toMatch(/Retrying/);
-    expect(calls.filter((call) => call.operationName === 'WebhookDelivery')).toHaveLength(1);
+    expect(calls.filter((call) => call.operationName === 'WebhookDelivery')).toHaveLength(2);
   });
 });

@@ -6,7 +6,7 @@ import { Link } from '../../ui/Link';
 import { DeliveryAttempts } from './DeliveryAttempts';
 import { DeliveryPayload } from './DeliveryPayload';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
-import { RedeliverWebhookMutation, WebhookDeliveryDetailUpdatedSubscription, WebhookDeliveryQuery } from './webhook-deliveries';
+import { RedeliverWebhookMutation, WebhookDeliveryQuery, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
 import { WEBHOOK_LOGS_PATH } from './WebhookLogsPage';
 
 export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
@@ -15,8 +15,16 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
   // The mutation returns the delivery with its attempts; the normalised cache puts the MANUAL one on screen.
   const [redeliver, redeliverState] = useMutation(RedeliverWebhookMutation);
   const delivery = detail.data?.webhookDelivery;
-  // Results are written to the normalised cache by id; updates of this delivery re-render it, others are ignored.
-  useSubscription(WebhookDeliveryDetailUpdatedSubscription, { variables: { appId: delivery?.appId }, skip: !delivery });
+  // The app's feed carries every delivery's changes without their attempts: asking each one for its
+  // attempts would cost the server a query per change of any delivery of the app, per open page. This
+  // page fetches its own delivery again, attempts included, only when that one changes.
+  useSubscription(WebhookDeliveryUpdatedSubscription, {
+    variables: { appId: delivery?.appId },
+    skip: !delivery,
+    onData: ({ data }) => {
+      if (data.data?.webhookDeliveryUpdated.id === deliveryId) void detail.refetch();
+    },
+  });
 
   if (detail.error && !delivery) return <ErrorMessage message={serverProblem(detail.error).message} onRetry={() => void detail.refetch()} />;
   if (!detail.data) return <p aria-live="polite">{t('loading')}</p>;

@@ -130,31 +130,3 @@ export const RedeliverWebhookMutation = graphql(`
     }
   }
 `);
-
-// The detail page's own feed: the same events, with the attempts, so a scheduled retry shows as it happens.
-export const WebhookDeliveryDetailUpdatedSubscription = graphql(`
-  subscription WebhookDeliveryDetailUpdated($appId: ID) {
-    webhookDeliveryUpdated(appId: $appId) {
-      id
-      status
-      attemptCount
-      nextAttemptAt
-      updatedAt
-      attempts {
-        number
-        trigger
-        startedAt
-        durationMs
-        statusCode
-        error
-        responseBodyExcerpt
-        url
-        finished
-        requestHeaders {
-          name
-          value
-        }
-      }
-    }
-  }
-`);
