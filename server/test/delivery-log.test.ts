@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { DeliveryAttempt } from '../src/modules/webhooks/delivery-attempt.entity.js';
 import { ADMIN_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
@@ -35,6 +36,23 @@ beforeAll(async () => {
 });
 
 describe('webhookDeliveries', () => {
+  it('gives each delivery of a page its own attempts, oldest first, read in one query for the whole page', async () => {
+    await owner.ok('mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id } }', { id: ids.retrying });
+    const attemptsOf = async (id: string) => (await owner.ok<{ webhookDelivery: any }>(DELIVERY, { id })).webhookDelivery.attempts.map((a: any) => [a.number, a.trigger]);
+    const expected = Object.fromEntries(await Promise.all(Object.values(ids).map(async (id) => [id, await attemptsOf(id)])));
+    expect(expected[ids.retrying]).toEqual([[1, 'SCHEDULED'], [2, 'MANUAL']]);
+
+    const find = vi.spyOn(plaza.services.db.getRepository(DeliveryAttempt), 'find');
+    try {
+      const { webhookDeliveries } = await owner.ok<{ webhookDeliveries: any }>('{ webhookDeliveries(first: 100) { edges { node { id attempts { number trigger } } } } }');
+      const listed = Object.fromEntries(webhookDeliveries.edges.map((e: any) => [e.node.id, e.node.attempts.map((a: any) => [a.number, a.trigger])]));
+      for (const id of Object.values(ids)) expect(listed[id], id).toEqual(expected[id]);
+      expect(find).toHaveBeenCalledTimes(1);
+    } finally {
+      find.mockRestore();
+    }
+  });
+
   it('lists the developer’s deliveries newest first', async () => {
     const { edges } = await list(owner);
     expect(edges.map((e: any) => e.node.id)).toEqual([ids.retrying, ids.refunded, ids.installed, ids.purchased]);

@@ -1,7 +1,8 @@
 import { encodeTime } from 'ulid';
-import type { DataSource } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import { badInput, notFound } from '../../platform/errors.js';
 import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
+import { batchByTick } from '../../platform/batch-by-tick.js';
 import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
 import type { Principal } from '../identity/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
@@ -18,7 +19,24 @@ const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
 
 /** The Webhook Logs: owners see their apps' deliveries, admins everyone's. */
 export class DeliveryLogService {
-  constructor(private readonly db: DataSource, private readonly engine: DeliveryEngine) {}
+  /** Attempts of one delivery, oldest first; the deliveries of one page ask together (one query). */
+  readonly attempts: (deliveryId: string) => Promise<DeliveryAttempt[]>;
+
+  constructor(private readonly db: DataSource, private readonly engine: DeliveryEngine) {
+    this.attempts = batchByTick(
+      async (deliveryIds: string[]) => {
+        const attempts = await this.db.getRepository(DeliveryAttempt).find({ where: { deliveryId: In(deliveryIds) }, order: { deliveryId: 'ASC', number: 'ASC' } });
+        const byDelivery = new Map<string, DeliveryAttempt[]>();
+        for (const attempt of attempts) {
+          const ofDelivery = byDelivery.get(attempt.deliveryId);
+          if (ofDelivery) ofDelivery.push(attempt);
+          else byDelivery.set(attempt.deliveryId, [attempt]);
+        }
+        return byDelivery;
+      },
+      () => [],
+    );
+  }
 
   /** The apps whose deliveries `principal` may read; undefined means all (admins). */
   private async readableAppIds(principal: Principal): Promise<string[] | undefined> {
@@ -69,10 +87,6 @@ export class DeliveryLogService {
     const [row] = await this.db.query('SELECT d.*, e.payload, a.owner_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id JOIN apps a ON a.id = d.app_id WHERE d.id = $1', [id]);
     if (!row || (row.owner_id !== principal.userId && !seesEveryApp(principal))) return null;
     return toDelivery(row);
-  }
-
-  async attempts(deliveryId: string): Promise<DeliveryAttempt[]> {
-    return this.db.getRepository(DeliveryAttempt).find({ where: { deliveryId }, order: { number: 'ASC' } });
   }
 
   async payload(deliveryId: string): Promise<string> {
