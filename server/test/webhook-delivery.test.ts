@@ -239,10 +239,12 @@ describe('live updates', () => {
     const receiver = await WebhookReceiver.start((_, i) => (i === 0 ? { status: 500 } : { status: 200 }));
     const { app } = await appWithReceiver(receiver);
     const socket = developer.websocket();
-    const live = subscribe<{ webhookDeliveryUpdated: any }>(socket, 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status attemptCount eventName attempts { number statusCode } } }', { appId: app.id });
+    const live = subscribe<{ webhookDeliveryUpdated: any }>(socket, 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status attemptCount eventName payload attempts { number statusCode } } }', { appId: app.id });
     await plaza.waitForSubscriptions(1);
     const delivery = await emitEvent(plaza, app.id);
     const updates = await live.waitFor(2);
+    // The update travels without the body; it is read for the subscriber, byte for byte what was signed and sent.
+    for (const update of updates) expect(update.webhookDeliveryUpdated.payload).toBe(receiver.requests[0].rawBody.toString('utf8'));
     expect(updates.map((u) => [u.webhookDeliveryUpdated.id, u.webhookDeliveryUpdated.status, u.webhookDeliveryUpdated.attemptCount])).toEqual([
       [delivery.id, 'RETRYING', 1],
       [delivery.id, 'SUCCEEDED', 2],

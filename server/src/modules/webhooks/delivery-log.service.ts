@@ -21,6 +21,8 @@ const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
 export class DeliveryLogService {
   /** Attempts of one delivery, oldest first; the deliveries of one page ask together (one query). */
   readonly attempts: (deliveryId: string) => Promise<DeliveryAttempt[]>;
+  /** The body of a delivery that came without it (a live update); the updates of one turn ask together. */
+  readonly payload: (deliveryId: string) => Promise<string>;
 
   constructor(private readonly db: DataSource, private readonly engine: DeliveryEngine) {
     this.attempts = batchByTick(
@@ -35,6 +37,16 @@ export class DeliveryLogService {
         return byDelivery;
       },
       () => [],
+    );
+    this.payload = batchByTick(
+      async (deliveryIds: string[]) => {
+        const rows: { id: string; payload: string }[] = await this.db.query(
+          'SELECT d.id, e.payload FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.id = ANY($1::text[])',
+          [deliveryIds],
+        );
+        return new Map(rows.map((row) => [row.id, row.payload]));
+      },
+      () => '',
     );
   }
 
@@ -87,11 +99,6 @@ export class DeliveryLogService {
     const [row] = await this.db.query('SELECT d.*, e.payload, a.owner_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id JOIN apps a ON a.id = d.app_id WHERE d.id = $1', [id]);
     if (!row || (row.owner_id !== principal.userId && !seesEveryApp(principal))) return null;
     return toDelivery(row);
-  }
-
-  async payload(deliveryId: string): Promise<string> {
-    const [row] = await this.db.query('SELECT e.payload FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.id = $1', [deliveryId]);
-    return row?.payload ?? '';
   }
 
   /** Owner or admin: one immediate attempt. */
