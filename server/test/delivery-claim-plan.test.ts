@@ -7,6 +7,8 @@ import { emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
 
 interface PlanNode {
   'Node Type': string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
   'Actual Loops': number;
   'Actual Rows': number;
   'Rows Removed by Filter'?: number;
@@ -14,6 +16,11 @@ interface PlanNode {
 }
 
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+/** How many times a plan read one app's queue (app_id = …; the loose scan that lists the apps steps with app_id > …). */
+const appQueueReads = (plan: PlanNode) =>
+  nodesOf(plan)
+    .filter((node) => node['Index Name'] === 'idx_webhook_deliveries_app_queue' && /app_id = /.test(node['Index Cond'] ?? ''))
+    .reduce((sum, node) => sum + node['Actual Loops'], 0);
 /** Every row each step of a plan produced or read and dropped, loops included: the work it did. */
 const rowsVisited = (plan: PlanNode) => nodesOf(plan).reduce((sum, node) => sum + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'], 0);
 
@@ -126,6 +133,22 @@ describe('claiming due deliveries', () => {
       const [{ ms: inOrderMs }] = await db.query(NEXT_DUE, [saturatedNow, 50]);
       expect(Math.abs(ms - 90 * 60_000)).toBeLessThan(10_000);
       expect(Math.abs(ms - inOrderMs)).toBeLessThan(1000);
+
+      // App by app costs a probe per app with queued work, so past 200 such apps time order is the
+      // cheaper walk again: the same answer, and no app's queue is read (the loose scan stops at the 201st app).
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)
+         SELECT 'whd_other_' || n, event_id, 'app_other_' || lpad(n::text, 4, '0'), event_type, purchase_id, 'RETRYING', 1, 1, now() + interval '3 hours', now(), now()
+           FROM webhook_deliveries, generate_series(1, 250) AS n WHERE id = $1`,
+        [seeds[1].id],
+      );
+      await db.query('ANALYZE webhook_deliveries');
+      const manyApps = await explain(CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, claimParams);
+      expect(manyApps['Actual Rows']).toBe(5);
+      expect(appQueueReads(pastSaturated), 'with two apps, each app queue is read').toBeGreaterThan(0);
+      expect(appQueueReads(manyApps), 'with 252 apps, none is').toBe(0);
+      const [{ ms: manyAppsMs }] = await db.query(NEXT_DUE_PAST_SATURATED_APPS, [saturatedNow, 50]);
+      expect(Math.abs(manyAppsMs - 90 * 60_000)).toBeLessThan(10_000);
       await receiver.close();
     } finally {
       await plaza.stop();
