@@ -10,7 +10,7 @@ import { ReviewOutcome } from '../modules/review/review.types.js';
 import type { RunningPlaza } from '../plaza.js';
 import { createApps, startBenchDatabase, startBenchPlaza } from './harness.js';
 import { seedDeliveries } from './log-queries.bench.js';
-import { countCpu, type CpuPerUnit } from './server-process.js';
+import { countCpu, cpuMsPerSecond, type CpuPerUnit } from './server-process.js';
 import { fmt, ratio, verdict, type BenchSize } from './report-format.js';
 
 export interface ApiThroughputRun {
@@ -207,9 +207,9 @@ function boundsText(r: ApiThroughputResult): string {
   const floor = r.runs.find((x) => x.name === FLOOR_NAME)!;
   const queries = r.runs.filter((x) => x !== floor);
   const busiest = Math.max(...r.runs.map((x) => x.serverLoopBusy));
-  const budgetMs = (cpus().length * 1000) / 2000;
+  const budgetMs = cpuMsPerSecond() / 2000;
   const cpu = (x: ApiThroughputRun) => (x.cpuMsPerRequest ? `${x.cpuMsPerRequest.machine.toFixed(2)} ms (PostgreSQL ${x.cpuMsPerRequest.postgres.toFixed(2)})` : 'not measured');
-  const ceiling = (x: ApiThroughputRun) => (x.cpuMsPerRequest ? `at most ${fmt((cpus().length * 1000) / x.cpuMsPerRequest.machine)}/s` : 'no ceiling measured');
+  const ceiling = (x: ApiThroughputRun) => (x.cpuMsPerRequest ? `at most ${fmt(cpuMsPerSecond() / x.cpuMsPerRequest.machine)}/s` : 'no ceiling measured');
   return `the server's one Node thread. Its event loop was busy up to ${Math.round(busiest * 100)}% of each run, so requests
 queue for it, not for PostgreSQL. Per request it spent ${perRequest(floor).toFixed(2)} ms on the floor (\`{ __typename }\`: Express,
 the rate limiter, metrics, Apollo's pipeline and graphql-js, nothing else) and ${queries.map((x) => `${perRequest(x).toFixed(2)} ms on \`${x.name}\``).join(', ')}:

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../config.js';
 import { BENCH_RATE_LIMITS } from './harness.js';
@@ -158,6 +159,9 @@ export function postgresCpuMs(): number {
   }
   return ticks * MS_PER_TICK;
 }
+
+/** CPU milliseconds this machine's cores give in a second: a rate of N a second leaves this / N per unit. */
+export const cpuMsPerSecond = () => cpus().length * 1000;
 
 /** CPU per unit of work: all of the machine's processes together, and PostgreSQL's share; null without /proc. */
 export interface CpuPerUnit {

@@ -6,7 +6,7 @@ import { newPurchaseId } from '../platform/ids.js';
 import { webhookPayload } from '../modules/webhooks/webhook-events.service.js';
 import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 import { fmt, ratio, verdict } from './report-format.js';
-import { countCpu, type CpuPerUnit } from './server-process.js';
+import { countCpu, cpuMsPerSecond, type CpuPerUnit } from './server-process.js';
 import { BATCHED_EVENTS_PER_TRANSACTION, warmUpEvents, commitEvents, createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified, waitUntilNone } from './harness.js';
 
 export interface PlazaRun {
@@ -158,10 +158,10 @@ const cpuText = (cpu: CpuPerUnit | null) => (cpu ? `${cpu.machine.toFixed(3)} / 
 /** What 5,000/s would need of these cores, against what the runs used. */
 function budgetText(r: ThroughputResult): string {
   const cores = cpus().length;
-  const budget = (cores * 1000) / 5000;
+  const budget = cpuMsPerSecond() / 5000;
   const used = r.batched.cpuMsPerDelivery;
   if (!used) return '';
   return `At 5,000 deliveries/s, ${cores} cores allow ${budget.toFixed(3)} ms of CPU per delivery, every process together; the batched
-run used ${used.machine.toFixed(3)} ms (PostgreSQL ${used.postgres.toFixed(3)}), which at that cost caps it near ${fmt((cores * 1000) / used.machine)}/s on these
+run used ${used.machine.toFixed(3)} ms (PostgreSQL ${used.postgres.toFixed(3)}), which at that cost caps it near ${fmt(cpuMsPerSecond() / used.machine)}/s on these
 cores${r.bareLoopCpuMsPerDelivery ? `; the bare loop used ${r.bareLoopCpuMsPerDelivery.machine.toFixed(3)} ms` : ''}.`;
 }

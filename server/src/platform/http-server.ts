@@ -15,7 +15,7 @@ import { formatError, PlazaError } from './errors.js';
 import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
 import { requestLog, requestLogger } from './request-log.js';
 import { logger } from './logger.js';
-import { METRICS_REFUSED, metricsReadableWith } from './metrics.js';
+import { metricsEndpoint } from './metrics.js';
 import type { Services } from './services.js';
 import { asHttpError, RequestGuards } from './request-guards.js';
 import { attachWebSocketServer } from './websocket-server.js';
@@ -88,11 +88,11 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     res.status(httpStatus).json(body);
   });
   // Prometheus text format; counts and latencies only, never a secret or an id.
-  const mayReadMetrics = metricsReadableWith(services.config.metricsToken);
+  const scrapeMetrics = metricsEndpoint(services.metrics, services.config.metricsToken);
   app.get('/metrics', async (req, res, next) => {
-    if (!mayReadMetrics(req.headers.authorization)) return void res.status(401).set(METRICS_REFUSED.headers).send(METRICS_REFUSED.body);
     try {
-      res.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+      const { httpStatus, headers, body } = await scrapeMetrics(req.headers.authorization);
+      res.status(httpStatus).set(headers).send(body);
     } catch (err) {
       next(err);
     }

@@ -10,23 +10,32 @@ import type { PostgresPubSub } from './pubsub.js';
 const KNOWN_ROUTES = ['/graphql', '/healthz', '/readyz', '/metrics', '/.well-known/jwks.json', '/auth/dev/sign-in', '/auth/oidc/login', '/auth/oidc/callback', '/auth/sign-out'];
 const routeLabel = (path: string) => KNOWN_ROUTES.find((route) => path === route) ?? (path.startsWith('/auth/') ? '/auth/*' : 'spa');
 
-/** What a refused scrape is told, on the API's port and a worker's alike. */
-export const METRICS_REFUSED = {
-  headers: { 'www-authenticate': 'Bearer realm="plaza-metrics"', 'content-type': 'text/plain; charset=utf-8' },
-  body: 'This Plaza requires METRICS_TOKEN for /metrics: send Authorization: Bearer <token>\n',
-};
+/** What GET /metrics answers, for either server to send. */
+export interface MetricsAnswer {
+  httpStatus: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 /**
- * Who may read /metrics. Without METRICS_TOKEN anyone (the contract's default: a scraper on the
- * internal network; only counts and latencies, never an id or a secret); with it, only a request
- * bearing that token, compared in constant time.
+ * GET /metrics, answered the same on the API's port and a worker's. Without METRICS_TOKEN anyone may
+ * read it (the contract's default: a scraper on the internal network; only counts and latencies,
+ * never an id or a secret); with it, only a request bearing that token, compared in constant time.
  */
-export function metricsReadableWith(token: string | undefined): (authorization: string | undefined) => boolean {
-  if (token === undefined) return () => true;
-  const expected = createHash('sha256').update(token).digest();
-  return (authorization) => {
-    const given = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : '';
-    return timingSafeEqual(createHash('sha256').update(given).digest(), expected);
+export function metricsEndpoint(metrics: PlazaMetrics, token: string | undefined): (authorization: string | undefined) => Promise<MetricsAnswer> {
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  const expected = token === undefined ? undefined : digest(token);
+  const refused: MetricsAnswer = {
+    httpStatus: 401,
+    headers: { 'www-authenticate': 'Bearer realm="plaza-metrics"', 'content-type': 'text/plain; charset=utf-8' },
+    body: 'This Plaza requires METRICS_TOKEN for /metrics: send Authorization: Bearer <token>\n',
+  };
+  return async (authorization) => {
+    if (expected !== undefined) {
+      const given = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : '';
+      if (!timingSafeEqual(digest(given), expected)) return refused;
+    }
+    return { httpStatus: 200, headers: { 'content-type': metrics.registry.contentType }, body: await metrics.registry.metrics() };
   };
 }
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { logger } from './logger.js';
-import { METRICS_REFUSED, metricsReadableWith } from './metrics.js';
+import { metricsEndpoint } from './metrics.js';
 import type { Services } from './services.js';
 
 /**
@@ -8,7 +8,7 @@ import type { Services } from './services.js';
  * GET /healthz, /readyz and /metrics on their own port, answering the same as the API's.
  */
 export async function startOpsServer(port: number, services: Services): Promise<{ close(): Promise<void> }> {
-  const mayReadMetrics = metricsReadableWith(services.config.metricsToken);
+  const scrapeMetrics = metricsEndpoint(services.metrics, services.config.metricsToken);
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = (req.url ?? '/').split('?', 1)[0];
@@ -18,8 +18,10 @@ export async function startOpsServer(port: number, services: Services): Promise<
         const { httpStatus, body } = await services.readiness.answer();
         return void res.writeHead(httpStatus, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       }
-      if (path === '/metrics' && !mayReadMetrics(req.headers.authorization)) return void res.writeHead(401, METRICS_REFUSED.headers).end(METRICS_REFUSED.body);
-      if (path === '/metrics') return void res.writeHead(200, { 'content-type': services.metrics.registry.contentType }).end(await services.metrics.registry.metrics());
+      if (path === '/metrics') {
+        const { httpStatus, headers, body } = await scrapeMetrics(req.headers.authorization);
+        return void res.writeHead(httpStatus, headers).end(body);
+      }
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
     })().catch((err: Error) => {
       logger.error({ err }, 'operations endpoint failed');

@@ -40,7 +40,8 @@ export function queryPreparedVariant<Row>(manager: EntityManager, prefix: string
   return queryPrepared<Row>(manager, name, text, values);
 }
 
-const columnLists = new Map<unknown, string>();
+/** Column lists by entity class and alias: built once, as the store page asks on every request. */
+const columnLists = new Map<EntityTarget<ObjectLiteral>, Map<string, string>>();
 
 /**
  * `alias."column" AS "property"` for each of an entity's columns, so the rows of a hand-written
@@ -48,11 +49,12 @@ const columnLists = new Map<unknown, string>();
  * already parsed each value by its type, and Plaza's entities use no column transformers.
  */
 export function entityColumns(db: DataSource, entity: EntityTarget<ObjectLiteral>, alias: string): string {
-  const key = `${db.getMetadata(entity).name}:${alias}`;
-  let list = columnLists.get(key);
+  let byAlias = columnLists.get(entity);
+  if (byAlias === undefined) columnLists.set(entity, (byAlias = new Map()));
+  let list = byAlias.get(alias);
   if (list === undefined) {
     list = db.getMetadata(entity).columns.map((column) => `${alias}."${column.databaseName}" AS "${column.propertyName}"`).join(', ');
-    columnLists.set(key, list);
+    byAlias.set(alias, list);
   }
   return list;
 }

@@ -116,13 +116,20 @@ const QUEUED_BY_APP = (alias: string) => `${alias}.next_attempt_at IS NOT NULL A
 const CLAIMABLE = (alias: string) => `${alias}.next_attempt_at <= clock_timestamp() + $7 * interval '1 millisecond'
             AND (${alias}.claim_expires_at IS NULL OR ${alias}.claim_expires_at < clock_timestamp())`;
 
-/** While no app is saturated here: the due index in time order; only in-flight rows are stepped over. */
+/**
+ * Claimable deliveries of apps not saturated here ($3), from the due index in time order: stepping over
+ * the in-flight rows and the saturated apps' due backlog. `gate` is a condition the whole walk depends
+ * on ('' for none), so a statement can hold this walk as the branch it does not take.
+ */
+const dueInTimeOrder = (gate: string) => `SELECT d.id, d.app_id, d.next_attempt_at FROM webhook_deliveries d
+          WHERE ${gate}${QUEUED} AND ${CLAIMABLE('d')}
+            AND NOT (d.app_id = ANY($3::text[]))
+          ORDER BY d.next_attempt_at
+          LIMIT $2 * 4`;
+
+/** While no app is saturated here: time order, where only in-flight rows are stepped over. */
 const CANDIDATES_IN_TIME_ORDER = `candidates AS (
-         SELECT id, app_id, next_attempt_at FROM webhook_deliveries d
-          WHERE ${QUEUED} AND ${CLAIMABLE('d')}
-            AND NOT (app_id = ANY($3::text[]))
-          ORDER BY next_attempt_at
-          LIMIT $2 * 4
+         ${dueInTimeOrder('')}
        )`;
 
 /**
@@ -171,11 +178,7 @@ const CANDIDATES_PER_OPEN_APP = `${APPS_WITH_QUEUED_WORK}, candidates AS (
           ORDER BY c.next_attempt_at
           LIMIT $2 * 4)
          UNION ALL
-         (SELECT d.id, d.app_id, d.next_attempt_at FROM webhook_deliveries d
-          WHERE NOT (SELECT chosen FROM per_app) AND ${QUEUED} AND ${CLAIMABLE('d')}
-            AND NOT (d.app_id = ANY($3::text[]))
-          ORDER BY d.next_attempt_at
-          LIMIT $2 * 4)
+         (${dueInTimeOrder('NOT (SELECT chosen FROM per_app) AND ')})
        )`;
 
 /**
@@ -237,11 +240,13 @@ export const CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS = claimStatement(CANDIDATE
 /** Milliseconds until a delivery of an app not in $1 can be claimed (claims ahead: $2 ms early). */
 const untilClaimable = (earliest: string) => `GREATEST(0, EXTRACT(EPOCH FROM (${earliest} - clock_timestamp())) * 1000 - $2)::float AS ms`;
 
-export const NEXT_DUE = `SELECT ${untilClaimable('next_attempt_at')}
-         FROM webhook_deliveries
-        WHERE ${QUEUED} AND (claim_expires_at IS NULL OR claim_expires_at < now())
+/** The earliest unclaimed delivery of an app not in $1, in time order; `gate` as in dueInTimeOrder. */
+const nextInTimeOrder = (gate: string) => `SELECT next_attempt_at FROM webhook_deliveries
+        WHERE ${gate}${QUEUED} AND (claim_expires_at IS NULL OR claim_expires_at < now())
           AND NOT (app_id = ANY($1::text[]))
         ORDER BY next_attempt_at LIMIT 1`;
+
+export const NEXT_DUE = `SELECT ${untilClaimable('next_attempt_at')} FROM (${nextInTimeOrder('')}) earliest`;
 
 /** As NEXT_DUE, app by app, so the saturated apps' backlogs are stepped over, not walked ($3 in the shared CTEs is $1 here). */
 export const NEXT_DUE_PAST_SATURATED_APPS = `WITH RECURSIVE ${APPS_WITH_QUEUED_WORK.replaceAll('$3', '$1')}, earliest AS (
@@ -253,10 +258,7 @@ export const NEXT_DUE_PAST_SATURATED_APPS = `WITH RECURSIVE ${APPS_WITH_QUEUED_W
            ) n
           WHERE (SELECT chosen FROM per_app))
          UNION ALL
-         (SELECT next_attempt_at FROM webhook_deliveries
-           WHERE NOT (SELECT chosen FROM per_app) AND ${QUEUED} AND (claim_expires_at IS NULL OR claim_expires_at < now())
-             AND NOT (app_id = ANY($1::text[]))
-           ORDER BY next_attempt_at LIMIT 1)
+         (${nextInTimeOrder('NOT (SELECT chosen FROM per_app) AND ')})
        )
        -- No row when nothing is queued, as from NEXT_DUE (GREATEST would turn an empty minimum into 0).
        SELECT ${untilClaimable('next_attempt_at')} FROM earliest WHERE next_attempt_at IS NOT NULL`;
