@@ -31,6 +31,33 @@ async function firstAttemptTo(plaza: TestPlaza, developer: GraphQLTestClient, ur
   return done.attempts[0];
 }
 
+describe('address classification', () => {
+  it.each([
+    ['2002:7f00:1::1', /6to4/],
+    ['2002:808:808::1', /6to4/], // the whole range, even around a public IPv4
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', /Teredo/],
+    ['64:ff9b:1::a00:5', /NAT64/],
+    ['64:ff9b::808:808', /NAT64/],
+    ['fec0::1', /site-local/],
+    ['feff:ffff::1', /site-local/],
+    ['::ffff:0:a00:1', /IPv4-translated/],
+    ['::7f00:1', /IPv4-compatible/],
+    ['::ffff:10.0.0.1', /mapped onto 10\.0\.0\.1, a private address/],
+    ['::ffff:a9fe:a9fe', /mapped onto 169\.254\.169\.254, a link-local/],
+    ['0.0.0.0', /reserved/],
+    ['255.255.255.255', /reserved/],
+    ['192.0.2.1', /reserved/],
+    ['2001:db8::1', /reserved/],
+    ['100::1', /reserved/],
+  ])('refuses %s', (address, words) => {
+    expect(blockedAddressReason(address)).toMatch(words);
+  });
+
+  it.each(['8.8.8.8', '1.1.1.1', '::ffff:8.8.8.8', '2606:4700:4700::1111', '2001:4860:4860::8888', '2a00:1450:4001:82b::200e'])('lets the public address %s through', (address) => {
+    expect(blockedAddressReason(address)).toBeUndefined();
+  });
+});
+
 describe('internal destinations', () => {
   const port = () => receiver.port;
   const spellings: [string, () => string][] = [
@@ -51,6 +78,12 @@ describe('internal destinations', () => {
     ['IPv4-mapped IPv6 loopback', () => `https://[::ffff:127.0.0.1]:${port()}/hook`],
     ['IPv6 unique local', () => 'https://[fd00::1]/hook'],
     ['IPv6 link-local', () => 'https://[fe80::1]/hook'],
+    ['6to4 (2002::/16)', () => 'https://[2002:7f00:1::1]/hook'],
+    ['Teredo (2001::/32)', () => 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook'],
+    ['NAT64 local-use (64:ff9b:1::/48)', () => 'https://[64:ff9b:1::a00:5]/hook'],
+    ['NAT64 well-known (64:ff9b::/96)', () => 'https://[64:ff9b::7f00:1]/hook'],
+    ['IPv6 site-local (fec0::/10)', () => 'https://[fec0::1]/hook'],
+    ['IPv4-compatible IPv6 loopback', () => `https://[::127.0.0.1]:${port()}/hook`],
   ];
   it.each(spellings)('refuses %s at attempt time, with a clear error, sending nothing', async (_name, url) => {
     const before = receiver.requests.length;

@@ -1,68 +1,58 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Destinations a webhook may never reach unless private URLs are allowed: anything that would let
  * an app developer make Plaza call into its own network. The WHATWG URL parser has already turned
  * decimal, octal and hex IPv4 spellings (http://2130706433/, http://0177.1/) into dotted form.
+ *
+ * Classified by ipaddr.js, which keeps the IANA special-purpose registries: only its `unicast`
+ * (ordinary public) addresses pass, so a range added there is refused here without a hand-kept list.
+ * Whole ranges that embed or tunnel to an IPv4 address (6to4 2002::/16, Teredo 2001::/32, NAT64
+ * 64:ff9b::/96 and 64:ff9b:1::/48, IPv4-translated ::ffff:0:0:0/96) are refused outright, whatever
+ * IPv4 they carry: a relay or translator can deliver them onto an internal network.
  */
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network", including 0.0.0.0
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, including 169.254.169.254 metadata
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved and broadcast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64 can map onto private IPv4
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+const RANGE_WORDS: Record<string, string> = {
+  unspecified: 'an unspecified (reserved, "this network") address',
+  broadcast: 'a broadcast (reserved) address',
+  multicast: 'a multicast (reserved) address',
+  linkLocal: 'a link-local address (cloud metadata lives here)',
+  loopback: 'a loopback address',
+  carrierGradeNat: 'a CGNAT (shared, private) address',
+  private: 'a private address',
+  uniqueLocal: 'a unique local (private) address',
+  deprecatedSiteLocal: 'a site-local (private, deprecated) address',
+  '6to4': 'a 6to4 address (reserved: it tunnels to an embedded IPv4 address)',
+  teredo: 'a Teredo address (reserved: it tunnels to an embedded IPv4 address)',
+  rfc6052: 'a NAT64 address (reserved: it is translated to an embedded IPv4 address)',
+  rfc6145: 'an IPv4-translated address (reserved: it is translated to an embedded IPv4 address)',
+  ipv4Compatible: 'an IPv4-compatible address (reserved, deprecated)',
+};
+
+/** ::/96, IPv4-compatible IPv6 (deprecated by RFC 4291); ipaddr.js files it under `unicast`. */
+const IPV4_COMPATIBLE: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('::'), 96];
+
+function rangeOf(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+  const range = address.range();
+  if (range === 'unicast' && address.kind() === 'ipv6' && address.match(IPV4_COMPATIBLE)) return 'ipv4Compatible';
+  return range;
 }
 
 const BLOCKED_HOSTNAMES = new Set(['localhost', 'metadata.google.internal', 'metadata', 'instance-data']);
 
-/** The IPv4 address hidden in an IPv4-mapped or -compatible IPv6 address (::ffff:127.0.0.1, ::ffff:7f00:1). */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^::(ffff:(0{1,4}:)?)?(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[3];
-  const hex = /^::(ffff:(0{1,4}:)?)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const high = parseInt(hex[3], 16);
-    const low = parseInt(hex[4], 16);
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  }
-  return undefined;
-}
-
 /** Why an IP address may not be a webhook destination, or undefined when it may. */
 export function blockedAddressReason(address: string): string | undefined {
-  const family = isIP(address);
-  if (family === 0) return `${address} is not an IP address`;
-  if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    if (v4) return blockedAddressReason(v4);
-    return blocked.check(address, 'ipv6') ? `${address} is a loopback, private, link-local or reserved address` : undefined;
+  if (isIP(address) === 0) return `${address} is not an IP address`;
+  let parsed = ipaddr.parse(address);
+  let mapped = '';
+  // ::ffff:a.b.c.d is how a dual-stack socket spells an IPv4 peer: it is judged as that IPv4 address.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+    mapped = ` mapped onto ${parsed.toString()},`;
   }
-  return blocked.check(address, 'ipv4') ? `${address} is a loopback, private, link-local, CGNAT, metadata or reserved address` : undefined;
+  const range = rangeOf(parsed);
+  if (range === 'unicast') return undefined;
+  return `${address} is${mapped} ${RANGE_WORDS[range] ?? `a reserved address (${range})`}`;
 }
 
 /**
