@@ -134,7 +134,9 @@ export class GuardedHttpClient {
     const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
     try {
       const response = await this.poolFor(options.caller).request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: options.method, headers: options.headers, body: options.body, signal: abort.signal });
-      const body = await readPrefix(response.body, options.maxBodyBytes);
+      // The answer is the status line: a receiver that then trickles its body still answered, so the
+      // deadline cuts the body read short instead of turning a delivered 2xx into a retried timeout.
+      const body = await readPrefix(response.body, options.maxBodyBytes, abort.signal);
       const statusCode = response.statusCode;
       const error = statusCode >= 200 && statusCode < 300 ? null : statusCode >= 300 && statusCode < 400 ? `HTTP ${statusCode}: redirects are not followed` : `HTTP ${statusCode}`;
       return { statusCode, headers: response.headers, body, error, durationMs: Math.round(performance.now() - started) };
@@ -158,17 +160,21 @@ export class GuardedHttpClient {
 
 /**
  * The first `limit` bytes of a body; the rest is dropped without reading it, so a huge response costs
- * nothing. Read by events rather than `for await`: an async iterator costs a few promises per
- * response, and the delivery engine reads thousands of responses a second.
+ * nothing. When `deadline` fires first, what arrived by then is the body. Read by events rather than
+ * `for await`: an async iterator costs a few promises per response, and the delivery engine reads
+ * thousands of responses a second.
  */
-function readPrefix(body: NodeJS.ReadableStream & { destroy(): void }, limit: number): Promise<Buffer> {
+function readPrefix(body: NodeJS.ReadableStream & { destroy(): void }, limit: number, deadline: AbortSignal): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const finish = () => {
+      deadline.removeEventListener('abort', finish);
       body.destroy();
       resolve(Buffer.concat(chunks, Math.min(size, limit)));
     };
+    if (deadline.aborted) return finish();
+    deadline.addEventListener('abort', finish, { once: true });
     body.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
@@ -176,6 +182,9 @@ function readPrefix(body: NodeJS.ReadableStream & { destroy(): void }, limit: nu
     });
     body.once('end', finish);
     body.once('error', (err) => {
+      // The deadline aborts the request, which errors the body: that is the cut, not a failure.
+      if (deadline.aborted) return finish();
+      deadline.removeEventListener('abort', finish);
       body.destroy();
       reject(err);
     });

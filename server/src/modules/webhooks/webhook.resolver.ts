@@ -11,7 +11,7 @@ import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { deliveryFromUpdate, type DeliveryUpdate } from './delivery-updates.js';
 import { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './webhook.types.js';
+import { AttemptOutcome, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './webhook.types.js';
 
 @ObjectType()
 export class WebhookDeliveryConnection extends ConnectionType(WebhookDelivery, 'WebhookDelivery') {}
@@ -116,6 +116,18 @@ export class DeliveryAttemptResolver {
   @FieldResolver(() => Boolean, { description: 'False while the attempt is in flight' })
   finished(@Root() attempt: DeliveryAttempt): boolean {
     return attempt.finished;
+  }
+
+  @FieldResolver(() => Date, { nullable: true, description: 'When the attempt ended (startedAt + durationMs); null while it is in flight' })
+  finishedAt(@Root() attempt: DeliveryAttempt): Date | null {
+    if (!attempt.finished) return null;
+    return new Date(attempt.startedAt.getTime() + (attempt.durationMsOrNull ?? 0));
+  }
+
+  @FieldResolver(() => AttemptOutcome, { description: 'IN_FLIGHT until an answer, a failure or the timeout; then SUCCEEDED (2xx) or FAILED' })
+  outcome(@Root() attempt: DeliveryAttempt): AttemptOutcome {
+    if (!attempt.finished) return AttemptOutcome.IN_FLIGHT;
+    return attempt.error === null ? AttemptOutcome.SUCCEEDED : AttemptOutcome.FAILED;
   }
 
   @FieldResolver(() => [WebhookHeader], { description: 'The request headers exactly as sent' })

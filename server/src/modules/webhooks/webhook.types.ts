@@ -20,7 +20,17 @@ export enum AttemptTrigger {
   SCHEDULED = 'SCHEDULED',
   MANUAL = 'MANUAL',
 }
+/** Where one attempt stands: its status code and error are null both while in flight and after a timeout. */
+export enum AttemptOutcome {
+  /** Sent, no answer yet (or the worker stopped and the attempt is not yet closed as interrupted). */
+  IN_FLIGHT = 'IN_FLIGHT',
+  /** A 2xx came back. */
+  SUCCEEDED = 'SUCCEEDED',
+  /** Anything else: non-2xx, timeout, connection failure, refused destination, interrupted. */
+  FAILED = 'FAILED',
+}
 registerEnumType(DeliveryStatus, { name: 'DeliveryStatus' });
+registerEnumType(AttemptOutcome, { name: 'AttemptOutcome' });
 registerEnumType(WebhookEventType, { name: 'WebhookEventType' });
 
 /** The `event` value on the wire (interface.md, Events), for each enum value. */
