@@ -129,6 +129,15 @@ describe('the first attempt', () => {
   });
 });
 
+/**
+ * Retries must never be early, never lost and never doubled; those hold on any machine. How punctual
+ * they are is a speed, measured by `pnpm bench` (3, retry fidelity), not asserted here. What a test can
+ * pin whatever the load is that a retry was started by its own schedule, not rescued later: a retry
+ * whose claim was lost would only be taken over when the lease ran out, and LATE_BOUND_MS is far below it.
+ */
+const RETRY_TEST_LEASE = '30s';
+const LATE_BOUND_MS = 10_000;
+
 describe('retries', () => {
   it('answer 500 then 200: exactly two attempts with the same delivery id, then SUCCEEDED', async () => {
     const receiver = await WebhookReceiver.start((_, i) => (i === 0 ? { status: 500, body: 'database down' } : { status: 200, body: 'thanks' }));
@@ -150,26 +159,26 @@ describe('retries', () => {
 
   it('always failing: six attempts at the configured offsets, then FAILED and visible in the log', async () => {
     const schedule = [200, 400, 600, 800, 1000];
-    const failing = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: schedule.map((ms) => `${ms}ms`).join(','), WEBHOOK_TIMEOUT: '1s', WEBHOOK_CLAIM_LEASE: '3s' });
+    const failing = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: schedule.map((ms) => `${ms}ms`).join(','), WEBHOOK_TIMEOUT: '1s', WEBHOOK_CLAIM_LEASE: RETRY_TEST_LEASE });
     const owner = await failing.signIn('failing@studio.test');
     const receiver = await WebhookReceiver.start(() => ({ status: 503, body: 'x'.repeat(5000) }));
     const app = await submitApp(owner, { webhookUrl: receiver.url() });
     const delivery = await emitEvent(failing, app.id);
-    const done = await waitForDelivery(owner, delivery.id, isFinal, 15_000);
+    const done = await waitForDelivery(owner, delivery.id, isFinal, 60_000);
     expect(done.status).toBe('FAILED');
     expect(done.attemptCount).toBe(6);
     expect(done.attempts).toHaveLength(6);
     // Only the first 1 KiB of a response is kept.
     expect(done.attempts[0].responseBodyExcerpt).toHaveLength(1024);
 
-    // Each retry is due `delay` after the previous attempt ended; allow 100 ms for scheduling on a busy machine.
-    const TOLERANCE_MS = 100;
+    // Each retry is due `delay` after the previous attempt ended: never before it, and never as late as a
+    // lost claim's lease (see RETRY_TEST_LEASE).
     for (let i = 1; i < 6; i++) {
       const previous = done.attempts[i - 1];
       const previousEnd = Date.parse(previous.startedAt) + previous.durationMs;
       const lateness = Date.parse(done.attempts[i].startedAt) - previousEnd - schedule[i - 1];
       expect(lateness, `attempt ${i + 1}`).toBeGreaterThanOrEqual(-5);
-      expect(lateness, `attempt ${i + 1}`).toBeLessThanOrEqual(TOLERANCE_MS);
+      expect(lateness, `attempt ${i + 1}`).toBeLessThan(LATE_BOUND_MS);
     }
     await new Promise((r) => setTimeout(r, 1500));
     expect(receiver.requests).toHaveLength(6);
@@ -179,19 +188,19 @@ describe('retries', () => {
       { appId: app.id },
     );
     expect(webhookDeliveries.edges.map((e: any) => e.node)).toEqual([{ id: delivery.id, status: 'FAILED', attemptCount: 6 }]);
-  });
+  }, 120_000);
 
   it('due within milliseconds (kept by the worker that saw the failure) or claimed ahead: never early, every attempt recorded once', async () => {
     // 20 and 30 ms fall within the claim-ahead window (the worker keeps the delivery); 250 ms is claimed ahead.
     const schedule = [20, 30, 250];
-    const quick = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: schedule.map((ms) => `${ms}ms`).join(','), WEBHOOK_TIMEOUT: '1s', WEBHOOK_CLAIM_LEASE: '3s' });
+    const quick = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: schedule.map((ms) => `${ms}ms`).join(','), WEBHOOK_TIMEOUT: '1s', WEBHOOK_CLAIM_LEASE: RETRY_TEST_LEASE });
     const owner = await quick.signIn('quick-retries@studio.test');
     const receiver = await WebhookReceiver.start(() => ({ status: 500, body: 'not yet' }));
     const app = await submitApp(owner, { webhookUrl: receiver.url() });
     const deliveries = [];
     for (let i = 0; i < 20; i++) deliveries.push(await emitEvent(quick, app.id));
     for (const { id } of deliveries) {
-      const done = await waitForDelivery(owner, id, isFinal, 10_000);
+      const done = await waitForDelivery(owner, id, isFinal, 60_000);
       expect(done.status).toBe('FAILED');
       expect(done.attempts.map((a: any) => [a.number, a.statusCode])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500]]);
       for (let i = 1; i < done.attempts.length; i++) {
@@ -199,12 +208,12 @@ describe('retries', () => {
         const due = Date.parse(previous.startedAt) + previous.durationMs + schedule[i - 1];
         const lateness = Date.parse(done.attempts[i].startedAt) - due;
         expect(lateness, `attempt ${i + 1} of ${id}`).toBeGreaterThanOrEqual(-2); // durations are stored in whole ms
-        expect(lateness, `attempt ${i + 1} of ${id}`).toBeLessThanOrEqual(100);
+        expect(lateness, `attempt ${i + 1} of ${id}`).toBeLessThan(LATE_BOUND_MS);
       }
     }
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests).toHaveLength(20 * 4);
-  });
+  }, 120_000);
 });
 
 describe('what counts as failure', () => {

@@ -22,6 +22,11 @@ afterAll(async () => {
 export class WebhookReceiver {
   readonly requests: ReceivedRequest[] = [];
   private readonly hanging = new Set<ServerResponse>();
+  /**
+   * The most requests this receiver has held unanswered at one moment (a 'hang' ends when the client
+   * gives up on it): what a sender keeps open at once, whatever the machine's speed.
+   */
+  mostHangingAtOnce = 0;
   private waiters: (() => void)[] = [];
 
   private constructor(private readonly server: Server, readonly port: number, public responder: Responder) {}
@@ -38,6 +43,8 @@ export class WebhookReceiver {
         const answer = receiver.responder(request, index);
         if (answer === 'hang') {
           receiver.hanging.add(res);
+          receiver.mostHangingAtOnce = Math.max(receiver.mostHangingAtOnce, receiver.hanging.size);
+          res.on('close', () => receiver.hanging.delete(res));
           return;
         }
         const respond = () => {
