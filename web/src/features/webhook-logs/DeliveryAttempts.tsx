@@ -14,14 +14,25 @@ export function DeliveryAttempts({ attempts }: { attempts: readonly Attempt[] })
             {t('webhooks.attemptHeading', { number: attempt.number, trigger: attempt.trigger === 'MANUAL' ? t('webhooks.trigger.MANUAL') : attempt.trigger === 'SCHEDULED' ? t('webhooks.trigger.SCHEDULED') : attempt.trigger })}
           </h3>
           <dl className="facts">
+            <dt>{t('webhooks.outcome')}</dt>
+            <dd data-testid={`attempt-${attempt.number}-outcome`}>{t(`webhooks.outcome.${attempt.outcome}`)}</dd>
             <dt>{t('webhooks.startedAt')}</dt>
             <dd>
               <time dateTime={attempt.startedAt}>{new Date(attempt.startedAt).toLocaleString()}</time>
             </dd>
+            {attempt.finishedAt && (
+              <>
+                <dt>{t('webhooks.finishedAt')}</dt>
+                <dd>
+                  <time dateTime={attempt.finishedAt}>{new Date(attempt.finishedAt).toLocaleString()}</time>
+                </dd>
+              </>
+            )}
             <dt>{t('webhooks.duration')}</dt>
-            <dd>{attempt.finished ? `${attempt.durationMs} ms` : t('webhooks.inFlight', { ms: attempt.durationMs })}</dd>
+            <dd>{attempt.outcome === 'IN_FLIGHT' ? t('webhooks.inFlight', { ms: attempt.durationMs }) : `${attempt.durationMs} ms`}</dd>
             <dt>{t('webhooks.statusCode')}</dt>
-            <dd>{attempt.statusCode ?? t('webhooks.noResponse')}</dd>
+            {/* Null means "no answer yet" while in flight, and "none came" only once the attempt ended. */}
+            <dd>{attempt.statusCode ?? (attempt.outcome === 'IN_FLIGHT' ? t('webhooks.awaitingResponse') : t('webhooks.noResponse'))}</dd>
             {attempt.url && (
               <>
                 <dt>{t('webhooks.url')}</dt>

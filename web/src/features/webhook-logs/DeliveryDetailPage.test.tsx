@@ -21,13 +21,25 @@ const attempt = (number: number, trigger: string, statusCode: number | null) => 
   responseBodyExcerpt: statusCode === 200 ? 'ok' : null,
   url: 'https://hooks.example.com/plaza',
   finished: true,
+  finishedAt: '2030-01-01T00:00:00.120Z',
+  outcome: statusCode === 200 ? 'SUCCEEDED' : 'FAILED',
   requestHeaders: [
     { __typename: 'WebhookHeader', name: 'X-Platform-Signature', value: 'sha256=abc123' },
     { __typename: 'WebhookHeader', name: 'X-Platform-Attempt', value: String(number) },
   ],
 });
 
-const detail = (status: string, attempts: ReturnType<typeof attempt>[]) => ({
+/** An attempt sent and not yet answered, as the server reports it while the receiver is silent. */
+const inFlight = (number: number) => ({
+  ...attempt(number, 'SCHEDULED', null),
+  durationMs: 25,
+  error: null,
+  finished: false,
+  finishedAt: null,
+  outcome: 'IN_FLIGHT',
+});
+
+const detail = (status: string, attempts: (ReturnType<typeof attempt> | ReturnType<typeof inFlight>)[]) => ({
   ...delivery('dlv_1', status, { attemptCount: attempts.length }),
   payload: PAYLOAD,
   attempts,
@@ -113,5 +125,29 @@ describe('webhook delivery detail', () => {
     expect(within(retry).getByText('503')).toBeTruthy();
     expect(screen.getByTestId('delivery-status').textContent).toMatch(/Retrying/);
     expect(calls.filter((call) => call.operationName === 'WebhookDelivery')).toHaveLength(2);
+  });
+
+  it('tells an attempt still in flight from one that ended without a response', async () => {
+    await screen.findByTestId('attempt-1');
+    expect(screen.getByTestId('attempt-1-outcome').textContent).toBe('Failed');
+
+    current = detail('RETRYING', [attempt(1, 'SCHEDULED', null), inFlight(2)]);
+    act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery('dlv_1', 'RETRYING', { attemptCount: 2 }) } } }));
+
+    const sending = await screen.findByTestId('attempt-2');
+    expect(screen.getByTestId('attempt-2-outcome').textContent).toBe('In progress');
+    expect(within(sending).getByText('Waiting for a response')).toBeTruthy();
+    expect(within(sending).getByText('in flight, 25 ms so far')).toBeTruthy();
+    expect(within(sending).queryByText('No response')).toBeNull();
+    expect(within(sending).queryByText('Finished')).toBeNull();
+
+    current = detail('RETRYING', [attempt(1, 'SCHEDULED', null), { ...attempt(2, 'SCHEDULED', null), error: 'timeout: no complete response within 10000 ms' }]);
+    act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery('dlv_1', 'RETRYING', { attemptCount: 2, updatedAt: '2030-01-01T00:00:11.000Z' }) } } }));
+
+    await screen.findByText('timeout: no complete response within 10000 ms');
+    const ended = screen.getByTestId('attempt-2');
+    expect(screen.getByTestId('attempt-2-outcome').textContent).toBe('Failed');
+    expect(within(ended).getByText('No response')).toBeTruthy();
+    expect(within(ended).getByText('Finished')).toBeTruthy();
   });
 });

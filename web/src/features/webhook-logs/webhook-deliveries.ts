@@ -95,6 +95,8 @@ export const WebhookDeliveryQuery = graphql(`
         responseBodyExcerpt
         url
         finished
+        finishedAt
+        outcome
         requestHeaders {
           name
           value
@@ -122,6 +124,8 @@ export const RedeliverWebhookMutation = graphql(`
         responseBodyExcerpt
         url
         finished
+        finishedAt
+        outcome
         requestHeaders {
           name
           value
