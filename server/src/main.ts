@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { logger } from './platform/logger.js';
 import { startPlaza } from './plaza.js';
-import { stopOnSignals } from './platform/shutdown.js';
+import { oneLine, stopOnSignals } from './platform/shutdown.js';
 
 let config: Config;
 try {
@@ -15,8 +15,9 @@ try {
   throw err;
 }
 
-const starting = startPlaza(config).catch((err: Error) => {
-  console.error(`Plaza cannot start: ${err.message}`);
+// startPlaza has stopped whatever it started by the time it rejects: one line, no stack, then exit.
+const starting = startPlaza(config).catch((err: unknown) => {
+  console.error(`Plaza cannot start: ${oneLine(err)}`);
   process.exit(1);
 });
 

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { connectDatabase } from './platform/database.js';
 import { readEmbeddedDatabaseUrl } from './platform/embedded-postgres.js';
-import { stopOnSignals } from './platform/shutdown.js';
+import { failOnStrayErrors, oneLine, stopOnSignals } from './platform/shutdown.js';
 import { PostgresPubSub } from './platform/pubsub.js';
 import { createServices } from './platform/services.js';
 import { startJobWorker } from './platform/job-worker.js';
@@ -29,23 +29,34 @@ if (!databaseUrl) {
   process.exit(1);
 }
 
-const starting = (async () => {
-  const db = await connectDatabase(databaseUrl, config.databasePoolSize);
-  const pubSub = await PostgresPubSub.connect(databaseUrl);
-  const services = createServices(config, db, pubSub);
-  const worker = await startJobWorker(config, databaseUrl, services);
-  const ops = config.workerHttpPort ? await startOpsServer(config.workerHttpPort, services) : undefined;
-  return {
-    stop: async () => {
-      await ops?.close();
-      await worker.stop();
-      await services.http.close();
-      await pubSub.close();
-      await db.destroy();
-    },
-  };
-})().catch((err: Error) => {
-  console.error(`Plaza worker cannot start: ${err.message}`);
+const starting = failOnStrayErrors(async () => {
+  // Each part is stopped again, newest first, if a later one fails to start.
+  const started: Array<() => unknown> = [];
+  try {
+    const db = await connectDatabase(databaseUrl, config.databasePoolSize);
+    started.push(() => db.destroy());
+    const pubSub = await PostgresPubSub.connect(databaseUrl);
+    started.push(() => pubSub.close());
+    const services = createServices(config, db, pubSub);
+    started.push(() => services.http.close());
+    const worker = await startJobWorker(config, databaseUrl, services);
+    started.push(() => worker.stop());
+    const ops = config.workerHttpPort ? await startOpsServer(config.workerHttpPort, services) : undefined;
+    return {
+      stop: async () => {
+        await ops?.close();
+        await worker.stop();
+        await services.http.close();
+        await pubSub.close();
+        await db.destroy();
+      },
+    };
+  } catch (err) {
+    for (const stop of started.reverse()) await Promise.resolve().then(stop).catch(() => undefined);
+    throw err;
+  }
+}).catch((err: unknown) => {
+  console.error(`Plaza worker cannot start: ${oneLine(err)}`);
   process.exit(1);
 });
 

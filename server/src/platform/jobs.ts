@@ -8,6 +8,9 @@ import { whileHoldingSchemaLock } from './startup-lock.js';
 /** Agenda holds a job this long without a sign of life before another worker takes it over. */
 export const JOB_LOCK_LIFETIME_MS = 60_000;
 
+/** How long a MongoDB job store may take to answer before start-up (or an operation) gives up. */
+const MONGODB_CONNECT_TIMEOUT_MS = 10_000;
+
 export interface JobRuntime {
   agenda: Agenda;
   /** Resolves when the job store answers (readiness). */
@@ -28,7 +31,13 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
     // Untested in CI: no MongoDB server can be installed on these machines (see README), so neither
     // this store nor its readiness ping runs there. Our own client, so readiness can ping it.
     const [{ MongoBackend }, { MongoClient }] = await Promise.all([import('@agendajs/mongo-backend'), import('mongodb')]);
-    const mongo = new MongoClient(config.mongodbUrl!);
+    const mongo = new MongoClient(config.mongodbUrl!, { serverSelectionTimeoutMS: MONGODB_CONNECT_TIMEOUT_MS });
+    // Connected here, and awaited: Agenda connects its backend without a catch, and an unreachable
+    // server would otherwise surface as an unhandled rejection that kills the process mid-start.
+    await mongo.connect().catch(async (err: Error) => {
+      await mongo.close().catch(() => undefined);
+      throw new Error(`the MongoDB job store at ${config.mongodbUrl!.replace(/\/\/[^@/]*@/, '//***@')} cannot be reached (JOBS_BACKEND=mongodb): ${err.message}`);
+    });
     backend = new MongoBackend({ mongo: mongo.db(), collection: 'plaza_jobs', ensureIndex: true });
     ping = () => mongo.db().command({ ping: 1 });
     closeStore = () => mongo.close();
@@ -69,6 +78,7 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
     }
   } else {
     agenda = createAgenda();
+    await agenda.ready;
   }
   agenda.on('error', (err: Error) => logger.error({ err }, 'job runtime error'));
   return {

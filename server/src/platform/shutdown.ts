@@ -29,3 +29,28 @@ export function stopOnSignals(processName: string, started: Promise<{ stop(): Pr
     });
   }
 }
+
+/**
+ * Runs a start-up step, failing it as well when something it set going fails out of band meanwhile (an
+ * unhandled rejection or uncaught exception: e.g. a library's connect promise nobody awaits), so the
+ * caller can stop what it started and report one line, instead of the process dying with a stack and
+ * leaving its embedded PostgreSQL running.
+ */
+export async function failOnStrayErrors<T>(step: () => Promise<T>): Promise<T> {
+  let fail!: (err: unknown) => void;
+  const stray = new Promise<never>((_, reject) => (fail = reject));
+  process.on('unhandledRejection', fail);
+  process.on('uncaughtException', fail);
+  try {
+    return await Promise.race([step(), stray]);
+  } finally {
+    process.off('unhandledRejection', fail);
+    process.off('uncaughtException', fail);
+  }
+}
+
+/** An error as one line for a boot failure: its message, whitespace folded, without a stack. */
+export function oneLine(err: unknown): string {
+  const message = err instanceof Error ? err.message || err.name : String(err);
+  return message.replace(/\s+/g, ' ').trim();
+}
