@@ -3,10 +3,16 @@ import { badInput } from './errors.js';
 
 @ObjectType()
 export class PageInfo {
-  @Field()
+  @Field({ description: 'More items follow this page (in the list\'s order); with `before`, the items from that cursor on' })
   hasNextPage: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field({ description: 'Items come before this page; with `after`, the items up to that cursor' })
+  hasPreviousPage: boolean;
+
+  @Field(() => String, { nullable: true, description: 'Cursor of the first item of this page; pass as `before` for the page before it' })
+  startCursor: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Cursor of the last item of this page; pass as `after` for the page after it' })
   endCursor: string | null;
 }
 
@@ -44,10 +50,46 @@ export function ConnectionType<T extends object>(NodeType: ClassType<T>, name: s
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-export function pageSize(first: number | undefined | null): number {
+export function pageSize(first: number | undefined | null, field: 'first' | 'last' = 'first'): number {
   if (first === undefined || first === null) return DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) throw badInput('first', `first must be between 1 and ${MAX_PAGE_SIZE}`);
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) throw badInput(field, `${field} must be between 1 and ${MAX_PAGE_SIZE}`);
   return first;
+}
+
+/** Relay paging arguments: `first`/`after` page forward through a list in its order, `last`/`before` backward. */
+export interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+/**
+ * What a list asks its store for: `limit + 1` rows past `after` and before `before`, in the list's
+ * order, or (when `backward`) in the reverse order, starting next to `before`.
+ */
+export interface Page {
+  limit: number;
+  backward: boolean;
+  after: (string | number)[] | undefined;
+  before: (string | number)[] | undefined;
+}
+
+/**
+ * Reads the paging arguments of a list whose cursors hold `shape`. `last`, or `before` without
+ * `first`, pages backward; asking for both ends at once has no single meaning, so it is refused.
+ */
+export function readPage(args: PageArgs, shape: ('string' | 'number')[]): Page {
+  const hasFirst = args.first !== undefined && args.first !== null;
+  const hasLast = args.last !== undefined && args.last !== null;
+  if (hasFirst && hasLast) throw badInput('last', 'Give first (with after) to page forward or last (with before) to page backward, not both');
+  const backward = hasLast || (!hasFirst && args.before !== undefined && args.before !== null);
+  return {
+    limit: backward ? pageSize(args.last, 'last') : pageSize(args.first),
+    backward,
+    after: decodeCursor(args.after, shape),
+    before: decodeCursor(args.before, shape, 'before'),
+  };
 }
 
 /** Cursors are opaque to clients: base64url of the keyset values of the last row seen. */
@@ -55,7 +97,7 @@ export function encodeCursor(values: (string | number)[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined | null, shape: ('string' | 'number')[]): (string | number)[] | undefined {
+export function decodeCursor(cursor: string | undefined | null, shape: ('string' | 'number')[], field: 'after' | 'before' = 'after'): (string | number)[] | undefined {
   if (cursor === undefined || cursor === null) return undefined;
   try {
     const values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -65,12 +107,26 @@ export function decodeCursor(cursor: string | undefined | null, shape: ('string'
   } catch {
     /* reported below */
   }
-  throw badInput('after', 'after is not a cursor this list gave out');
+  throw badInput(field, `${field} is not a cursor this list gave out`);
 }
 
-/** Builds a page from `limit + 1` fetched rows: the extra row only says whether there is a next page. */
-export function toConnection<T>(rows: T[], limit: number, cursorOf: (row: T) => (string | number)[]): Connection<T> {
-  const page = rows.slice(0, limit);
-  const edges = page.map((node) => ({ node, cursor: encodeCursor(cursorOf(node)) }));
-  return { edges, pageInfo: { hasNextPage: rows.length > limit, endCursor: edges.at(-1)?.cursor ?? null } };
+/**
+ * Builds a page from `limit + 1` fetched rows (in reverse order when paging backward): the extra row
+ * only says whether the list goes on in the direction of travel. Behind the direction of travel, a
+ * cursor given means there are items: the ones up to it, which the client has already seen.
+ */
+export function toConnection<T>(rows: T[], { limit, backward, after, before }: Page, cursorOf: (row: T) => (string | number)[]): Connection<T> {
+  const more = rows.length > limit;
+  const nodes = rows.slice(0, limit);
+  if (backward) nodes.reverse();
+  const edges = nodes.map((node) => ({ node, cursor: encodeCursor(cursorOf(node)) }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: (!backward && more) || before !== undefined,
+      hasPreviousPage: (backward && more) || after !== undefined,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
 }

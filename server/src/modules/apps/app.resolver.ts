@@ -54,8 +54,10 @@ export class AppResolver {
     @Arg('search', () => String, { nullable: true }) search?: string | null,
     @Arg('first', () => Int, { nullable: true }) first?: number | null,
     @Arg('after', () => String, { nullable: true }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true }) last?: number | null,
+    @Arg('before', () => String, { nullable: true }) before?: string | null,
   ): Promise<AppConnection> {
-    return services.apps.store({ category, search, first, after });
+    return services.apps.store({ category, search, first, after, last, before });
   }
 
   @Authorized('REVIEWER')
@@ -64,8 +66,10 @@ export class AppResolver {
     @Ctx() { services }: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number | null,
     @Arg('after', () => String, { nullable: true }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true }) last?: number | null,
+    @Arg('before', () => String, { nullable: true }) before?: string | null,
   ): Promise<AppConnection> {
-    return services.apps.reviewQueue({ first, after });
+    return services.apps.reviewQueue({ first, after, last, before });
   }
 
   @Authorized()

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import { badInput, forbidden, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
-import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
+import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import type { Principal } from '../identity/principal.js';
 import type { SecretsService } from '../secrets/secrets.service.js';
 import type { PreCheckService } from '../review/pre-checks/pre-checks.service.js';
@@ -31,9 +31,9 @@ const CURSOR_TIME_MIN = Date.parse('0001-01-01T00:00:00.000Z');
 const CURSOR_TIME_MAX = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** The time in a list cursor, exactly as toISOString wrote it; anything else was never given out and would fail the query. */
-function cursorTime(value: string | number): string {
+function cursorTime(value: string | number, field: 'after' | 'before' = 'after'): string {
   const ms = typeof value === 'string' ? Date.parse(value) : NaN;
-  if (!(ms >= CURSOR_TIME_MIN && ms <= CURSOR_TIME_MAX) || new Date(ms).toISOString() !== value) throw badInput('after', 'after is not a cursor this list gave out');
+  if (!(ms >= CURSOR_TIME_MIN && ms <= CURSOR_TIME_MAX) || new Date(ms).toISOString() !== value) throw badInput(field, `${field} is not a cursor this list gave out`);
   return value;
 }
 
@@ -142,9 +142,8 @@ export class AppService {
   }
 
   /** Approved apps as listed (their last approved version), newest listing first. */
-  async store(args: { category?: string | null; search?: string | null; first?: number | null; after?: string | null }): Promise<Connection<App>> {
-    const limit = pageSize(args.first);
-    const after = decodeCursor(args.after, ['string', 'string']);
+  async store(args: { category?: string | null; search?: string | null } & PageArgs): Promise<Connection<App>> {
+    const page = readPage(args, ['string', 'string']);
     const where = ['a.published_listing IS NOT NULL'];
     const params: unknown[] = [];
     const param = (value: unknown) => `$${params.push(value)}`;
@@ -157,25 +156,30 @@ export class AppService {
       const pattern = param(`%${args.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
       where.push(`(a.published_listing->>'name' ILIKE ${pattern} OR a.published_listing->>'shortDescription' ILIKE ${pattern})`);
     }
+    const { after, before } = page;
     if (after) where.push(`(a.listed_at, a.id) < (${param(cursorTime(after[0]))}::timestamptz, ${param(after[1])})`);
+    if (before) where.push(`(a.listed_at, a.id) > (${param(cursorTime(before[0], 'before'))}::timestamptz, ${param(before[1])})`);
+    const order = page.backward ? 'ASC' : 'DESC';
     // The busiest public read: prepared, not built by the query builder (which cost more than the query).
     const rows = await queryPreparedVariant<App>(
       this.db.manager,
       'plaza_store_page',
-      `SELECT ${entityColumns(this.db, App, 'a')} FROM apps a WHERE ${where.join(' AND ')} ORDER BY a.listed_at DESC, a.id DESC LIMIT ${param(limit + 1)}`,
+      `SELECT ${entityColumns(this.db, App, 'a')} FROM apps a WHERE ${where.join(' AND ')} ORDER BY a.listed_at ${order}, a.id ${order} LIMIT ${param(page.limit + 1)}`,
       params,
     );
     const listed = rows.map((row) => viewOf(Object.assign(new App(), row), null)!);
-    return toConnection(listed, limit, (app) => [app.listedAt!.toISOString(), app.id]);
+    return toConnection(listed, page, (app) => [app.listedAt!.toISOString(), app.id]);
   }
 
   /** Apps waiting for review, oldest submission first. */
-  async reviewQueue(args: { first?: number | null; after?: string | null }): Promise<Connection<App>> {
-    const limit = pageSize(args.first);
-    const after = decodeCursor(args.after, ['string', 'string']);
+  async reviewQueue(args: PageArgs): Promise<Connection<App>> {
+    const page = readPage(args, ['string', 'string']);
+    const { after, before } = page;
     const query = this.db.getRepository(App).createQueryBuilder('a').where('a.status = :status', { status: AppStatus.PENDING_REVIEW });
     if (after) query.andWhere('(a.submitted_at, a.id) > (:submittedAt::timestamptz, :id)', { submittedAt: cursorTime(after[0]), id: after[1] });
-    const rows = await query.orderBy('a.submitted_at', 'ASC').addOrderBy('a.id', 'ASC').take(limit + 1).getMany();
-    return toConnection(rows, limit, (app) => [app.submittedAt.toISOString(), app.id]);
+    if (before) query.andWhere('(a.submitted_at, a.id) < (:beforeSubmittedAt::timestamptz, :beforeId)', { beforeSubmittedAt: cursorTime(before[0], 'before'), beforeId: before[1] });
+    const order = page.backward ? 'DESC' : 'ASC';
+    const rows = await query.orderBy('a.submitted_at', order).addOrderBy('a.id', order).take(page.limit + 1).getMany();
+    return toConnection(rows, page, (app) => [app.submittedAt.toISOString(), app.id]);
   }
 }

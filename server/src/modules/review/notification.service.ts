@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../../platform/ids.js';
 import { notFound } from '../../platform/errors.js';
-import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
+import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { Notification } from './notification.entity.js';
 
@@ -17,13 +17,13 @@ export class NotificationService {
   }
 
   /** Newest first. */
-  async list(userId: string, args: { first?: number | null; after?: string | null }): Promise<Connection<Notification>> {
-    const limit = pageSize(args.first);
-    const after = decodeCursor(args.after, ['string']);
+  async list(userId: string, args: PageArgs): Promise<Connection<Notification>> {
+    const page = readPage(args, ['string']);
     const query = this.db.getRepository(Notification).createQueryBuilder('n').where('n.user_id = :userId', { userId });
-    if (after) query.andWhere('n.id < :after', { after: after[0] });
-    const rows = await query.orderBy('n.id', 'DESC').take(limit + 1).getMany();
-    return toConnection(rows, limit, (n) => [n.id]);
+    if (page.after) query.andWhere('n.id < :after', { after: page.after[0] });
+    if (page.before) query.andWhere('n.id > :before', { before: page.before[0] });
+    const rows = await query.orderBy('n.id', page.backward ? 'ASC' : 'DESC').take(page.limit + 1).getMany();
+    return toConnection(rows, page, (n) => [n.id]);
   }
 
   async markRead(userId: string, id: string): Promise<Notification> {

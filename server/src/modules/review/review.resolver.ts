@@ -23,8 +23,10 @@ export class ReviewResolver {
     @Ctx() context: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number | null,
     @Arg('after', () => String, { nullable: true }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true }) last?: number | null,
+    @Arg('before', () => String, { nullable: true }) before?: string | null,
   ): Promise<NotificationConnection> {
-    return context.services.notifications.list(requirePrincipal(context).userId, { first, after });
+    return context.services.notifications.list(requirePrincipal(context).userId, { first, after, last, before });
   }
 
   @Authorized()

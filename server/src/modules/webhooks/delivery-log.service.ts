@@ -1,7 +1,7 @@
 import { encodeTime } from 'ulid';
 import { In, type DataSource } from 'typeorm';
 import { badInput, notFound } from '../../platform/errors.js';
-import { decodeCursor, pageSize, toConnection, type Connection } from '../../platform/connection.js';
+import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import { batchByTick } from '../../platform/batch-by-tick.js';
 import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
 import type { Principal } from '../identity/principal.js';
@@ -58,9 +58,8 @@ export class DeliveryLogService {
   }
 
   /** Newest first, keyset-paged on the delivery id, so pages stay stable while new deliveries arrive. */
-  async list(principal: Principal, filter: WebhookDeliveryFilter = {}, args: { first?: number | null; after?: string | null }): Promise<Connection<WebhookDelivery>> {
-    const limit = pageSize(args.first);
-    const after = decodeCursor(args.after, ['string'])?.[0] as string | undefined;
+  async list(principal: Principal, filter: WebhookDeliveryFilter = {}, args: PageArgs): Promise<Connection<WebhookDelivery>> {
+    const page = readPage(args, ['string']);
     if (filter.since && filter.until && filter.since > filter.until) throw badInput('until', 'until must not be before since');
 
     const readable = await this.readableAppIds(principal);
@@ -69,10 +68,10 @@ export class DeliveryLogService {
     const param = (value: unknown) => `$${params.push(value)}`;
     if (filter.appId) {
       // Another developer's app reads as empty, revealing nothing about it.
-      if (readable && !readable.includes(filter.appId)) return toConnection([], limit, () => []);
+      if (readable && !readable.includes(filter.appId)) return toConnection([], page, () => []);
       where.push(`d.app_id = ${param(filter.appId)}`);
     } else if (readable) {
-      if (readable.length === 0) return toConnection([], limit, () => []);
+      if (readable.length === 0) return toConnection([], page, () => []);
       where.push(`d.app_id = ANY(${param(readable)}::text[])`);
     }
     if (filter.status) where.push(`d.status = ${param(filter.status)}`);
@@ -80,7 +79,8 @@ export class DeliveryLogService {
     if (filter.purchaseId) where.push(`d.purchase_id = ${param(filter.purchaseId)}`);
     if (filter.since) where.push(`d.id >= ${param(idAtTime(filter.since.getTime()))}`);
     if (filter.until) where.push(`d.id < ${param(idAtTime(filter.until.getTime() + 1))}`);
-    if (after) where.push(`d.id < ${param(after)}`);
+    if (page.after) where.push(`d.id < ${param(page.after[0])}`);
+    if (page.before) where.push(`d.id > ${param(page.before[0])}`);
 
     // PostgreSQL plans this afresh on every call (a generic plan cannot know how many rows each app has),
     // so the body is one key probe per row of the page rather than a join: the same work, a third less planning.
@@ -89,10 +89,10 @@ export class DeliveryLogService {
       'plaza_log_page',
       `SELECT d.*, (SELECT e.payload FROM webhook_events e WHERE e.id = d.event_id) AS payload FROM webhook_deliveries d
         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY d.id DESC LIMIT ${param(limit + 1)}`,
+        ORDER BY d.id ${page.backward ? 'ASC' : 'DESC'} LIMIT ${param(page.limit + 1)}`,
       params,
     );
-    return toConnection(rows.map(toDelivery), limit, (d) => [d.id]);
+    return toConnection(rows.map(toDelivery), page, (d) => [d.id]);
   }
 
   async get(principal: Principal, id: string): Promise<WebhookDelivery | null> {

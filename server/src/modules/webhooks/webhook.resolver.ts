@@ -39,8 +39,10 @@ export class WebhookResolver {
     @Arg('filter', () => WebhookDeliveryFilter, { nullable: true }) filter?: WebhookDeliveryFilter | null,
     @Arg('first', () => Int, { nullable: true }) first?: number | null,
     @Arg('after', () => String, { nullable: true }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true }) last?: number | null,
+    @Arg('before', () => String, { nullable: true }) before?: string | null,
   ): Promise<WebhookDeliveryConnection> {
-    return context.services.deliveryLog.list(requirePrincipal(context), filter ?? {}, { first, after });
+    return context.services.deliveryLog.list(requirePrincipal(context), filter ?? {}, { first, after, last, before });
   }
 
   @Authorized(tokenScope('deliveries:read'))
