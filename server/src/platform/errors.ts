@@ -64,13 +64,40 @@ function fieldFromCoercionMessage(message: string): string | undefined {
   return at?.[1];
 }
 
+/**
+ * Codes graphql-js, Apollo Server and the graphql-ws prelude give to a request the caller got wrong
+ * (its document, operation name or variables); all of them answer the contract's BAD_USER_INPUT.
+ */
+const CLIENT_DOCUMENT_CODES = new Set(['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE']);
+/** Apollo's code for an automatic persisted query hash it does not know; APQ clients expect it verbatim. */
+export const PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
+
+/**
+ * Apollo refuses some requests (a persisted query hash that does not match its query, say) with a 4xx
+ * status and no code, which its formatting then fills in as INTERNAL_SERVER_ERROR.
+ */
+function isUncodedClientError(error: unknown): boolean {
+  if (!(error instanceof GraphQLError) || error.extensions.code !== undefined) return false;
+  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
+/**
+ * A client's mistake is worth a line for whoever debugs that client, not an alarm: info level, no
+ * stack, and no message (a variable's value, which could be a secret, is quoted in it).
+ */
+function logClientError(log: UnexpectedErrorLog, given: unknown, answered: Record<string, unknown> = {}): void {
+  log?.info({ ...answered, clientError: given ?? 'BAD_REQUEST' }, 'client error in a GraphQL operation');
+}
+
 /** Where formatError reports an unexpected error: a logger (the request's, so the line carries its id), or nowhere. */
 export type UnexpectedErrorLog = Logger | null;
 
 /**
  * The single place where errors become what clients see: contract codes, the offending field for
  * bad input, and nothing internal. Unexpected errors are masked and logged with their stack to `log`
- * (null: the caller logs them itself, as the HTTP server does with the request's own logger).
+ * (null: the caller logs them itself, as the HTTP server does with the request's own logger); a
+ * client's malformed request is logged there at info, as what it is.
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown, log: UnexpectedErrorLog = logger): GraphQLFormattedError {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
@@ -87,13 +114,20 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
     };
   }
   const code = formatted.extensions?.code;
-  if (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_REQUEST' || code === 'PERSISTED_QUERY_NOT_SUPPORTED' || code === 'OPERATION_RESOLUTION_FAILURE') {
+  if (code === PERSISTED_QUERY_NOT_FOUND) {
+    // Apollo's APQ protocol: clients that sent only a hash retry with the full query on exactly this code and message.
+    logClientError(log, code, { code });
+    return { message: formatted.message, extensions: { code } };
+  }
+  if (CLIENT_DOCUMENT_CODES.has(code as string) || isUncodedClientError(error)) {
     // Malformed documents and variables are the caller's input too; keep the message graphql-js wrote.
     const given = formatted.extensions?.field;
     const field = typeof given === 'string' ? given : fieldFromCoercionMessage(formatted.message);
     // Plaza's own limits (depth, aliases, cost) say which one with a reason.
     const reason = formatted.extensions?.reason;
-    return { message: formatted.message, locations: formatted.locations, extensions: { code: ErrorCode.BAD_USER_INPUT, ...(field ? { field } : {}), ...(typeof reason === 'string' ? { reason } : {}) } };
+    const extensions = { code: ErrorCode.BAD_USER_INPUT, ...(field ? { field } : {}), ...(typeof reason === 'string' ? { reason } : {}) };
+    logClientError(log, code, extensions);
+    return { message: formatted.message, locations: formatted.locations, extensions };
   }
   if (typeof code === 'string' && code in ErrorCode && code !== ErrorCode.INTERNAL_SERVER_ERROR) {
     // Errors raised before execution (a bad credential, a rate limit, a cost limit) arrive as plain

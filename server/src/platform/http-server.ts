@@ -11,7 +11,7 @@ import { authRoutes } from '../modules/identity/dev-sign-in.routes.js';
 import { oidcRoutes } from '../modules/identity/oidc.routes.js';
 import { requestCredential } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from './context.js';
-import { formatError, PlazaError } from './errors.js';
+import { ErrorCode, formatError, PlazaError } from './errors.js';
 import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
 import { requestLog, requestLogger } from './request-log.js';
 import { logger } from './logger.js';
@@ -67,7 +67,9 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       // Checks that need the variables (`first: $n`, strings with NUL), once they are known, before anything runs.
       {
         requestDidStart: async () => ({
-          didResolveOperation: async ({ document, request }) => {
+          didResolveOperation: async ({ document, request, operation }) => {
+            // Executed over HTTP, a subscription's resolvers would run without the event they resolve.
+            if (operation?.operation === 'subscription') throw asHttpError(new PlazaError(ErrorCode.BAD_USER_INPUT, 'Subscriptions are served over WebSocket at /graphql (graphql-ws), not over HTTP'));
             try {
               assertOperationWithinLimits(schema, document, request.variables, request.operationName);
             } catch (err) {

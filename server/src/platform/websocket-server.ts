@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { CloseCode } from 'graphql-ws';
+import { getOperationAST, getVariableValues, GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { CloseCode, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config.js';
@@ -66,6 +66,45 @@ function endWithCredential(socket: WebSocket, principal: Principal, services: Se
   };
 }
 
+/** A request error with the code Apollo Server gives the same mistake over HTTP, so formatError answers both alike. */
+function coded(error: GraphQLError, code: string, message = error.message): GraphQLError {
+  return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, originalError: error.originalError ?? error, extensions: { ...error.extensions, code } });
+}
+
+/**
+ * The steps Apollo Server takes before executing an HTTP request, in its order and with its codes and
+ * messages: parse, validate, pick the operation, Plaza's limits, coerce the variables. graphql-ws's own
+ * steps give uncoded errors, which read as server faults. Returns what graphql-ws then executes.
+ */
+function prepareOperation(
+  schema: GraphQLSchema,
+  execution: ReturnType<typeof sharedSubscriptionExecution>,
+  payload: SubscribePayload,
+  { hideSuggestions }: { hideSuggestions: boolean },
+): ExecutionArgs | readonly GraphQLError[] {
+  let document: DocumentNode;
+  try {
+    document = execution.parse(payload.query);
+  } catch (err) {
+    if (err instanceof GraphQLError) return [coded(err, 'GRAPHQL_PARSE_FAILED')];
+    throw err;
+  }
+  const invalid = execution.validate(schema, document);
+  // As Apollo's hideSchemaDetailsFromClientErrors: no "Did you mean …?" mapping the schema in production.
+  if (invalid.length) return invalid.map((error) => coded(error, 'GRAPHQL_VALIDATION_FAILED', hideSuggestions ? error.message.replace(/ ?Did you mean(.+?)\?$/, '') : error.message));
+  const operationName = payload.operationName ?? undefined;
+  const operation = getOperationAST(document, operationName);
+  if (!operation) {
+    const message = operationName ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.';
+    return [new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })];
+  }
+  const variables = payload.variables ?? undefined;
+  assertOperationWithinLimits(schema, document, variables, operationName);
+  const coercion = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 50 });
+  if (coercion.errors) return coercion.errors.map((error) => coded(error, 'BAD_USER_INPUT'));
+  return { schema, document, operationName, variableValues: variables };
+}
+
 /** graphql-ws on /graphql: authenticated in onConnect, the same limits as over HTTP, live only while the credential is. */
 export function attachWebSocketServer(server: Server, schema: GraphQLSchema, services: Services, guards: RequestGuards) {
   const wsServer = new WebSocketServer({
@@ -104,17 +143,16 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
           throw err;
         }
       },
-      // Each operation on a socket counts like a request, and is priced like one over HTTP.
+      // Each operation on a socket counts like a request, and is checked and priced like one over HTTP.
       onSubscribe: (ctx, _id, payload) => {
         const context = ctx.extra.context!;
         try {
           guards.admit(context.principal, context.ipAddress, { countAddress: true });
-          assertOperationWithinLimits(schema, execution.parse(payload.query), payload.variables ?? undefined, payload.operationName);
+          return prepareOperation(schema, execution, payload, { hideSuggestions: services.config.production });
         } catch (err) {
           if (err instanceof GraphQLError) return [err];
           throw err;
         }
-        return undefined;
       },
       context: (ctx) => ctx.extra.context!,
       // The same error shapes as over HTTP (contract codes, the field at fault, nothing internal).
