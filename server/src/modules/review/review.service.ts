@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { badInput, conflict, notFound } from '../../platform/errors.js';
+import { badInput, conflict, forbidden, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
 import { App } from '../apps/app.entity.js';
@@ -33,6 +33,8 @@ export class ReviewService {
     const { decision, app } = await this.db.transaction(async (manager) => {
       const app = await manager.getRepository(App).createQueryBuilder('a').setLock('pessimistic_write').where('a.id = :id', { id: input.appId }).getOne();
       if (!app) throw notFound('App');
+      // Four eyes: nobody vouches for their own work, admins included.
+      if (app.ownerId === reviewer.userId) throw forbidden('You cannot decide the review of your own app; another reviewer must decide it');
       if (app.status !== AppStatus.PENDING_REVIEW) throw conflict(`This app is ${app.status}; only apps pending review can be decided`);
       if (input.revision !== undefined && input.revision !== null && input.revision !== app.revision) {
         throw conflict(`The developer changed this app (revision ${app.revision}) after you opened revision ${input.revision}; review it again`);

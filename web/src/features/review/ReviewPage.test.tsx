@@ -6,10 +6,13 @@ import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../te
 import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
 import { ReviewPage } from './ReviewPage';
 
-function appUnderReview(revision: number) {
+const REVIEWER = { __typename: 'Viewer', id: 'reviewer-1' };
+
+function appUnderReview(revision: number, ownerId = 'dev-1') {
   return {
     __typename: 'App',
     id: 'app-1',
+    ownerId,
     name: 'Quiz Time',
     shortDescription: 'Daily trivia',
     iconUrl: 'https://quiz.example/icon.png',
@@ -57,7 +60,7 @@ afterEach(() => cleanup());
 
 async function renderReview(answers: Parameters<typeof graphqlResponder>[0] = {}, revision = 7) {
   calls = [];
-  server.respondWith(graphqlResponder({ ReviewApp: () => ({ data: { app: appUnderReview(revision) } }), ...answers }, calls));
+  server.respondWith(graphqlResponder({ ReviewApp: () => ({ data: { me: REVIEWER, app: appUnderReview(revision) } }), ...answers }, calls));
   const decided: string[] = [];
   render(
     <ApolloProvider client={createApolloClient()}>
@@ -119,6 +122,15 @@ describe('Review page', () => {
     expect(sentDecisions()[0].variables).toEqual({ input: { appId: 'app-1', revision: 7, outcome: 'APPROVED', reasons: [], note: null } });
   });
 
+  it('offers no decision on the reviewer’s own app and says why', async () => {
+    await renderReview({ ReviewApp: () => ({ data: { me: REVIEWER, app: appUnderReview(7, REVIEWER.id) } }) });
+    expect(screen.getByRole('note').textContent).toBe('You submitted this app, so you cannot decide its review: another reviewer must approve or reject it.');
+    expect(screen.queryByRole('button', { name: 'Approve app' })).toBeNull();
+    expect(screen.queryByLabelText('Reject')).toBeNull();
+    await settle();
+    expect(sentDecisions()).toHaveLength(0);
+  });
+
   it('explains a stale decision and reloads the app on request', async () => {
     const decided = await renderReview({
       DecideReview: () => ({
@@ -133,7 +145,7 @@ describe('Review page', () => {
     expect(alert.textContent).toContain('The app was edited after revision 7; reload it');
     expect(decided).toEqual([]);
 
-    server.respondWith(graphqlResponder({ ReviewApp: () => ({ data: { app: appUnderReview(8) } }) }, calls));
+    server.respondWith(graphqlResponder({ ReviewApp: () => ({ data: { me: REVIEWER, app: appUnderReview(8) } }) }, calls));
     fireEvent.click(screen.getByRole('button', { name: 'Reload the app' }));
     await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
     expect(screen.getByText('8')).toBeTruthy();

@@ -48,10 +48,13 @@ export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { a
       <PreCheckReport report={app.preChecks} headingId="review-pre-checks-heading" />
       <DecisionHistory decisions={app.reviewDecisions} />
       <section className="card">
-        {app.status === 'PENDING_REVIEW' ? (
-          <DecisionForm key={formKey} appId={app.id} revision={app.revision} onDecided={onDecided} onReload={reload} />
-        ) : (
+        {app.status !== 'PENDING_REVIEW' ? (
           <p>{t('review.notPending', { status: t(`status.${app.status}` as MessageKey) })}</p>
+        ) : app.ownerId === query.data.me?.id ? (
+          // The server refuses it too (FORBIDDEN); saying so here spares a decision that cannot be sent.
+          <p role="note">{t('review.ownApp')}</p>
+        ) : (
+          <DecisionForm key={formKey} appId={app.id} revision={app.revision} onDecided={onDecided} onReload={reload} />
         )}
       </section>
     </>

@@ -8,9 +8,12 @@ import { CurrentViewerQuery } from '../session/current-viewer';
 import { TopNav } from '../shell/TopNav';
 import { ReviewQueuePage } from './ReviewQueuePage';
 
-const queued = (id: string, name: string, overdue: boolean) => ({
+const REVIEWER = { __typename: 'Viewer', id: 'reviewer-1' };
+
+const queued = (id: string, name: string, overdue: boolean, ownerId = 'dev-1') => ({
   __typename: 'App',
   id,
+  ownerId,
   name,
   shortDescription: `${name} in short`,
   category: 'games',
@@ -24,6 +27,7 @@ const queued = (id: string, name: string, overdue: boolean) => ({
 
 const page = (apps: ReturnType<typeof queued>[], endCursor: string | null) => ({
   data: {
+    me: REVIEWER,
     reviewQueue: {
       __typename: 'AppConnection',
       edges: apps.map((node) => ({ __typename: 'AppEdge', cursor: node.id, node })),
@@ -67,6 +71,19 @@ describe('Review queue', () => {
     expect(screen.getAllByRole('link').map((link) => link.textContent)).toEqual(['Alpha', 'Beta']);
     expect(calls.map((call) => call.variables)).toEqual([{ first: 25 }, { first: 25, after: 'a' }]);
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull());
+    expect(screen.queryByText('Your app: another reviewer decides')).toBeNull();
+  });
+
+  it('marks the reviewer’s own app as one another reviewer decides', async () => {
+    server.respondWith(graphqlResponder({ ReviewQueue: () => page([queued('a', 'Alpha', false), queued('m', 'Mine', false, REVIEWER.id)], null) }, []));
+    render(
+      <ApolloProvider client={createApolloClient()}>
+        <ReviewQueuePage />
+      </ApolloProvider>,
+    );
+    const mine = (await screen.findByRole('link', { name: 'Mine' })).closest('li')!;
+    expect(mine.textContent).toContain('Your app: another reviewer decides');
+    expect(screen.getByRole('link', { name: 'Alpha' }).closest('li')!.textContent).not.toContain('Your app');
   });
 });
 

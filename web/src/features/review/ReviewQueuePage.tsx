@@ -20,6 +20,7 @@ export function ReviewQueuePage() {
       variables: { after: connection.pageInfo.endCursor },
       // Pages are appended in the order the server gives them, which keeps oldest first.
       updateQuery: (previous, { fetchMoreResult }) => ({
+        ...fetchMoreResult,
         reviewQueue: {
           ...fetchMoreResult.reviewQueue,
           edges: [...previous.reviewQueue.edges, ...fetchMoreResult.reviewQueue.edges],
@@ -38,7 +39,7 @@ export function ReviewQueuePage() {
       {connection && connection.edges.length > 0 && (
         <ol className="review-queue">
           {connection.edges.map(({ node }) => (
-            <QueueEntry key={node.id} app={node} />
+            <QueueEntry key={node.id} app={node} own={node.ownerId === queue.data?.me?.id} />
           ))}
         </ol>
       )}
@@ -51,7 +52,7 @@ export function ReviewQueuePage() {
   );
 }
 
-function QueueEntry({ app }: { app: QueuedApp }) {
+function QueueEntry({ app, own }: { app: QueuedApp; own: boolean }) {
   const t = useT();
   return (
     <li className={app.reviewOverdue ? 'review-entry is-overdue' : 'review-entry'}>
@@ -59,6 +60,7 @@ function QueueEntry({ app }: { app: QueuedApp }) {
         <Link href={reviewAppPath(app.id)}>{app.name}</Link>
       </h2>
       {app.reviewOverdue && <span className="badge overdue-badge">{t('review.overdue')}</span>}
+      {own && <span className="badge">{t('review.ownAppBadge')}</span>}
       <p>{app.shortDescription}</p>
       <p className="hint">
         {app.category} · {app.pricing === 'PAID' ? t('store.price', { points: app.pricePoints ?? 0 }) : t('store.free')} · {app.appUrl}

@@ -4,6 +4,9 @@ export const REVIEW_PAGE_SIZE = 25;
 
 export const ReviewQueueQuery = graphql(`
   query ReviewQueue($first: Int!, $after: String) {
+    me {
+      id
+    }
     reviewQueue(first: $first, after: $after) {
       edges {
         cursor
@@ -15,6 +18,7 @@ export const ReviewQueueQuery = graphql(`
           pricing
           pricePoints
           appUrl
+          ownerId
           submittedAt
           reviewDueAt
           reviewOverdue
@@ -30,8 +34,12 @@ export const ReviewQueueQuery = graphql(`
 
 export const ReviewAppQuery = graphql(`
   query ReviewApp($appId: ID!) {
+    me {
+      id
+    }
     app(id: $appId) {
       id
+      ownerId
       name
       shortDescription
       iconUrl
