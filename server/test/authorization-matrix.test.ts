@@ -32,7 +32,9 @@ const OWN_READ: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'HIDDE
 const OWNER_ONLY: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'FORBIDDEN', owner: 'ALLOWED', tokens: 'FORBIDDEN' };
 const ADMIN_ONLY: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'FORBIDDEN', admin: 'ALLOWED', tokens: 'FORBIDDEN' };
 // Webhook Logs: owner and admins; other people learn nothing about the owner's deliveries.
-const DELIVERY_READ: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'HIDDEN', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED' };
+// A reviewer's or admin's token with every scope reads only its owner's things: roles are for sessions.
+const OTHERS_TOKENS_SEE_NOTHING: ExpectationSpec = { reviewerToken: 'HIDDEN', adminToken: 'HIDDEN' };
+const DELIVERY_READ: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'HIDDEN', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', ...OTHERS_TOKENS_SEE_NOTHING };
 
 const byId = (id: (f: MatrixFixture) => string) => (f: MatrixFixture) => ({ id: id(f) });
 const byAppId = (appId: (f: MatrixFixture) => string) => (f: MatrixFixture) => ({ appId: appId(f) });
@@ -43,12 +45,13 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
       document: 'query($id: ID!) { app(id: $id) { id } }',
       variables: byId((f) => f.apps.underReview),
       reveals: (f) => f.apps.underReview,
+      // A reviewer's or admin's apps:read token does not open other developers' unreleased apps.
       expect: { all: 'HIDDEN', owner: 'ALLOWED', reviewer: 'ALLOWED', admin: 'ALLOWED', appsReadToken: 'ALLOWED' },
     },
     categories: { document: '{ categories { id } }', expect: { all: 'ALLOWED' } },
     me: { document: '{ me { id } }', expect: { all: 'ALLOWED', anonymous: 'HIDDEN' } },
     myApiTokens: { document: '{ myApiTokens { id } }', reveals: (f) => f.revocableTokenId, expect: OWN_READ },
-    myApps: { document: '{ myApps { id } }', reveals: (f) => f.apps.listed, expect: { ...OWN_READ, appsReadToken: 'ALLOWED' } },
+    myApps: { document: '{ myApps { id } }', reveals: (f) => f.apps.listed, expect: { ...OWN_READ, appsReadToken: 'ALLOWED', ...OTHERS_TOKENS_SEE_NOTHING } },
     myEarnings: { document: '{ myEarnings { appId } }', reveals: (f) => f.apps.paid, expect: OWN_READ },
     myLibrary: { document: '{ myLibrary { id } }', reveals: (f) => f.ownerInstallation.id, expect: OWN_READ },
     myPointsBalance: { document: '{ myPointsBalance { userId } }', reveals: (f) => f.ownerId, expect: OWN_READ },
@@ -91,7 +94,7 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     redeliverWebhook: {
       document: 'mutation($deliveryId: ID!) { redeliverWebhook(deliveryId: $deliveryId) { id } }',
       variables: (f, principal) => ({ deliveryId: f.testDeliveries[principal] }),
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED' },
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
     },
     refundPurchase: { document: 'mutation($purchaseId: String!) { refundPurchase(purchaseId: $purchaseId) { status } }', variables: (f) => ({ purchaseId: f.purchaseId }), expect: ADMIN_ONLY },
     revealClientSecret: { document: 'mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
@@ -121,7 +124,7 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     webhookDeliveryUpdated: {
       document: 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id } }',
       variables: byAppId((f) => f.apps.listed),
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED' },
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
     },
   },
 };

@@ -21,6 +21,8 @@ export const authChecker: AuthChecker<RequestContext, string> = ({ context }, re
   if (principal.kind === 'apiToken') {
     if (scopes.length === 0) throw forbidden('API tokens cannot do this; sign in to the portal instead');
     if (!scopes.some((s) => principal.scopes.has(s))) throw forbidden(`This API token lacks the scope ${scopes.join(' or ')}`);
+    // Roles are for people signed in; a token of a reviewer or admin is still only its scopes.
+    if (roles.length > 0) throw forbidden(`API tokens act only within their scopes; sign in as a ${roles.join(' or ').toLowerCase()} to do this`);
   }
   if (roles.length > 0 && !roles.some((r) => principal.roles.has(r))) throw forbidden(`Only a ${roles.join(' or ').toLowerCase()} may do this`);
   return true;

@@ -21,8 +21,12 @@ export function operationsOf(schemaFile: URL): Record<RootType, string[]> {
 }
 
 export const PEOPLE = ['otherDeveloper', 'owner', 'reviewer', 'admin'] as const;
-/** The owner's API tokens: one emptied of scopes, and one holding each scope alone. */
-export const TOKENS = ['tokenWithoutScope', 'deliveriesReadToken', 'deliveriesWriteToken', 'appsReadToken'] as const;
+/**
+ * The owner's API tokens: one emptied of scopes, and one holding each scope alone; then a reviewer's
+ * and an admin's token holding every scope, which act only for their own (empty) things: roles are
+ * for people signed in.
+ */
+export const TOKENS = ['tokenWithoutScope', 'deliveriesReadToken', 'deliveriesWriteToken', 'appsReadToken', 'reviewerToken', 'adminToken'] as const;
 export const PRINCIPALS = ['anonymous', ...PEOPLE, ...TOKENS] as const;
 export type PrincipalName = (typeof PRINCIPALS)[number];
 
@@ -94,6 +98,9 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
 
   const createToken = async (scope: string) => (await owner.ok<{ createApiToken: { id: string; token: string } }>(CREATE_TOKEN, { input: { name: `matrix ${scope}`, scopes: [scope] } })).createApiToken;
   const [withoutScope, deliveriesRead, deliveriesWrite, appsRead, revocable] = await Promise.all(['apps:read', 'deliveries:read', 'deliveries:write', 'apps:read', 'apps:read'].map(createToken));
+  const everyScope = async (person: GraphQLTestClient) =>
+    (await person.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'matrix every scope', scopes: ['apps:read', 'deliveries:read', 'deliveries:write'] } })).createApiToken.token;
+  const [reviewerToken, adminToken] = await Promise.all([everyScope(reviewer), everyScope(admin)]);
   // The API refuses a token without scopes; an emptied one shows that the checker needs the scope itself.
   await plaza.services.db.query("UPDATE api_tokens SET scopes = '{}' WHERE id = $1", [withoutScope.id]);
 
@@ -107,6 +114,8 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
     deliveriesReadToken: owner.withToken(deliveriesRead.token),
     deliveriesWriteToken: owner.withToken(deliveriesWrite.token),
     appsReadToken: owner.withToken(appsRead.token),
+    reviewerToken: reviewer.withToken(reviewerToken),
+    adminToken: admin.withToken(adminToken),
   };
 
   const submitId = async (overrides: Record<string, unknown> = {}) => (await submitApp(owner, overrides)).id as string;

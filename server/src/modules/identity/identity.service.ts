@@ -9,7 +9,7 @@ import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';
 import { Session } from './session.entity.js';
 import type { Principal } from './principal.js';
-import { API_TOKEN_SCOPES, rolesOf } from './roles.js';
+import { API_TOKEN_ROLES, API_TOKEN_SCOPES, isApiTokenScope, rolesOf } from './roles.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -88,10 +88,10 @@ export class IdentityService {
 
   private async authenticateApiToken(token: string): Promise<Principal> {
     // Every request made with a token runs this: prepared once per connection, no query builder.
-    const [row] = await queryPrepared<{ token_id: string; scopes: string[]; expires_at: Date; revoked_at: Date | null; last_used_at: Date | null; user_id: string; email: string; granted_roles: string[] }>(
+    const [row] = await queryPrepared<{ token_id: string; scopes: string[]; expires_at: Date; revoked_at: Date | null; last_used_at: Date | null; user_id: string; email: string }>(
       this.db.manager,
       'plaza_authenticate_api_token',
-      `SELECT t.id AS token_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, a.id AS user_id, a.email, a.granted_roles
+      `SELECT t.id AS token_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, a.id AS user_id, a.email
          FROM api_tokens t JOIN accounts a ON a.id = t.owner_id
         WHERE t.token_hash = $1`,
       [sha256(token)],
@@ -106,7 +106,8 @@ export class IdentityService {
       kind: 'apiToken',
       userId: row.user_id,
       email: row.email,
-      roles: new Set(rolesOf(row.email, row.granted_roles, this.config)),
+      // Never the account's REVIEWER or ADMIN: a token acts only as its scopes say (roles.ts).
+      roles: new Set(API_TOKEN_ROLES),
       tokenId: row.token_id,
       scopes: new Set(row.scopes),
       expiresAt: row.expires_at,
@@ -118,7 +119,7 @@ export class IdentityService {
   }
 
   async createApiToken(ownerId: string, input: { name: string; scopes: string[]; expiresInDays?: number | null }): Promise<{ token: string; apiToken: ApiToken }> {
-    const unknown = input.scopes.filter((s) => !(s in API_TOKEN_SCOPES));
+    const unknown = input.scopes.filter((s) => !isApiTokenScope(s));
     if (unknown.length) throw badInput('scopes', `Unknown scope ${unknown.join(', ')}; choose from ${Object.keys(API_TOKEN_SCOPES).join(', ')}`);
     const days = input.expiresInDays ?? this.config.apiTokenDefaultTtlDays;
     const token = newCredential(API_TOKEN_PREFIX);

@@ -11,6 +11,15 @@ export const API_TOKEN_SCOPES = {
 } as const;
 export type ApiTokenScope = keyof typeof API_TOKEN_SCOPES;
 
+/**
+ * The roles an API token acts with, whoever owns it: reviewing and administering are done by a
+ * person signed in, so a leaked integration token of a reviewer or admin opens nothing extra.
+ */
+export const API_TOKEN_ROLES: readonly Role[] = [Role.DEVELOPER, Role.USER];
+
+/** A scope of the table itself, not a name every object has (`toString`, `__proto__`). */
+export const isApiTokenScope = (scope: string): scope is ApiTokenScope => Object.hasOwn(API_TOKEN_SCOPES, scope);
+
 /** Every account is a developer and a user; configuration and admins grant the rest. Admins also review. */
 export function rolesOf(email: string, grantedRoles: string[], config: Pick<Config, 'reviewerEmails' | 'adminEmails'>): Role[] {
   const roles = new Set<Role>([Role.DEVELOPER, Role.USER]);
