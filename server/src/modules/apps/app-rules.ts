@@ -1,4 +1,5 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { textProblem } from '../../platform/readable-text.js';
 import { CATEGORIES, Pricing } from './app.types.js';
 
 export const NAME_MAX_CHARS = 60;
@@ -8,16 +9,6 @@ export const PRICE_POINTS_MAX = 1_000_000;
 
 /** Characters as people count them (code points), so "120 characters" holds for Vietnamese and emoji alike. */
 export const charCount = (text: string) => [...text].length;
-
-/**
- * Text people read or browsers load: no control characters (PostgreSQL cannot store NUL at all) and
- * no lone UTF-16 surrogates, which would be stored as U+FFFD, i.e. not as sent.
- */
-function textProblem(value: string): string | undefined {
-  if (/\p{Cc}/u.test(value)) return 'must not contain control characters';
-  if (/\p{Cs}/u.test(value)) return 'must be valid Unicode text (it has an unpaired surrogate)';
-  return undefined;
-}
 
 /** Why a URL is not acceptable, or undefined when it is. */
 export function urlProblem(value: unknown, protocols: string[]): string | undefined {

@@ -2,6 +2,7 @@ import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { badInput, conflict, notFound, PlazaError } from '../../platform/errors.js';
 import { newPurchaseId, ulid } from '../../platform/ids.js';
+import { textProblem } from '../../platform/readable-text.js';
 import { App } from '../apps/app.entity.js';
 import { Pricing } from '../apps/app.types.js';
 import { Account } from '../identity/account.entity.js';
@@ -143,6 +144,8 @@ export class MarketplaceService {
 
   /** Admin: returns the points, reverses the split in the ledger, ends access, and sends `app.refunded`. */
   async refund(admin: Principal, purchaseId: string, reason: string | null): Promise<Purchase> {
+    const reasonProblem = reason ? textProblem(reason, { multiline: true }) : undefined;
+    if (reasonProblem) throw badInput('reason', `reason ${reasonProblem}`);
     return this.db.transaction(async (manager) => {
       const purchase = await manager.getRepository(Purchase).createQueryBuilder('p').setLock('pessimistic_write').where('p.purchase_id = :purchaseId', { purchaseId }).getOne();
       if (!purchase) throw new PlazaError('NOT_FOUND', `No purchase ${purchaseId}`, 'purchaseId');
@@ -165,6 +168,8 @@ export class MarketplaceService {
   async creditPoints(admin: Principal, userId: string, points: number, reason: string): Promise<{ userId: string; points: number }> {
     if (!Number.isInteger(points) || points < 1 || points > 10_000_000) throw badInput('points', 'points must be a whole number between 1 and 10,000,000');
     if (!reason?.trim()) throw badInput('reason', 'reason is required: say why the points are credited');
+    const reasonProblem = textProblem(reason, { multiline: true });
+    if (reasonProblem) throw badInput('reason', `reason ${reasonProblem}`);
     return this.db.transaction(async (manager) => {
       const [rows] = await manager.query('UPDATE accounts SET points = points + $2 WHERE id = $1 RETURNING points', [userId, points]);
       if (!rows.length) throw new PlazaError('NOT_FOUND', `No user ${userId}`, 'userId');

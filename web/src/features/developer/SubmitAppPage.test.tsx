@@ -111,6 +111,21 @@ describe('Submit App form', () => {
     });
   });
 
+  it('refuses invisible and text-direction characters before sending, and keeps emoji joined', async () => {
+    await renderForm();
+    type('Name', 'Plaza Wallet\u202Egnp.exe');
+    type('Short description', 'Pays\u200B bills');
+    fireEvent.click(screen.getByRole('button', { name: 'Submit for review' }));
+
+    expect(describedText('Name')).toContain('Remove the invisible or text-direction character U+202E');
+    expect(describedText('Short description')).toContain('Remove the invisible or text-direction character U+200B');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(calls.map((call) => call.operationName)).not.toContain('SubmitApp');
+
+    type('Name', 'Dev Tools 👩‍💻');
+    expect(describedText('Name')).not.toContain('invisible');
+  });
+
   it('sends nothing while a field breaks a rule the form knows', async () => {
     await renderForm();
     fireEvent.click(screen.getByLabelText('Paid'));

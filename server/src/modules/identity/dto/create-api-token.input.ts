@@ -1,11 +1,13 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { ArrayMaxSize, ArrayMinSize, IsInt, IsOptional, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsReadableText } from '../../../platform/readable-text.js';
 
 @InputType()
 export class CreateApiTokenInput {
   @Field({ description: 'What the token is for, so you can tell your tokens apart' })
   @MinLength(1, { message: 'name is required' })
   @MaxLength(100, { message: 'name must be at most 100 characters' })
+  @IsReadableText()
   name: string;
 
   @Field(() => [String], { description: 'e.g. "deliveries:read", "deliveries:write", "apps:read"' })
