@@ -14,7 +14,7 @@ const config: CodegenConfig = {
     [fromRoot('web/src/gql/')]: {
       preset: 'client',
       config: {
-        scalars: { DateTime: 'string' },
+        scalars: { DateTime: 'string', SafeInt: 'number' },
         enumsAsTypes: true,
         useTypeImports: true,
       },

@@ -70,7 +70,8 @@ describe('buying a paid app', () => {
     expect(me.points).toBe(100 - PRICE);
     expect(myLibrary).toEqual([{ appId: app.id, purchaseId: purchaseApp.purchaseId, app: { id: app.id, name: app.name } }]);
 
-    const ledger = await plaza.services.db.query('SELECT kind, gross_vnd, developer_share_vnd, platform_share_vnd, developer_id FROM revenue_ledger WHERE purchase_id = $1', [purchaseApp.purchaseId]);
+    // The columns are bigint, which pg reads as strings; these amounts fit 32 bits, so compare them as numbers.
+    const ledger = await plaza.services.db.query('SELECT kind, gross_vnd::int AS gross_vnd, developer_share_vnd::int AS developer_share_vnd, platform_share_vnd::int AS platform_share_vnd, developer_id FROM revenue_ledger WHERE purchase_id = $1', [purchaseApp.purchaseId]);
     expect(ledger).toEqual([{ kind: 'SALE', gross_vnd: AMOUNT, developer_share_vnd: SHARE, platform_share_vnd: AMOUNT - SHARE, developer_id: developer.userId }]);
 
     const [event] = await eventsFor(purchaseApp.purchaseId, 1);
@@ -157,7 +158,7 @@ describe('refunds', () => {
     const { me, myLibrary } = await buyer.ok<{ me: any; myLibrary: any[] }>(ME);
     expect(me.points).toBe(PRICE);
     expect(myLibrary).toEqual([]);
-    const ledger = await plaza.services.db.query('SELECT kind, gross_vnd, developer_share_vnd FROM revenue_ledger WHERE purchase_id = $1 ORDER BY id', [purchaseApp.purchaseId]);
+    const ledger = await plaza.services.db.query('SELECT kind, gross_vnd::int AS gross_vnd, developer_share_vnd::int AS developer_share_vnd FROM revenue_ledger WHERE purchase_id = $1 ORDER BY id', [purchaseApp.purchaseId]);
     expect(ledger).toEqual([
       { kind: 'SALE', gross_vnd: AMOUNT, developer_share_vnd: SHARE },
       { kind: 'REFUND', gross_vnd: -AMOUNT, developer_share_vnd: -SHARE },

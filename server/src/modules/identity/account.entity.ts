@@ -1,5 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { int64Column } from '../../platform/int64.js';
 
 /** A platform account. Every account is a developer and a user; the viewer's own view of it. */
 @ObjectType('Viewer')
@@ -21,8 +22,9 @@ export class Account {
   @Column({ type: 'text', array: true, name: 'granted_roles', default: () => "'{}'" })
   grantedRoles: string[];
 
+  /** 64-bit; the contract's `points: Int` answers up to 2^31 - 1 and `pointsExact` any balance (identity.resolver.ts). */
   @Field(() => Int)
-  @Column({ type: 'integer', default: 0 })
+  @Column({ type: 'bigint', default: 0, transformer: int64Column })
   points: number;
 
   /** Passed to launched apps in INIT_SESSION: en or vi. */

@@ -1,5 +1,6 @@
-import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { int32Field, SafeInt } from '../../platform/int64.js';
 import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';
 import { CreateApiTokenInput } from './dto/create-api-token.input.js';
@@ -26,6 +27,17 @@ export class IdentityResolver {
   @FieldResolver(() => [String])
   roles(@Root() account: Account, @Ctx() { services }: RequestContext): string[] {
     return services.identity.rolesOf(account);
+  }
+
+  /** The contract's Int: a balance past 2^31 - 1 is a clear error naming pointsExact, never a wrong number. */
+  @FieldResolver(() => Int)
+  points(@Root() account: Account): number {
+    return int32Field(account.points, 'points', 'pointsExact');
+  }
+
+  @FieldResolver(() => SafeInt, { description: 'Your points balance, exact at any size (a 32-bit Int ends at 2,147,483,647)' })
+  pointsExact(@Root() account: Account): number {
+    return account.points;
   }
 
   @Authorized()

@@ -1,5 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { int64Column } from '../../platform/int64.js';
 
 /** A purchase, or a free install recorded as a zero-amount purchase (decisions.md, Identifiers). */
 @ObjectType()
@@ -30,12 +31,13 @@ export class Purchase {
   @Column({ type: 'integer', name: 'price_points' })
   pricePoints: number;
 
+  // Int in the contract; one purchase is at most 2^31 - 1 VND (revenue.ts), so it always fits.
   @Field(() => Int)
-  @Column({ type: 'integer', name: 'amount_vnd' })
+  @Column({ type: 'bigint', name: 'amount_vnd', transformer: int64Column })
   amountVnd: number;
 
   @Field(() => Int)
-  @Column({ type: 'integer', name: 'developer_share_vnd' })
+  @Column({ type: 'bigint', name: 'developer_share_vnd', transformer: int64Column })
   developerShareVnd: number;
 
   /** COMPLETED or REFUNDED */
@@ -109,13 +111,13 @@ export class RevenueEntry {
   @Column({ type: 'text' })
   kind: string;
 
-  @Column({ type: 'integer', name: 'gross_vnd' })
+  @Column({ type: 'bigint', name: 'gross_vnd', transformer: int64Column })
   grossVnd: number;
 
-  @Column({ type: 'integer', name: 'developer_share_vnd' })
+  @Column({ type: 'bigint', name: 'developer_share_vnd', transformer: int64Column })
   developerShareVnd: number;
 
-  @Column({ type: 'integer', name: 'platform_share_vnd' })
+  @Column({ type: 'bigint', name: 'platform_share_vnd', transformer: int64Column })
   platformShareVnd: number;
 
   @Column({ type: 'timestamptz', name: 'created_at' })
@@ -133,7 +135,7 @@ export class PointMovement {
   userId: string;
 
   /** Signed: credits and refunds positive, purchases negative. */
-  @Column({ type: 'integer' })
+  @Column({ type: 'bigint', transformer: int64Column })
   delta: number;
 
   @Column({ type: 'text' })

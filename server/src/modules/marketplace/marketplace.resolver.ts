@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type RequestContext } from '../../platform/context.js';
 import { badInput, forbidden, notFound } from '../../platform/errors.js';
+import { int32Field, SafeInt } from '../../platform/int64.js';
 import { App } from '../apps/app.entity.js';
 import { isOwner, viewOf } from '../apps/app-access.js';
 import { AppStatus } from '../apps/app.types.js';
@@ -13,10 +14,21 @@ export class PointsBalance {
   @Field(() => ID)
   userId: string;
 
-  @Field(() => Int)
-  points: number;
+  @Field(() => SafeInt, { description: 'The balance, exact at any size (a 32-bit Int ends at 2,147,483,647)' })
+  pointsExact: number;
+
+  constructor(userId: string, points: number) {
+    this.userId = userId;
+    this.pointsExact = points;
+  }
+
+  @Field(() => Int, { description: 'The balance while it fits a 32-bit Int; past that an error that points to pointsExact' })
+  get points(): number {
+    return int32Field(this.pointsExact, 'points', 'pointsExact');
+  }
 }
 
+// Amounts are SafeInt, not Int: a developer's sales pass 2^31 VND (about 2.1 billion) in the normal course.
 @ObjectType({ description: 'Per app, from the revenue ledger; all amounts in VND' })
 export class AppEarnings {
   @Field(() => ID)
@@ -28,22 +40,22 @@ export class AppEarnings {
   @Field(() => Int)
   salesCount: number;
 
-  @Field(() => Int, { description: 'What buyers paid' })
+  @Field(() => SafeInt, { description: 'What buyers paid' })
   grossSalesVnd: number;
 
-  @Field(() => Int, { description: 'Your 80% of the gross sales' })
+  @Field(() => SafeInt, { description: 'Your 80% of the gross sales' })
   developerShareVnd: number;
 
   @Field(() => Int)
   refundsCount: number;
 
-  @Field(() => Int, { description: 'Gross amount refunded' })
+  @Field(() => SafeInt, { description: 'Gross amount refunded' })
   refundedVnd: number;
 
-  @Field(() => Int, { description: 'Your share given back through refunds' })
+  @Field(() => SafeInt, { description: 'Your share given back through refunds' })
   refundedDeveloperShareVnd: number;
 
-  @Field(() => Int, { description: 'Your share of sales minus refunds' })
+  @Field(() => SafeInt, { description: 'Your share of sales minus refunds' })
   netDeveloperShareVnd: number;
 }
 
@@ -105,8 +117,9 @@ export class MarketplaceResolver {
 
   @Authorized('ADMIN')
   @Mutation(() => PointsBalance, { description: 'Admin: adds points to a user’s balance' })
-  creditPoints(@Arg('userId', () => ID) userId: string, @Arg('points', () => Int) points: number, @Arg('reason') reason: string, @Ctx() context: RequestContext): Promise<PointsBalance> {
-    return context.services.marketplace.creditPoints(requirePrincipal(context), userId, points, reason);
+  async creditPoints(@Arg('userId', () => ID) userId: string, @Arg('points', () => Int) points: number, @Arg('reason') reason: string, @Ctx() context: RequestContext): Promise<PointsBalance> {
+    const balance = await context.services.marketplace.creditPoints(requirePrincipal(context), userId, points, reason);
+    return new PointsBalance(balance.userId, balance.points);
   }
 
   @Authorized()
@@ -126,7 +139,7 @@ export class MarketplaceResolver {
   async myPointsBalance(@Ctx() context: RequestContext): Promise<PointsBalance> {
     const { userId } = requirePrincipal(context);
     const account = await context.services.identity.findAccount(userId);
-    return { userId, points: account?.points ?? 0 };
+    return new PointsBalance(userId, account?.points ?? 0);
   }
 
   @Authorized()

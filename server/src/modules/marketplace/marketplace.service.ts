@@ -2,6 +2,7 @@ import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { badInput, conflict, notFound, PlazaError } from '../../platform/errors.js';
 import { newPurchaseId, ulid } from '../../platform/ids.js';
+import { toSafeInteger } from '../../platform/int64.js';
 import { textProblem } from '../../platform/readable-text.js';
 import { App } from '../apps/app.entity.js';
 import { Pricing } from '../apps/app.types.js';
@@ -174,7 +175,7 @@ export class MarketplaceService {
       const [rows] = await manager.query('UPDATE accounts SET points = points + $2 WHERE id = $1 RETURNING points', [userId, points]);
       if (!rows.length) throw new PlazaError('NOT_FOUND', `No user ${userId}`, 'userId');
       await manager.insert(PointMovement, { userId, delta: points, reason: `credit: ${reason.trim()}`, purchaseId: null, actorId: admin.userId, createdAt: new Date() });
-      return { userId, points: rows[0].points };
+      return { userId, points: toSafeInteger(rows[0].points) };
     });
   }
 
@@ -197,20 +198,32 @@ export class MarketplaceService {
 
   /** Per app, from the ledger: sales, the developer's share, refunds and the net. */
   async earnings(developerId: string, appId?: string): Promise<AppEarningsRow[]> {
-    return this.db.query(
+    // Sums stay 64-bit (bigint, read as strings by pg) and become exact numbers below; `::int` overflowed past 2^31 VND.
+    const rows: Record<keyof AppEarningsRow, string>[] = await this.db.query(
       `SELECT a.id AS "appId", a.name AS "appName",
-              count(l.id) FILTER (WHERE l.kind = 'SALE')::int AS "salesCount",
-              coalesce(sum(l.gross_vnd) FILTER (WHERE l.kind = 'SALE'), 0)::int AS "grossSalesVnd",
-              coalesce(sum(l.developer_share_vnd) FILTER (WHERE l.kind = 'SALE'), 0)::int AS "developerShareVnd",
-              count(l.id) FILTER (WHERE l.kind = 'REFUND')::int AS "refundsCount",
-              coalesce(-sum(l.gross_vnd) FILTER (WHERE l.kind = 'REFUND'), 0)::int AS "refundedVnd",
-              coalesce(-sum(l.developer_share_vnd) FILTER (WHERE l.kind = 'REFUND'), 0)::int AS "refundedDeveloperShareVnd",
-              coalesce(sum(l.developer_share_vnd), 0)::int AS "netDeveloperShareVnd"
+              count(l.id) FILTER (WHERE l.kind = 'SALE') AS "salesCount",
+              coalesce(sum(l.gross_vnd) FILTER (WHERE l.kind = 'SALE'), 0)::bigint AS "grossSalesVnd",
+              coalesce(sum(l.developer_share_vnd) FILTER (WHERE l.kind = 'SALE'), 0)::bigint AS "developerShareVnd",
+              count(l.id) FILTER (WHERE l.kind = 'REFUND') AS "refundsCount",
+              coalesce(-sum(l.gross_vnd) FILTER (WHERE l.kind = 'REFUND'), 0)::bigint AS "refundedVnd",
+              coalesce(-sum(l.developer_share_vnd) FILTER (WHERE l.kind = 'REFUND'), 0)::bigint AS "refundedDeveloperShareVnd",
+              coalesce(sum(l.developer_share_vnd), 0)::bigint AS "netDeveloperShareVnd"
          FROM apps a LEFT JOIN revenue_ledger l ON l.app_id = a.id
         WHERE a.owner_id = $1 AND ($2::text IS NULL OR a.id = $2)
         GROUP BY a.id, a.name ORDER BY a.name`,
       [developerId, appId ?? null],
     );
+    return rows.map((row) => ({
+      appId: row.appId,
+      appName: row.appName,
+      salesCount: toSafeInteger(row.salesCount),
+      grossSalesVnd: toSafeInteger(row.grossSalesVnd),
+      developerShareVnd: toSafeInteger(row.developerShareVnd),
+      refundsCount: toSafeInteger(row.refundsCount),
+      refundedVnd: toSafeInteger(row.refundedVnd),
+      refundedDeveloperShareVnd: toSafeInteger(row.refundedDeveloperShareVnd),
+      netDeveloperShareVnd: toSafeInteger(row.netDeveloperShareVnd),
+    }));
   }
 }
 
