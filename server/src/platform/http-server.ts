@@ -1,11 +1,9 @@
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import express from 'express';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import path from 'node:path';
 import type { GraphQLSchema } from 'graphql';
 import { authRoutes } from '../modules/identity/dev-sign-in.routes.js';
 import { oidcRoutes } from '../modules/identity/oidc.routes.js';
@@ -18,7 +16,12 @@ import { logger } from './logger.js';
 import { metricsEndpoint } from './metrics.js';
 import type { Services } from './services.js';
 import { asHttpError, RequestGuards } from './request-guards.js';
+import { noStore, securityHeaders } from './security-headers.js';
+import { isBuilt, notFound, webRoutes } from './web-surface.js';
 import { attachWebSocketServer } from './websocket-server.js';
+
+/** What /graphql answers: queries and mutations over GET and POST, the WebSocket upgrade on GET. */
+const GRAPHQL_METHODS = 'GET, HEAD, POST, OPTIONS';
 
 export interface HttpServer {
   server: Server;
@@ -33,6 +36,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   app.set('trust proxy', services.config.trustProxy);
   app.use(services.metrics.httpMiddleware);
   app.use(requestLog);
+  app.use(securityHeaders(services.config));
   const server = createServer(app);
 
   const guards = new RequestGuards(services, services.config);
@@ -55,6 +59,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     plugins: [
       // No field has a cache hint, and the default plugin wraps every resolver of every request to look for one.
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo's landing page loads its explorer from a CDN; Plaza bundles GraphiQL at /graphiql instead.
+      ApolloServerPluginLandingPageDisabled(),
       services.metrics.graphqlPlugin(),
       // Unexpected errors logged with the request's own logger, so the line carries its request id.
       {
@@ -108,8 +114,15 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     }
   });
   app.use(['/graphql', '/auth'], guards.limitAddress);
+  // Sign-in answers carry a token, and GraphQL answers secrets (revealClientSecret, createApiToken).
+  app.use(['/graphql', '/auth'], noStore);
   app.use(authRoutes(services));
   app.use(oidcRoutes(services));
+  // Preflights and probes are answered, not refused as CSRF (this origin grants no cross-origin access).
+  app.options('/graphql', (_req, res) => void res.set('allow', GRAPHQL_METHODS).status(204).end());
+  app.head('/graphql', (_req, res) => void res.set('allow', GRAPHQL_METHODS).type('application/json').status(200).end());
+  // Someone who opens the endpoint in a browser gets the explorer.
+  app.get('/graphql', (req, res, next) => (req.url === '/graphql' && req.accepts(['json', 'html']) === 'html' ? res.redirect(302, '/graphiql') : next()));
   app.use(
     '/graphql',
     express.json({ limit: '1mb' }),
@@ -117,13 +130,13 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   );
 
   const webDist = services.config.webDistDir;
-  if (existsSync(path.join(webDist, 'index.html'))) {
-    app.use(express.static(webDist, { index: false, maxAge: '1h' }));
-    // Every other GET is a route of the single-page app.
-    app.get(/.*/, (_req, res) => void res.sendFile(path.join(webDist, 'index.html')));
+  if (isBuilt(webDist)) {
+    // Every other GET that asks for a page is a route of the single-page app.
+    app.use(webRoutes(webDist));
   } else {
     app.get('/', (_req, res) => void res.type('text/plain').send('Plaza API is running; the web app is not built (run pnpm build).'));
   }
+  app.use(notFound);
 
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const status = (err as { status?: number }).status;
