@@ -214,7 +214,6 @@ export class AppEarningsResolver {
   async earnings(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<AppEarnings | null> {
     // As myEarnings: people only, so no API token reads revenue through an app it can see.
     if (!isOwner(app, signedInPerson(principal))) return null;
-    const [row] = await services.marketplace.earnings(app.ownerId, app.id);
-    return row ?? null;
+    return (await services.marketplace.earningsByApp(app.ownerId)).get(app.id) ?? null;
   }
 }

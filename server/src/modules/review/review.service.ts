@@ -1,5 +1,6 @@
-import type { DataSource } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import { badInput, conflict, forbidden, notFound } from '../../platform/errors.js';
+import { batchByTick } from '../../platform/batch-by-tick.js';
 import { newId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
 import { App } from '../apps/app.entity.js';
@@ -71,7 +72,15 @@ export class ReviewService {
     })().catch((err) => logger.warn({ err, appId: app.id }, 'decision e-mail failed'));
   }
 
-  async history(appId: string): Promise<ReviewDecision[]> {
-    return this.db.getRepository(ReviewDecision).find({ where: { appId }, order: { decidedAt: 'ASC' } });
-  }
+  /** An app's decisions, oldest first; the apps of one list ask together (one query). */
+  readonly history = batchByTick(async (appIds: string[]) => {
+    const decisions = await this.db.getRepository(ReviewDecision).find({ where: { appId: In(appIds) }, order: { decidedAt: 'ASC' } });
+    const byApp = new Map<string, ReviewDecision[]>();
+    for (const decision of decisions) {
+      const ofApp = byApp.get(decision.appId);
+      if (ofApp) ofApp.push(decision);
+      else byApp.set(decision.appId, [decision]);
+    }
+    return byApp;
+  }, (): ReviewDecision[] => []);
 }

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { batchByTick } from '../../../platform/batch-by-tick.js';
 import { logger } from '../../../platform/logger.js';
 import { App } from '../../apps/app.entity.js';
 import type { GuardedHttpClient } from '../../webhooks/guarded-http-client.js';
@@ -87,9 +88,11 @@ export class PreCheckService {
     return [image, facts.width === RECOMMENDED_ICON_SIZE && facts.height === RECOMMENDED_ICON_SIZE ? result('ICON_SIZE', 'PASS', size) : result('ICON_SIZE', 'WARN', `The icon is ${size}; 512x512 is recommended`)];
   }
 
-  async latest(appId: string): Promise<AppPreCheck | null> {
-    return this.db.getRepository(AppPreCheck).findOne({ where: { appId }, order: { revision: 'DESC' } });
-  }
+  /** The checks of an app's latest revision; the apps of one list ask together (one query). */
+  readonly latest = batchByTick(async (appIds: string[]) => {
+    const rows = await this.db.getRepository(AppPreCheck).createQueryBuilder('p').distinctOn(['p.app_id']).where('p.app_id = ANY(:appIds)', { appIds }).orderBy('p.app_id').addOrderBy('p.revision', 'DESC').getMany();
+    return new Map(rows.map((row) => [row.appId, row]));
+  }, (): AppPreCheck | null => null);
 
   async pendingCount(): Promise<number> {
     const [{ n }] = await this.db.query(`SELECT count(*)::int AS n FROM app_pre_checks WHERE status = 'PENDING' AND (claim_expires_at IS NULL OR claim_expires_at < now())`);
