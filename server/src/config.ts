@@ -92,6 +92,12 @@ export interface Config {
   webhookAttemptRetentionMs: number;
   /** Behind a load balancer: take the client address from X-Forwarded-For (Express's `trust proxy`). @default false */
   trustProxy: boolean;
+  /**
+   * Apps one account may have; submitApp past it answers CONFLICT and stores nothing. `myApps` has no
+   * paging, so this also bounds what one `myApps` returns and what the query cost estimate counts for it.
+   * @default 100, at most 10000
+   */
+  maxAppsPerDeveloper: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -279,6 +285,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerAddress: readPositiveInt(env, 'RATE_LIMIT_PER_ADDRESS', 6000),
     rateLimitPerApiToken: readPositiveInt(env, 'RATE_LIMIT_PER_API_TOKEN', 3000),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+    maxAppsPerDeveloper: readPositiveInt(env, 'MAX_APPS_PER_DEVELOPER', 100, 10_000),
     workerHttpPort: env.WORKER_HTTP_PORT ? readPositiveInt(env, 'WORKER_HTTP_PORT', 0, 65535) : undefined,
     metricsToken,
     webhookAttemptRetentionMs: readDuration(env, 'WEBHOOK_ATTEMPT_RETENTION', '90d'),

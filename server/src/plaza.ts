@@ -4,6 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { connectDatabase } from './platform/database.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres.js';
+import { declareListBounds } from './platform/graphql-limits.js';
 import { createHttpServer } from './platform/http-server.js';
 import { logger } from './platform/logger.js';
 import { failOnStrayErrors } from './platform/shutdown.js';
@@ -62,6 +63,8 @@ async function start(config: Config, options: { listenPort?: number }, started: 
   const services = createServices(config, db, pubSub);
   started.push(() => services.mailer.close(), () => services.http.close());
   const schema = await buildPlazaSchema(pubSub);
+  // myApps is unpaged: the query cost estimate counts it (and myEarnings, a row per app) by the per-account limit.
+  declareListBounds(schema, { 'Query.myApps': config.maxAppsPerDeveloper, 'Query.myEarnings': config.maxAppsPerDeveloper });
   const http = await createHttpServer(services, schema);
   started.push(() => http.close());
   // The worker starts before the port opens, so anything that sees /readyz sees a platform that delivers too.

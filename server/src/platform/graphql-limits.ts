@@ -1,14 +1,20 @@
 import {
   getNamedType,
+  getNullableType,
   getOperationAST,
   isInterfaceType,
+  isIntrospectionType,
+  isListType,
   isObjectType,
   Kind,
   type ASTVisitor,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLInterfaceType,
   type GraphQLNamedType,
+  type GraphQLObjectType,
   type GraphQLSchema,
   type SelectionNode,
   type SelectionSetNode,
@@ -37,26 +43,59 @@ export const GRAPHQL_LIMITS = {
 
 const tooMuch = (message: string, reason: string) => new PlazaError(ErrorCode.BAD_USER_INPUT, message, undefined, reason);
 
+/** Fragment definitions by name: the one place every walk below looks a spread up. */
+function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  return fragments;
+}
+
+/**
+ * A fragment's value computed once per document however often it is spread: `...F ...F` in each of
+ * n fragments would otherwise walk the last one 2^n times (a 1 KB document froze the server for a
+ * minute). A fragment met again while its own value is being computed is a cycle, which graphql-js
+ * refuses on its own; it counts `inCycle` here so the walk ends (graphql-ws prices before validating).
+ */
+function memoisedByFragment<T>(fragments: Map<string, FragmentDefinitionNode>, compute: (fragment: FragmentDefinitionNode) => T, inCycle: T): (name: string) => T | undefined {
+  const values = new Map<string, T>();
+  const computing = new Set<string>();
+  return (name) => {
+    const known = values.get(name);
+    if (known !== undefined) return known;
+    const fragment = fragments.get(name);
+    if (!fragment) return undefined;
+    if (computing.has(name)) return inCycle;
+    computing.add(name);
+    const value = compute(fragment);
+    computing.delete(name);
+    values.set(name, value);
+    return value;
+  };
+}
+
+/** How many fields deep a selection set of `document` goes; each fragment is walked once for all of them. */
+function depthMeter(document: DocumentNode): (selectionSet: SelectionSetNode | undefined) => number {
+  const depthOf = (selectionSet: SelectionSetNode | undefined): number => {
+    if (!selectionSet) return 0;
+    let deepest = 0;
+    for (const selection of selectionSet.selections) {
+      const depth =
+        selection.kind === Kind.FIELD ? 1 + depthOf(selection.selectionSet) : selection.kind === Kind.INLINE_FRAGMENT ? depthOf(selection.selectionSet) : (fragmentDepth(selection.name.value) ?? 0);
+      if (depth > deepest) deepest = depth;
+    }
+    return deepest;
+  };
+  const fragmentDepth = memoisedByFragment(fragmentsOf(document), (fragment) => depthOf(fragment.selectionSet), 0);
+  return depthOf;
+}
+
 /** Refuses documents nested deeper than `maxDepth` (fragments are followed; a fragment cycle is graphql-js's own error). */
 export function depthLimit(maxDepth: number): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
-    const depthOf = (selectionSet: SelectionSetNode | undefined, depth: number, seen: Set<string>): number => {
-      if (!selectionSet) return depth;
-      let deepest = depth;
-      for (const selection of selectionSet.selections) {
-        if (selection.kind === Kind.FIELD) deepest = Math.max(deepest, depthOf(selection.selectionSet, depth + 1, seen));
-        else if (selection.kind === Kind.INLINE_FRAGMENT) deepest = Math.max(deepest, depthOf(selection.selectionSet, depth, seen));
-        else if (!seen.has(selection.name.value)) {
-          const fragment = context.getFragment(selection.name.value);
-          deepest = Math.max(deepest, depthOf(fragment?.selectionSet, depth, new Set([...seen, selection.name.value])));
-        }
-        if (deepest > maxDepth) return deepest;
-      }
-      return deepest;
-    };
+    const depthOf = depthMeter(context.getDocument());
     return {
       OperationDefinition(operation) {
-        const depth = depthOf(operation.selectionSet, 0, new Set());
+        const depth = depthOf(operation.selectionSet);
         if (depth > maxDepth) context.reportError(tooMuch(`The query is nested ${depth} levels deep; at most ${maxDepth} are allowed`, 'QUERY_TOO_DEEP'));
       },
     };
@@ -84,26 +123,73 @@ export function aliasLimit(maxAliases: number): ValidationRule {
 export const limitRules: ValidationRule[] = [depthLimit(GRAPHQL_LIMITS.maxDepth), aliasLimit(GRAPHQL_LIMITS.maxAliases)];
 
 /**
+ * The most items a list field without a `first` returns, by `Type.field`, for the cost estimate: the
+ * list's selection counts once per item it may return. Bounds that come from configuration are
+ * declared on the schema at start-up (`declareListBounds`); a test checks every list of objects in the
+ * schema has one. Edges of a connection are counted by the `first` of the field that returned it.
+ */
+export const LIST_BOUNDS: Readonly<Record<string, number>> = {
+  /** The fixed category list (twelve). */
+  'Query.categories': 12,
+  /** The newest 100 entries (SecretsService.auditTrail). */
+  'App.clientSecretAudit': 100,
+  /** One per reviewed version, and only reviewers add them: not something a caller can grow. */
+  'App.reviewDecisions': 20,
+  /** Two checks of the App URL, two of the icon. */
+  'PreCheckReport.results': 4,
+  /** The headers Plaza sends with a webhook. */
+  'DeliveryAttempt.requestHeaders': 16,
+  /** Six scheduled attempts and a few redeliveries. */
+  'WebhookDelivery.attempts': 10,
+  'Query.myApiTokens': 100,
+  'Query.myLibrary': 100,
+  'Query.myPurchases': 100,
+};
+
+/** What an undeclared list is counted as: a default page. */
+const UNDECLARED_LIST_BOUND = DEFAULT_PAGE_SIZE;
+
+/** Bounds known only once configuration is read (myApps: MAX_APPS_PER_DEVELOPER), per schema. */
+const declaredBounds = new WeakMap<GraphQLSchema, Readonly<Record<string, number>>>();
+
+/** Declares list bounds that come from configuration, for documents run against `schema`. */
+export function declareListBounds(schema: GraphQLSchema, bounds: Readonly<Record<string, number>>): void {
+  declaredBounds.set(schema, { ...declaredBounds.get(schema), ...bounds });
+}
+
+/** The bound the estimate uses for `Type.field`, or undefined when neither table has one. */
+export function listBoundOf(schema: GraphQLSchema, coordinate: string): number | undefined {
+  return declaredBounds.get(schema)?.[coordinate] ?? LIST_BOUNDS[coordinate];
+}
+
+/**
  * Throws BAD_USER_INPUT (reason QUERY_TOO_COMPLEX) when the operation's estimated cost is over the
  * limit. Needs the variables (a `first: $n` is only known then), so it runs after validation.
  */
 function assertCostWithinLimit(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null): void {
   const cost = estimateCost(schema, document, variables ?? {}, operationName ?? undefined);
-  if (cost > GRAPHQL_LIMITS.maxCost) throw tooMuch(`The query would cost ${cost}; at most ${GRAPHQL_LIMITS.maxCost} is allowed (ask for smaller pages or fewer fields)`, 'QUERY_TOO_COMPLEX');
+  if (cost > GRAPHQL_LIMITS.maxCost) {
+    const shown = cost >= COST_CEILING ? `${COST_CEILING} or more` : String(cost);
+    throw tooMuch(`The query would cost ${shown}; at most ${GRAPHQL_LIMITS.maxCost} is allowed (ask for smaller pages or fewer fields)`, 'QUERY_TOO_COMPLEX');
+  }
 }
 
+/** Estimates stop growing here: a document of fragments spread twice over can be priced at 2^1000. */
+const COST_CEILING = Number.MAX_SAFE_INTEGER;
+
 /**
- * 1 per field (or the `complexity` a type-graphql field declares), and a paged field's selection (one
- * with a `first` argument) counted once per item it may return. Written here rather than taken from
- * graphql-query-complexity, whose ESM build loads graphql's CommonJS files: a second graphql instance
- * that breaks the schema outside the test runner.
+ * 1 per field (or the `complexity` a type-graphql field declares), and a list's selection counted
+ * once per item it may return: a paged field (one with a `first` argument) by its `first` or `last`, any other
+ * list by its bound (`LIST_BOUNDS`). Each fragment is priced once per document and its price reused
+ * at every spread (variables and @skip/@include are fixed for the whole operation, and a fragment's
+ * type condition fixes its fields), so pricing is linear in the document's size. Written here rather
+ * than taken from graphql-query-complexity, whose ESM build loads graphql's CommonJS files: a second
+ * graphql instance that breaks the schema outside the test runner.
  */
 export function estimateCost(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, operationName?: string): number {
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!operation || !root) return 0;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
 
   const included = (node: SelectionNode) =>
     (node.directives ?? []).every((directive) => {
@@ -112,34 +198,43 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, vari
       const value = argument.value.kind === Kind.VARIABLE ? variables[argument.value.name.value] : argument.value.kind === Kind.BOOLEAN ? argument.value.value : undefined;
       return directive.name.value === 'skip' ? value !== true : value !== false;
     });
-  const pageSizeOf = (field: FieldNode) => {
-    const argument = field.arguments?.find((a) => a.name.value === 'first');
+  const argumentValue = (field: FieldNode, name: string) => {
+    const argument = field.arguments?.find((a) => a.name.value === name);
     const value = !argument ? undefined : argument.value.kind === Kind.VARIABLE ? variables[argument.value.name.value] : argument.value.kind === Kind.INT ? Number(argument.value.value) : undefined;
-    return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : DEFAULT_PAGE_SIZE;
+    return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
   };
+  // A page is `first` items forward or `last` backward (the resolver refuses both past MAX_PAGE_SIZE).
+  const pageSizeOf = (field: FieldNode) => Math.max(argumentValue(field, 'first') ?? 0, argumentValue(field, 'last') ?? 0) || DEFAULT_PAGE_SIZE;
+  // How many times a field's selection is produced per parent: its page, its list bound, or once.
+  const itemsOf = (parent: GraphQLObjectType | GraphQLInterfaceType, definition: GraphQLField<unknown, unknown>, field: FieldNode) => {
+    if (definition.args.some((argument) => argument.name === 'first')) return pageSizeOf(field);
+    if (!isListType(getNullableType(definition.type))) return 1;
+    if (parent.name.endsWith('Connection') && definition.name === 'edges') return 1;
+    return listBoundOf(schema, `${parent.name}.${definition.name}`) ?? UNDECLARED_LIST_BOUND;
+  };
+  const add = (a: number, b: number) => Math.min(a + b, COST_CEILING);
 
-  // `parent` is undefined below introspection fields, whose types are not the schema's own: each field there costs 1.
-  const costOf = (selectionSet: SelectionSetNode, parent: GraphQLNamedType | undefined, seenFragments: ReadonlySet<string>): number => {
+  // Introspection's types are not the schema's own (a fragment on __Type reaches them too): each field there costs 1.
+  const costOf = (selectionSet: SelectionSetNode, parent: GraphQLNamedType | undefined): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
       if (!included(selection)) continue;
       if (selection.kind === Kind.FIELD) {
-        const definition = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[selection.name.value] : undefined;
-        const children = selection.selectionSet ? costOf(selection.selectionSet, definition && getNamedType(definition.type), seenFragments) : 0;
+        const owner = parent && (isObjectType(parent) || isInterfaceType(parent)) && !isIntrospectionType(parent) ? parent : undefined;
+        const definition = owner?.getFields()[selection.name.value];
+        const children = selection.selectionSet ? costOf(selection.selectionSet, definition && getNamedType(definition.type)) : 0;
         const own = typeof definition?.extensions?.complexity === 'number' ? definition.extensions.complexity : 1;
-        const paged = definition?.args.some((argument) => argument.name === 'first');
-        total += own + children * (paged ? pageSizeOf(selection) : 1);
+        total = add(total, add(own, Math.min(children * (owner && definition ? itemsOf(owner, definition, selection) : 1), COST_CEILING)));
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        total += costOf(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent, seenFragments);
+        total = add(total, costOf(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent));
       } else {
-        const fragment = fragments.get(selection.name.value);
-        if (!fragment || seenFragments.has(fragment.name.value)) continue;
-        total += costOf(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), new Set([...seenFragments, fragment.name.value]));
+        total = add(total, fragmentCost(selection.name.value) ?? 0);
       }
     }
     return total;
   };
-  return costOf(operation.selectionSet, root, new Set());
+  const fragmentCost = memoisedByFragment(fragmentsOf(document), (fragment) => costOf(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? undefined), 0);
+  return costOf(operation.selectionSet, root);
 }
 
 /**

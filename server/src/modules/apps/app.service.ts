@@ -1,6 +1,7 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { In, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
-import { badInput, forbidden, notFound } from '../../platform/errors.js';
+import { batchByTick } from '../../platform/batch-by-tick.js';
+import { badInput, conflict, forbidden, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
@@ -88,6 +89,7 @@ export class AppService {
       listedAt: null,
     });
     await this.db.transaction(async (manager) => {
+      await this.assertRoomForAnotherApp(manager, principal.userId);
       await manager.insert(App, app);
       await this.secrets.createForApp(manager, app.id, now);
       await this.preChecks.request(manager, app.id, app.revision);
@@ -125,6 +127,18 @@ export class AppService {
     });
   }
 
+  /**
+   * MAX_APPS_PER_DEVELOPER: `myApps` is unpaged, so one account's app count bounds what it returns.
+   * The owner's submissions are serialised (a transaction-scoped lock on the owner id) so two at once
+   * cannot both take the last place.
+   */
+  private async assertRoomForAnotherApp(manager: EntityManager, ownerId: string): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('plaza.apps-of:' || $1, 0))`, [ownerId]);
+    const [{ n }] = await manager.query(`SELECT count(*)::int AS n FROM apps WHERE owner_id = $1`, [ownerId]);
+    const limit = this.config.maxAppsPerDeveloper;
+    if (n >= limit) throw conflict(`You already have ${n} apps, the most one account may have (${limit}); update one of them instead, or ask the platform's operators to raise MAX_APPS_PER_DEVELOPER`, 'TOO_MANY_APPS');
+  }
+
   private async lockOwned(manager: EntityManager, principal: Principal, id: string): Promise<App> {
     const app = await manager.getRepository(App).createQueryBuilder('a').setLock('pessimistic_write').where('a.id = :id', { id }).getOne();
     if (!app || !viewOf(app, principal)) throw notFound('App');
@@ -132,13 +146,20 @@ export class AppService {
     return app;
   }
 
+  /** Apps by id; the items of one list (a library's installations) ask together (one query). */
+  private readonly byId = batchByTick(async (ids: string[]) => {
+    const apps = await this.db.getRepository(App).findBy({ id: In(ids) });
+    return new Map(apps.map((app) => [app.id, app]));
+  }, (): App | null => null);
+
   async find(principal: Principal | null, id: string): Promise<App | null> {
-    const app = await this.db.getRepository(App).findOneBy({ id });
+    const app = await this.byId(id);
     return app ? viewOf(app, principal) : null;
   }
 
+  /** Newest first, at most MAX_APPS_PER_DEVELOPER (should the limit be lowered below what an account has). */
   async mine(ownerId: string): Promise<App[]> {
-    return this.db.getRepository(App).find({ where: { ownerId }, order: { createdAt: 'DESC' } });
+    return this.db.getRepository(App).find({ where: { ownerId }, order: { createdAt: 'DESC' }, take: this.config.maxAppsPerDeveloper });
   }
 
   /** Approved apps as listed (their last approved version), newest listing first. */
