@@ -54,7 +54,7 @@ export const CreditPointsMutation = graphql(`
   mutation CreditPoints($userId: ID!, $points: Int!, $reason: String!) {
     creditPoints(userId: $userId, points: $points, reason: $reason) {
       userId
-      points
+      points: pointsExact
     }
   }
 `);
