@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { logger } from './platform/logger.js';
-import { startPlaza } from './plaza.js';
+import { startPlaza } from './app/plaza.js';
 import { oneLine, stopOnSignals } from './platform/shutdown.js';
 
 let config: Config;

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { connectDatabase } from './platform/database.js';
+import { connectPlazaDatabase } from './app/entities.js';
 import { readEmbeddedDatabaseUrl } from './platform/embedded-postgres.js';
 import { failOnStrayErrors, oneLine, stopOnSignals } from './platform/shutdown.js';
 import { PostgresPubSub } from './platform/pubsub.js';
-import { createServices } from './platform/services.js';
-import { startJobWorker } from './platform/job-worker.js';
-import { startOpsServer } from './platform/ops-server.js';
+import { createServices } from './app/services.js';
+import { startJobWorker } from './app/job-worker.js';
+import { startOpsServer } from './app/ops-server.js';
 
 /**
  * A delivery worker on its own (`pnpm worker`): scale deliveries out with more of these, and run the
@@ -33,7 +33,7 @@ const starting = failOnStrayErrors(async () => {
   // Each part is stopped again, newest first, if a later one fails to start.
   const started: Array<() => unknown> = [];
   try {
-    const db = await connectDatabase(databaseUrl, config.databasePoolSize);
+    const db = await connectPlazaDatabase(databaseUrl, config.databasePoolSize);
     started.push(() => db.destroy());
     const pubSub = await PostgresPubSub.connect(databaseUrl);
     started.push(() => pubSub.close());

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../src/platform/embedded-postgres.js';
-import { startOpsServer } from '../src/platform/ops-server.js';
+import { startOpsServer } from '../src/app/ops-server.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { submitApp } from './helpers/factories.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';

@@ -5,7 +5,7 @@ import { REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { DECIDE, submitApp, SUBMIT_APP, validAppInput } from './helpers/factories.js';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { buildPlazaSchema } from '../src/platform/schema.js';
+import { buildPlazaSchema } from '../src/app/schema.js';
 import { estimateCost, GRAPHQL_LIMITS, limitRules, listBoundOf } from '../src/platform/graphql-limits.js';
 
 /** A small per-account limit, so the test can reach it; no worker, so only requests touch the database. */

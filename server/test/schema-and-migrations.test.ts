@@ -1,10 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse, print, visit } from 'graphql';
 import { REPO_ROOT } from '../src/config.js';
-import { connectDatabase } from '../src/platform/database.js';
-import { buildPlazaSchema, printPlazaSchema } from '../src/platform/schema.js';
+import { connectPlazaDatabase } from '../src/app/entities.js';
+import { buildPlazaSchema, printPlazaSchema } from '../src/app/schema.js';
 import { createTestDatabase } from './helpers/database.js';
+
+/** The SDL without descriptions: graphql-js prints described arguments one per line, and the names below are written on one. */
+const withoutDescriptions = (sdl: string) => print(visit(parse(sdl), { enter: (node) => ('description' in node && node.description ? { ...node, description: undefined } : undefined) }));
 
 describe('schema.graphql', () => {
   it('is exactly what the resolvers emit (run `pnpm schema` after changing the API)', async () => {
@@ -13,7 +17,7 @@ describe('schema.graphql', () => {
   });
 
   it('keeps every name the API contract fixes', () => {
-    const schema = readFileSync(path.join(REPO_ROOT, 'schema.graphql'), 'utf8');
+    const schema = withoutDescriptions(readFileSync(path.join(REPO_ROOT, 'schema.graphql'), 'utf8'));
     for (const name of [
       'me: Viewer', 'categories: [Category!]!', 'app(id: ID!): App', 'myApps: [App!]!', 'storeApps(', 'reviewQueue(', 'notifications(',
       'submitApp(input: SubmitAppInput!): App!', 'updateApp(id: ID!, input: UpdateAppInput!): App!', 'decideReview(input: ReviewDecisionInput!): ReviewDecision!',
@@ -28,7 +32,7 @@ describe('schema.graphql', () => {
 
 describe('migrations', () => {
   it('build exactly the schema the entities describe', async () => {
-    const dataSource = await connectDatabase(await createTestDatabase());
+    const dataSource = await connectPlazaDatabase(await createTestDatabase());
     try {
       const pending = await dataSource.driver.createSchemaBuilder().log();
       expect(pending.upQueries.map((q) => q.query)).toEqual([]);

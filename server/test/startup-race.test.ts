@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { connectDatabase } from '../src/platform/database.js';
+import { connectPlazaDatabase } from '../src/app/entities.js';
 import { createJobRuntime } from '../src/platform/jobs.js';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { createTestDatabase } from './helpers/database.js';
@@ -14,7 +14,7 @@ describe('processes starting together on an empty database', () => {
   it('all come up: the migrations run once and the job store is created once, whoever starts first', async () => {
     const databaseUrl = await createTestDatabase();
     const config = loadConfig({ DATABASE_URL: databaseUrl });
-    const sources = await Promise.all(Array.from({ length: PROCESSES }, () => connectDatabase(databaseUrl, 2)));
+    const sources = await Promise.all(Array.from({ length: PROCESSES }, () => connectPlazaDatabase(databaseUrl, 2)));
     const runtimes = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => createJobRuntime(config, databaseUrl, `starter-${i}`, { poolSize: 2 })));
     try {
       const client = new pg.Client({ connectionString: databaseUrl });

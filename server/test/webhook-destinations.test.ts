@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { blockedAddressReason } from '../src/modules/webhooks/address-policy.js';
+import { blockedAddressReason } from '../src/platform/outbound-http/address-policy.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';

@@ -1,7 +1,7 @@
 import { PgBoss } from 'pg-boss';
 import { createJobRuntime } from '../platform/jobs.js';
 import { findFreePort } from '../platform/embedded-postgres.js';
-import type { RunningPlaza } from '../plaza.js';
+import type { RunningPlaza } from '../app/plaza.js';
 import { commitEvents, createApps, warmUpEvents, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified, waitUntilNone } from './harness.js';
 import { deliverOnce } from './straightforward-delivery.js';
 

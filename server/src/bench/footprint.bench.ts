@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findFreePort, readEmbeddedDatabaseUrl } from '../platform/embedded-postgres.js';
-import type { RunningPlaza } from '../plaza.js';
+import type { RunningPlaza } from '../app/plaza.js';
 import { benchKey, commitEvents, createApps, median, startBenchPlaza, startReceiver, waitForVerified, type Receiver } from './harness.js';
 import { descendantPids, peakResidentMiB, proportionalMiB, residentMiB, startServerProcess, type ServerProcess } from './server-process.js';
 import { fmt } from './report-format.js';

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { EncryptionKey } from '../config.js';
-import { openSecret } from '../modules/secrets/secret-crypto.js';
-import type { GuardedHttpClient } from '../modules/webhooks/guarded-http-client.js';
+import { openSecret } from '../platform/secret-crypto.js';
+import type { GuardedHttpClient } from '../platform/outbound-http/guarded-http-client.js';
 import { webhookHeaders } from '../modules/webhooks/webhook-signing.js';
 
 /**

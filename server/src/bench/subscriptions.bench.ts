@@ -3,7 +3,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { findFreePort } from '../platform/embedded-postgres.js';
 import { newPurchaseId } from '../platform/ids.js';
-import type { RunningPlaza } from '../plaza.js';
+import type { RunningPlaza } from '../app/plaza.js';
 import { devUserId } from '../modules/identity/identity.service.js';
 import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 import { benchKey, createApps, median, percentile, startBenchDatabase, startBenchPlaza, startReceiver } from './harness.js';

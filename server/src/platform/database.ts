@@ -1,21 +1,23 @@
-import { DataSource } from 'typeorm';
-import { ENTITIES } from './entities.js';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations/index.js';
 import { connectionError, logger } from './logger.js';
 import { AfterCommitHooks } from './after-commit.js';
 import { readTimestamptzFast } from './timestamptz.js';
 import { whileHoldingSchemaLock } from './startup-lock.js';
 
+/** The entity classes of every feature; the wiring (`app/entities.ts`) lists them. */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
+
 /**
  * The TypeORM data source. The schema only ever changes through MIGRATIONS (never `synchronize`);
  * a test checks that the migrations produce exactly what the entities describe.
  */
-export function createDataSource(url: string, poolSize = 20): DataSource {
+export function createDataSource(url: string, entities: EntityList, poolSize = 20): DataSource {
   readTimestamptzFast();
   return new DataSource({
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     subscribers: [AfterCommitHooks],
@@ -25,8 +27,8 @@ export function createDataSource(url: string, poolSize = 20): DataSource {
   });
 }
 
-export async function connectDatabase(url: string, poolSize?: number): Promise<DataSource> {
-  const dataSource = createDataSource(url, poolSize);
+export async function connectDatabase(url: string, entities: EntityList, poolSize?: number): Promise<DataSource> {
+  const dataSource = createDataSource(url, entities, poolSize);
   await dataSource.initialize();
   // A PostgreSQL restart kills idle pooled connections; log it and let the pool reconnect instead of crashing.
   const pool = (dataSource.driver as unknown as { master: { on(e: 'error', f: (err: Error) => void): void } }).master;

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
-import { connectDatabase } from '../platform/database.js';
+import { connectPlazaDatabase } from '../app/entities.js';
 import { REPO_ROOT } from '../config.js';
 
 const name = process.argv[2];
@@ -19,7 +19,7 @@ if (!name || !/^[A-Z][A-Za-z0-9]+$/.test(name)) {
 const dir = mkdtempSync(path.join(tmpdir(), 'plaza-migration-'));
 chmodSync(dir, 0o755);
 const database = await startEmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), fsync: false });
-const dataSource = await connectDatabase(database.url);
+const dataSource = await connectPlazaDatabase(database.url);
 const { upQueries, downQueries } = await dataSource.driver.createSchemaBuilder().log();
 await dataSource.destroy();
 await database.stop();

@@ -1,7 +1,7 @@
 import { afterAll } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { findFreePort } from '../../src/platform/embedded-postgres.js';
-import { startPlaza, type RunningPlaza } from '../../src/plaza.js';
+import { startPlaza, type RunningPlaza } from '../../src/app/plaza.js';
 import { createTestDatabase } from './database.js';
 import { GraphQLTestClient } from './graphql-client.js';
 

@@ -1,4 +1,4 @@
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../../platform/auth/principal.js';
 import { App } from './app.entity.js';
 import { AppStatus } from './app.types.js';
 

@@ -1,8 +1,8 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
-import { tokenScope } from '../../platform/auth-checker.js';
+import { tokenScope } from '../../platform/auth/auth-checker.js';
 import { ConnectionType } from '../../platform/connection.js';
-import { requirePrincipal, type RequestContext } from '../../platform/context.js';
-import { principalWithScope, signedInPerson } from '../identity/principal.js';
+import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
+import { principalWithScope, signedInPerson } from '../../platform/auth/principal.js';
 import { ReviewDecision } from '../review/review-decision.entity.js';
 import { SecretAuditEntry } from '../secrets/secret-audit.entity.js';
 import { AppPreCheck } from '../review/pre-checks/pre-check.entity.js';

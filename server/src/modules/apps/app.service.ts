@@ -5,10 +5,10 @@ import { badInput, conflict, forbidden, notFound } from '../../platform/errors.j
 import { newId } from '../../platform/ids.js';
 import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../../platform/auth/principal.js';
 import type { SecretsService } from '../secrets/secrets.service.js';
 import type { PreCheckService } from '../review/pre-checks/pre-checks.service.js';
-import { blockedHostReason } from '../webhooks/address-policy.js';
+import { blockedHostReason } from '../../platform/outbound-http/address-policy.js';
 import { App } from './app.entity.js';
 import { viewOf, isOwner } from './app-access.js';
 import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, type Listing } from './app.types.js';

@@ -1,12 +1,12 @@
 import express, { Router } from 'express';
-import type { Services } from '../../platform/services.js';
+import type { SignInRouteDeps } from './oidc.routes.js';
 import { devUserId } from './identity.service.js';
 import { clearSessionCookie, requestCredential, setSessionCookie } from './session-cookie.js';
 
 const EMAIL = /^[^@\s]{1,64}@[^@\s]{1,255}$/;
 
 /** POST /auth/dev/sign-in (development provider) and POST /auth/sign-out. */
-export function authRoutes(services: Services): Router {
+export function authRoutes(services: Pick<SignInRouteDeps, 'config' | 'identity'>): Router {
   const router = Router();
   const json = express.json({ limit: '16kb' });
 

@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
-import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { int32Field, SafeInt } from '../../platform/int64.js';
 import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';

@@ -8,8 +8,9 @@ import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';
 import { Session } from './session.entity.js';
-import type { Principal } from './principal.js';
-import { API_TOKEN_ROLES, API_TOKEN_SCOPES, isApiTokenScope, rolesOf } from './roles.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { API_TOKEN_SCOPES, isApiTokenScope } from '../../platform/auth/roles.js';
+import { API_TOKEN_ROLES, rolesOf } from './roles.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

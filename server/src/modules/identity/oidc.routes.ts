@@ -2,7 +2,9 @@ import { Router, type Request } from 'express';
 import * as oidc from 'openid-client';
 import { LessThan } from 'typeorm';
 import { logger } from '../../platform/logger.js';
-import type { Services } from '../../platform/services.js';
+import type { DataSource } from 'typeorm';
+import type { Config } from '../../config.js';
+import type { IdentityService } from './identity.service.js';
 import { OidcLogin } from './oidc-login.entity.js';
 import { setSessionCookie } from './session-cookie.js';
 
@@ -16,7 +18,14 @@ const safeReturnTo = (value: unknown) => (typeof value === 'string' && /^\/(?![/
  * GET /auth/oidc/login and /auth/oidc/callback: the platform's Google-based account, through any
  * OpenID provider (authorization code flow with PKCE, state and nonce). 404 when OIDC is not configured.
  */
-export function oidcRoutes(services: Services): Router {
+/** What the sign-in routes need from the process: its settings, the identity service and (for OIDC) the database. */
+export interface SignInRouteDeps {
+  config: Config;
+  identity: IdentityService;
+  db: DataSource;
+}
+
+export function oidcRoutes(services: SignInRouteDeps): Router {
   const router = Router();
   const settings = services.config.oidc;
   const redirectUri = `${services.config.platformOrigin}/auth/oidc/callback`;

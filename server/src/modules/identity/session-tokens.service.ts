@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../../config.js';
-import { openSecret, sealSecret } from '../secrets/secret-crypto.js';
+import { openSecret, sealSecret } from '../../platform/secret-crypto.js';
 import { SigningKey } from './signing-key.entity.js';
 
 /** decisions.md: session tokens live 5 minutes. */

@@ -1,12 +1,12 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
-import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { badInput, forbidden, notFound } from '../../platform/errors.js';
 import { int32Field, SafeInt } from '../../platform/int64.js';
 import { App } from '../apps/app.entity.js';
 import { isOwner, viewOf } from '../apps/app-access.js';
 import { AppStatus } from '../apps/app.types.js';
 import { Account } from '../identity/account.entity.js';
-import { signedInPerson } from '../identity/principal.js';
+import { signedInPerson } from '../../platform/auth/principal.js';
 import { Installation, Purchase } from './marketplace.entities.js';
 
 @ObjectType()

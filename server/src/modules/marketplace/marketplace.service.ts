@@ -8,7 +8,7 @@ import { textProblem } from '../../platform/readable-text.js';
 import { App } from '../apps/app.entity.js';
 import { Pricing } from '../apps/app.types.js';
 import { Account } from '../identity/account.entity.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../../platform/auth/principal.js';
 import type { WebhookEventsService } from '../webhooks/webhook-events.service.js';
 import { WebhookEventType } from '../webhooks/webhook.types.js';
 import { Installation, PointMovement, Purchase, RevenueEntry } from './marketplace.entities.js';

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { ConnectionType } from '../../platform/connection.js';
-import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { Topic } from '../../platform/pubsub.js';
 import { ReviewDecisionInput } from './dto/review-decision.input.js';
 import { Notification } from './notification.entity.js';

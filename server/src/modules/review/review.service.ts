@@ -7,7 +7,7 @@ import { App } from '../apps/app.entity.js';
 import { AppStatus } from '../apps/app.types.js';
 import { listingOf } from '../apps/app.service.js';
 import { Account } from '../identity/account.entity.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../../platform/auth/principal.js';
 import type { ReviewDecisionInput } from './dto/review-decision.input.js';
 import type { Mailer } from './mailer.js';
 import type { NotificationService } from './notification.service.js';

@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { ClientSecret } from './client-secret.type.js';
 
 @Resolver()

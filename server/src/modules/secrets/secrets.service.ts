@@ -6,11 +6,11 @@ import { newId } from '../../platform/ids.js';
 import { entityColumns } from '../../platform/prepared-query.js';
 import { App } from '../apps/app.entity.js';
 import { isOwner, viewOf } from '../apps/app-access.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../../platform/auth/principal.js';
 import { StoredClientSecret } from './client-secret.entity.js';
 import type { ClientSecret } from './client-secret.type.js';
 import { SecretAuditEntry } from './secret-audit.entity.js';
-import { generateClientSecret, openSecret, sealSecret } from './secret-crypto.js';
+import { generateClientSecret, openSecret, sealSecret } from '../../platform/secret-crypto.js';
 
 type SecretAction = 'REVEAL' | 'ROTATE';
 

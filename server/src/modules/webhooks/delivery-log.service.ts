@@ -4,7 +4,7 @@ import { badInput, notFound } from '../../platform/errors.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import { batchByTick } from '../../platform/batch-by-tick.js';
 import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../../platform/auth/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';

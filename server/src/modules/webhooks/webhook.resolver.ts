@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { tokenScope } from '../../platform/auth-checker.js';
+import { tokenScope } from '../../platform/auth/auth-checker.js';
 import { ConnectionType } from '../../platform/connection.js';
-import { requirePrincipal, type RequestContext } from '../../platform/context.js';
+import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { notFound } from '../../platform/errors.js';
 import { Topic } from '../../platform/pubsub.js';
 import { viewOf, isOwner } from '../apps/app-access.js';

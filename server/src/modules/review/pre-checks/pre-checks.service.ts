@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { batchByTick } from '../../../platform/batch-by-tick.js';
 import { logger } from '../../../platform/logger.js';
 import { App } from '../../apps/app.entity.js';
-import type { GuardedHttpClient } from '../../webhooks/guarded-http-client.js';
+import type { GuardedHttpClient } from '../../../platform/outbound-http/guarded-http-client.js';
 import { framingProblem } from './frame-policy.js';
 import { probeImage } from './image-probe.js';
 import { AppPreCheck, type PreCheckResult } from './pre-check.entity.js';

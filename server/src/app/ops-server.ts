@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { logger } from './logger.js';
-import { metricsEndpoint } from './metrics.js';
+import { logger } from '../platform/logger.js';
+import { metricsEndpoint } from '../platform/metrics.js';
 import type { Services } from './services.js';
 
 /**

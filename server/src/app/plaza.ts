@@ -1,17 +1,17 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
-import type { Config } from './config.js';
-import { connectDatabase } from './platform/database.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres.js';
-import { declareListBounds } from './platform/graphql-limits.js';
-import { createHttpServer } from './platform/http-server.js';
-import { logger } from './platform/logger.js';
-import { failOnStrayErrors } from './platform/shutdown.js';
-import { PostgresPubSub } from './platform/pubsub.js';
-import { buildPlazaSchema } from './platform/schema.js';
-import { createServices, type Services } from './platform/services.js';
-import { startJobWorker, type JobWorker } from './platform/job-worker.js';
+import type { Config } from '../config.js';
+import { connectPlazaDatabase } from './entities.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../platform/embedded-postgres.js';
+import { declareListBounds } from '../platform/graphql-limits.js';
+import { createHttpServer } from './http-server.js';
+import { logger } from '../platform/logger.js';
+import { failOnStrayErrors } from '../platform/shutdown.js';
+import { PostgresPubSub } from '../platform/pubsub.js';
+import { buildPlazaSchema } from './schema.js';
+import { createServices, type Services } from './services.js';
+import { startJobWorker, type JobWorker } from './job-worker.js';
 
 export interface RunningPlaza {
   /** http://127.0.0.1:<port> */
@@ -56,7 +56,7 @@ async function start(config: Config, options: { listenPort?: number }, started: 
     databaseUrl = embedded.url;
     logger.info({ dataDir: config.dataDir, clusterDir: embedded.clusterDir }, 'embedded PostgreSQL started');
   }
-  const db = await connectDatabase(databaseUrl, config.databasePoolSize);
+  const db = await connectPlazaDatabase(databaseUrl, config.databasePoolSize);
   started.push(() => db.destroy());
   const pubSub = await PostgresPubSub.connect(databaseUrl);
   started.push(() => pubSub.close());

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Principal } from '../modules/identity/principal.js';
-import type { Services } from './services.js';
+import type { Principal } from './principal.js';
+import type { Services } from '../../app/services.js';
 
 /** What every resolver gets: who is asking (if anyone), from where, and the services. */
 export interface RequestContext {

@@ -5,9 +5,9 @@ import { PRE_CHECKS_DUE_CHANNEL } from '../modules/review/pre-checks/pre-checks.
 import { defineDeliveryWork } from '../modules/webhooks/delivery-work.js';
 import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/webhook-events.service.js';
 import { definePruneAttemptsJob, PRUNE_ATTEMPTS_JOB, PRUNE_INTERVAL } from '../modules/webhooks/jobs/prune-attempts.job.js';
-import { createJobRuntime } from './jobs.js';
-import { listenContinuously } from './listen-connection.js';
-import { logger } from './logger.js';
+import { createJobRuntime } from '../platform/jobs.js';
+import { listenContinuously } from '../platform/listen-connection.js';
+import { logger } from '../platform/logger.js';
 import type { Services } from './services.js';
 
 export interface JobWorker {

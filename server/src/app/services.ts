@@ -8,14 +8,14 @@ import { ReviewService } from '../modules/review/review.service.js';
 import { SecretsService } from '../modules/secrets/secrets.service.js';
 import { DeliveryEngine } from '../modules/webhooks/delivery-engine.js';
 import { DeliveryLogService } from '../modules/webhooks/delivery-log.service.js';
-import { GuardedHttpClient } from '../modules/webhooks/guarded-http-client.js';
+import { GuardedHttpClient } from '../platform/outbound-http/guarded-http-client.js';
 import { WebhookEventsService } from '../modules/webhooks/webhook-events.service.js';
 import { MarketplaceService } from '../modules/marketplace/marketplace.service.js';
 import { SessionTokenService } from '../modules/identity/session-tokens.service.js';
 import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service.js';
-import { PlazaMetrics } from './metrics.js';
-import type { PostgresPubSub } from './pubsub.js';
-import { Readiness } from './readiness.js';
+import { PlazaMetrics } from '../platform/metrics.js';
+import type { PostgresPubSub } from '../platform/pubsub.js';
+import { Readiness } from '../platform/readiness.js';
 
 /** Every service, wired once per process and handed to resolvers through the request context. */
 export interface Services {

@@ -8,7 +8,7 @@ import { ReviewResolver } from '../modules/review/review.resolver.js';
 import { SecretsResolver } from '../modules/secrets/secrets.resolver.js';
 import { DeliveryAttemptResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver.js';
 import { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from '../modules/marketplace/marketplace.resolver.js';
-import { authChecker } from './auth-checker.js';
+import { authChecker } from '../platform/auth/auth-checker.js';
 
 export const RESOLVERS = [IdentityResolver, AppResolver, ReviewResolver, SecretsResolver, WebhookResolver, DeliveryAttemptResolver, MarketplaceResolver, InstallationResolver, AppEarningsResolver] as const;
 

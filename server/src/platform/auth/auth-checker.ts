@@ -1,7 +1,7 @@
 import type { AuthChecker } from 'type-graphql';
-import type { ApiTokenScope, Role } from '../modules/identity/roles.js';
+import type { ApiTokenScope, Role } from './roles.js';
 import type { RequestContext } from './context.js';
-import { forbidden, unauthenticated } from './errors.js';
+import { forbidden, unauthenticated } from '../errors.js';
 
 const SCOPE_PREFIX = 'scope:';
 

@@ -1,12 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import type { Config } from '../config.js';
-import type { Principal } from '../modules/identity/principal.js';
+import type { Principal } from '../platform/auth/principal.js';
 import { API_TOKEN_PREFIX } from '../modules/identity/identity.service.js';
 import { requestCredential } from '../modules/identity/session-cookie.js';
-import type { RequestContext } from './context.js';
-import { ErrorCode, PlazaError } from './errors.js';
-import { rateLimited, RateLimiter } from './rate-limiter.js';
+import type { RequestContext } from '../platform/auth/context.js';
+import { ErrorCode, PlazaError } from '../platform/errors.js';
+import { rateLimited, RateLimiter } from '../platform/rate-limiter.js';
 import type { Services } from './services.js';
 
 /**

@@ -4,17 +4,17 @@ import { CloseCode, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config.js';
-import { credentialIdOf, type Principal } from '../modules/identity/principal.js';
+import { credentialIdOf, type Principal } from '../platform/auth/principal.js';
 import { credentialOf } from '../modules/identity/session-cookie.js';
-import type { RequestContext } from './context.js';
-import { formatError } from './errors.js';
-import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
-import { logger } from './logger.js';
-import { requestIdFrom } from './request-log.js';
-import { Topic } from './pubsub.js';
+import type { RequestContext } from '../platform/auth/context.js';
+import { formatError } from '../platform/errors.js';
+import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from '../platform/graphql-limits.js';
+import { logger } from '../platform/logger.js';
+import { requestIdFrom } from '../platform/request-log.js';
+import { Topic } from '../platform/pubsub.js';
 import type { RequestGuards } from './request-guards.js';
 import type { Services } from './services.js';
-import { sharedSubscriptionExecution } from './subscription-execution.js';
+import { sharedSubscriptionExecution } from '../platform/subscription-execution.js';
 
 /** A client that opens a socket and never says who it is holds it this long at most. */
 const CONNECTION_INIT_TIMEOUT_MS = 3_000;

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { EncryptionKey } from '../../config.js';
+import type { EncryptionKey } from '../config.js';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

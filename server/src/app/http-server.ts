@@ -8,16 +8,16 @@ import type { GraphQLSchema } from 'graphql';
 import { authRoutes } from '../modules/identity/dev-sign-in.routes.js';
 import { oidcRoutes } from '../modules/identity/oidc.routes.js';
 import { requestCredential } from '../modules/identity/session-cookie.js';
-import type { RequestContext } from './context.js';
-import { ErrorCode, formatError, PlazaError } from './errors.js';
-import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from './graphql-limits.js';
-import { requestLog, requestLogger } from './request-log.js';
-import { logger } from './logger.js';
-import { metricsEndpoint } from './metrics.js';
+import type { RequestContext } from '../platform/auth/context.js';
+import { ErrorCode, formatError, PlazaError } from '../platform/errors.js';
+import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from '../platform/graphql-limits.js';
+import { requestLog, requestLogger } from '../platform/request-log.js';
+import { logger } from '../platform/logger.js';
+import { metricsEndpoint } from '../platform/metrics.js';
 import type { Services } from './services.js';
 import { asHttpError, RequestGuards } from './request-guards.js';
-import { noStore, securityHeaders } from './security-headers.js';
-import { isBuilt, notFound, webRoutes } from './web-surface.js';
+import { noStore, securityHeaders } from '../platform/security-headers.js';
+import { isBuilt, notFound, webRoutes } from '../platform/web-surface.js';
 import { attachWebSocketServer } from './websocket-server.js';
 
 /** What /graphql answers: queries and mutations over GET and POST, the WebSocket upgrade on GET. */

@@ -1,9 +1,11 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent, errors as undiciErrors } from 'undici';
 import { blockedAddressReason, blockedHostReason } from './address-policy.js';
-import { RESPONSE_EXCERPT_BYTES } from './webhook.types.js';
 
 /** Raised (as a connection error) when a destination resolves to an address webhooks may not reach. */
+/** The most of a POST's response body kept (the contract's webhook attempts record the first 1 KiB). */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
 export class BlockedDestinationError extends Error {
   readonly code = 'PLAZA_BLOCKED_DESTINATION';
 }
