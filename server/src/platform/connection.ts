@@ -1,7 +1,7 @@
 import { ClassType, Field, ObjectType } from 'type-graphql';
 import { badInput } from './errors.js';
 
-@ObjectType()
+@ObjectType({ description: 'Where a page sits in its list, and the cursors to page on from it' })
 export class PageInfo {
   @Field({ description: 'More items follow this page (in the list\'s order); with `before`, the items from that cursor on' })
   hasNextPage: boolean;
@@ -25,23 +25,31 @@ export interface Connection<T> {
   pageInfo: PageInfo;
 }
 
+/** The descriptions of the Relay paging arguments, the same on every list. */
+export const PAGE_ARGS = {
+  first: 'Page forward: at most this many items (1..100, 20 by default)',
+  after: 'Page forward from this cursor (an endCursor this list gave out)',
+  last: 'Page backward: at most this many items (1..100); not together with first',
+  before: 'Page backward from this cursor (a startCursor this list gave out)',
+} as const;
+
 /** A Relay connection type named `<name>Connection` with `<name>Edge` edges. */
 export function ConnectionType<T extends object>(NodeType: ClassType<T>, name: string) {
-  @ObjectType(`${name}Edge`)
+  @ObjectType(`${name}Edge`, { description: `One ${name} in a page, with its cursor` })
   class EdgeType {
-    @Field()
+    @Field({ description: 'Opaque; pass as after or before to page on from this item' })
     cursor: string;
 
-    @Field(() => NodeType)
+    @Field(() => NodeType, { description: `The ${name}` })
     node: T;
   }
 
-  @ObjectType(`${name}Connection`)
+  @ObjectType(`${name}Connection`, { description: `A page of ${name} items (Relay connection)` })
   class ConnectionClass {
-    @Field(() => [EdgeType])
+    @Field(() => [EdgeType], { description: 'The items of this page, in the list’s order' })
     edges: EdgeType[];
 
-    @Field(() => PageInfo)
+    @Field(() => PageInfo, { description: 'Whether there are more items, and the cursors to page on' })
     pageInfo: PageInfo;
   }
   return ConnectionClass;

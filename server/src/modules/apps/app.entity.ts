@@ -2,68 +2,68 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { AppStatus, Pricing, type Listing } from './app.types.js';
 
-@ObjectType()
+@ObjectType({ description: 'An app in the marketplace. Its developer and reviewers see the current version; everyone else the last approved listing' })
 @Entity('apps')
 @Index('idx_apps_review_queue', ['submittedAt', 'id'], { where: `status = 'PENDING_REVIEW'` })
 @Index('idx_apps_store', ['listedAt', 'id'], { where: 'published_listing IS NOT NULL' })
 export class App {
   /** `app_` + ULID */
-  @Field(() => ID)
+  @Field(() => ID, { description: 'app_<ULID>; the app_id of its webhook events' })
   @PrimaryColumn({ type: 'text' })
   id: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The user id of the developer who submitted it' })
   @Index('idx_apps_owner_id')
   @Column({ type: 'text', name: 'owner_id' })
   ownerId: string;
 
-  @Field()
+  @Field({ description: 'Shown in the store; 1..60 characters' })
   @Column({ type: 'text' })
   name: string;
 
-  @Field()
+  @Field({ description: 'One line on the app card; 1..120 characters' })
   @Column({ type: 'text', name: 'short_description' })
   shortDescription: string;
 
-  @Field()
+  @Field({ description: 'HTTPS URL of the app’s icon' })
   @Column({ type: 'text', name: 'icon_url' })
   iconUrl: string;
 
-  @Field()
+  @Field({ description: 'HTTPS page the platform loads in an iframe' })
   @Column({ type: 'text', name: 'app_url' })
   appUrl: string;
 
-  @Field()
+  @Field({ description: 'One of the `categories` ids, e.g. "games"' })
   @Column({ type: 'text' })
   category: string;
 
-  @Field(() => Pricing)
+  @Field(() => Pricing, { description: 'FREE or PAID' })
   @Column({ type: 'text' })
   pricing: Pricing;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Price in platform points when PAID; null when FREE' })
   @Column({ type: 'integer', name: 'price_points', nullable: true })
   pricePoints: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Where webhook events are sent; only its developer and reviewers see it (null for everyone else, and when none is set)' })
   @Column({ type: 'text', name: 'webhook_url', nullable: true })
   webhookUrl: string | null;
 
-  @Field(() => AppStatus)
+  @Field(() => AppStatus, { description: 'Where the current version stands in review; APPROVED for everyone who sees only the listing' })
   @Column({ type: 'text' })
   status: AppStatus;
 
   /** Bumped on every edit, so a reviewer can decide on exactly the version they looked at. */
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Starts at 1 and goes up with every edit; decideReview names the revision it decides' })
   @Column({ type: 'integer', default: 1 })
   revision: number;
 
   /** When the version now waiting (or last decided) was submitted. */
-  @Field()
+  @Field({ description: 'When the version now waiting (or last decided) was submitted' })
   @Column({ type: 'timestamptz', name: 'submitted_at' })
   submittedAt: Date;
 
-  @Field()
+  @Field({ description: 'submittedAt + 24 hours: when review is due' })
   @Column({ type: 'timestamptz', name: 'review_due_at' })
   reviewDueAt: Date;
 
@@ -75,11 +75,11 @@ export class App {
   @Column({ type: 'timestamptz', name: 'listed_at', nullable: true })
   listedAt: Date | null;
 
-  @Field()
+  @Field({ description: 'When the app was first submitted' })
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 
-  @Field()
+  @Field({ description: 'When the app record last changed' })
   @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
   updatedAt: Date;
 }

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { tokenScope } from '../../platform/auth/auth-checker.js';
-import { ConnectionType } from '../../platform/connection.js';
+import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { principalWithScope, signedInPerson } from '../../platform/auth/principal.js';
 import { ReviewDecision } from '../review/review-decision.entity.js';
@@ -12,7 +12,7 @@ import { CATEGORIES } from './app.types.js';
 import { SubmitAppInput } from './dto/submit-app.input.js';
 import { UpdateAppInput } from './dto/update-app.input.js';
 
-@ObjectType()
+@ObjectType({ description: 'A store category apps are listed under' })
 export class Category {
   @Field({ description: 'The value to submit as an app category, e.g. "games"' })
   id: string;
@@ -24,63 +24,63 @@ export class Category {
   label: string;
 }
 
-@ObjectType()
+@ObjectType({ description: 'A page of apps (Relay connection)' })
 export class AppConnection extends ConnectionType(App, 'App') {}
 
 const CATEGORY_LIST: Category[] = CATEGORIES.map((id) => ({ id, name: id, label: id[0].toUpperCase() + id.slice(1) }));
 
 @Resolver(() => App)
 export class AppResolver {
-  @Query(() => [Category])
+  @Query(() => [Category], { description: 'Every store category, the values an app’s category takes' })
   categories(): Category[] {
     return CATEGORY_LIST;
   }
 
   @Query(() => App, { nullable: true, description: 'Owner, reviewers and admins see any version; everyone else the approved listing' })
-  app(@Arg('id', () => ID) id: string, @Ctx() { principal, services }: RequestContext): Promise<App | null> {
+  app(@Arg('id', () => ID, { description: 'app_<ULID>' }) id: string, @Ctx() { principal, services }: RequestContext): Promise<App | null> {
     return services.apps.find(principalWithScope(principal, 'apps:read'), id);
   }
 
   @Authorized(tokenScope('apps:read'))
-  @Query(() => [App])
+  @Query(() => [App], { description: 'Your apps, newest first (at most MAX_APPS_PER_DEVELOPER, 100 by default)' })
   myApps(@Ctx() context: RequestContext): Promise<App[]> {
     return context.services.apps.mine(requirePrincipal(context).userId);
   }
 
-  @Query(() => AppConnection, { description: 'Approved apps, as listed' })
+  @Query(() => AppConnection, { description: 'Approved apps as listed, newest listing first; anyone may ask' })
   storeApps(
     @Ctx() { services }: RequestContext,
-    @Arg('category', () => String, { nullable: true }) category?: string | null,
-    @Arg('search', () => String, { nullable: true }) search?: string | null,
-    @Arg('first', () => Int, { nullable: true }) first?: number | null,
-    @Arg('after', () => String, { nullable: true }) after?: string | null,
-    @Arg('last', () => Int, { nullable: true }) last?: number | null,
-    @Arg('before', () => String, { nullable: true }) before?: string | null,
+    @Arg('category', () => String, { nullable: true, description: 'Only this category (one of `categories`)' }) category?: string | null,
+    @Arg('search', () => String, { nullable: true, description: 'Only apps whose name or short description contains this text (any case)' }) search?: string | null,
+    @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: PAGE_ARGS.after }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
+    @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<AppConnection> {
     return services.apps.store({ category, search, first, after, last, before });
   }
 
   @Authorized('REVIEWER')
-  @Query(() => AppConnection, { description: 'Apps pending review, oldest submission first' })
+  @Query(() => AppConnection, { description: 'Reviewer: apps pending review, oldest submission first' })
   reviewQueue(
     @Ctx() { services }: RequestContext,
-    @Arg('first', () => Int, { nullable: true }) first?: number | null,
-    @Arg('after', () => String, { nullable: true }) after?: string | null,
-    @Arg('last', () => Int, { nullable: true }) last?: number | null,
-    @Arg('before', () => String, { nullable: true }) before?: string | null,
+    @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: PAGE_ARGS.after }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
+    @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<AppConnection> {
     return services.apps.reviewQueue({ first, after, last, before });
   }
 
   @Authorized()
   @Mutation(() => App, { description: 'A new app, PENDING_REVIEW; its client secret is created with it' })
-  submitApp(@Arg('input') input: SubmitAppInput, @Ctx() context: RequestContext): Promise<App> {
+  submitApp(@Arg('input', { description: 'The app’s listing, pricing and webhook URL' }) input: SubmitAppInput, @Ctx() context: RequestContext): Promise<App> {
     return context.services.apps.submit(requirePrincipal(context), input);
   }
 
   @Authorized()
   @Mutation(() => App, { description: 'A REJECTED app returns to PENDING_REVIEW; an APPROVED one too when its listing changes' })
-  updateApp(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateAppInput, @Ctx() context: RequestContext): Promise<App> {
+  updateApp(@Arg('id', () => ID, { description: 'One of your apps (app_<ULID>)' }) id: string, @Arg('input', { description: 'The fields to change' }) input: UpdateAppInput, @Ctx() context: RequestContext): Promise<App> {
     return context.services.apps.update(requirePrincipal(context), id, input);
   }
 

@@ -9,8 +9,23 @@ export enum AppStatus {
   APPROVED = 'APPROVED',
   REJECTED = 'REJECTED',
 }
-registerEnumType(Pricing, { name: 'Pricing', description: 'FREE, or PAID with a price in platform points' });
-registerEnumType(AppStatus, { name: 'AppStatus' });
+registerEnumType(Pricing, {
+  name: 'Pricing',
+  description: 'FREE, or PAID with a price in platform points',
+  valuesConfig: {
+    FREE: { description: 'Installed at no cost (installApp)' },
+    PAID: { description: 'Bought with points (purchaseApp); pricePoints says how many' },
+  },
+});
+registerEnumType(AppStatus, {
+  name: 'AppStatus',
+  description: 'Where an app stands in review',
+  valuesConfig: {
+    PENDING_REVIEW: { description: 'Submitted or resubmitted; waiting for a reviewer (due 24 hours after submission)' },
+    APPROVED: { description: 'Approved and listed in the store' },
+    REJECTED: { description: 'Rejected; editing the app resubmits it' },
+  },
+});
 
 /** The categories users browse the store by (decisions.md). */
 export const CATEGORIES = [

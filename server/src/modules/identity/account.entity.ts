@@ -3,17 +3,17 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 't
 import { int64Column } from '../../platform/int64.js';
 
 /** A platform account. Every account is a developer and a user; the viewer's own view of it. */
-@ObjectType('Viewer')
+@ObjectType('Viewer', { description: 'Your platform account as you see it; every account is a DEVELOPER and a USER' })
 @Entity('accounts')
 // The last line of defence for "not enough points": no statement can leave a balance below zero.
 @Check('chk_accounts_points_not_negative', '"points" >= 0')
 export class Account {
   /** The identity provider's `sub`; the development provider derives it from the e-mail. */
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The user id: the identity provider’s `sub` (the development sign-in derives it from the e-mail)' })
   @PrimaryColumn({ type: 'text' })
   id: string;
 
-  @Field()
+  @Field({ description: 'The e-mail address the account signs in with' })
   @Index('idx_accounts_email')
   @Column({ type: 'text' })
   email: string;
@@ -23,17 +23,17 @@ export class Account {
   grantedRoles: string[];
 
   /** 64-bit; the contract's `points: Int` answers up to 2^31 - 1 and `pointsExact` any balance (identity.resolver.ts). */
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Points balance while it fits a 32-bit Int; past that an error that points to pointsExact' })
   @Column({ type: 'bigint', default: 0, transformer: int64Column })
   points: number;
 
   /** Passed to launched apps in INIT_SESSION: en or vi. */
-  @Field()
+  @Field({ description: 'Preferred language passed to the apps you open: "en" (default) or "vi"' })
   @Column({ type: 'text', default: 'en' })
   locale: string;
 
   /** Passed to launched apps in INIT_SESSION: light or dark. */
-  @Field()
+  @Field({ description: 'Preferred theme passed to the apps you open: "light" (default) or "dark"' })
   @Column({ type: 'text', default: 'light' })
   theme: string;
 

@@ -5,15 +5,15 @@ import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';
 import { CreateApiTokenInput } from './dto/create-api-token.input.js';
 
-@ObjectType()
+@ObjectType({ description: 'A new API token: its value, shown only in this answer, and its record' })
 export class CreatedApiToken {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The token’s id (tok_<ULID>), as in apiToken.id; pass it to revokeApiToken' })
   id: string;
 
   @Field({ description: 'The token itself; shown only this once' })
   token: string;
 
-  @Field(() => ApiToken)
+  @Field(() => ApiToken, { description: 'The token as myApiTokens lists it' })
   apiToken: ApiToken;
 }
 
@@ -24,13 +24,13 @@ export class IdentityResolver {
     return principal ? services.identity.findAccount(principal.userId) : null;
   }
 
-  @FieldResolver(() => [String])
+  @FieldResolver(() => [String], { description: 'DEVELOPER and USER for everyone; REVIEWER and ADMIN by configuration or an admin’s grant (admins also review)' })
   roles(@Root() account: Account, @Ctx() { services }: RequestContext): string[] {
     return services.identity.rolesOf(account);
   }
 
   /** The contract's Int: a balance past 2^31 - 1 is a clear error naming pointsExact, never a wrong number. */
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, { description: 'Your points balance while it fits a 32-bit Int; past 2,147,483,647 an error that points to pointsExact' })
   points(@Root() account: Account): number {
     return int32Field(account.points, 'points', 'pointsExact');
   }
@@ -47,15 +47,15 @@ export class IdentityResolver {
   }
 
   @Authorized()
-  @Mutation(() => CreatedApiToken)
-  async createApiToken(@Arg('input') input: CreateApiTokenInput, @Ctx() context: RequestContext): Promise<CreatedApiToken> {
+  @Mutation(() => CreatedApiToken, { description: 'A token for scripts and integrations, acting for you within its scopes only; its value is shown once' })
+  async createApiToken(@Arg('input', { description: 'Name, scopes and lifetime of the token' }) input: CreateApiTokenInput, @Ctx() context: RequestContext): Promise<CreatedApiToken> {
     const { token, apiToken } = await context.services.identity.createApiToken(requirePrincipal(context).userId, input);
     return { id: apiToken.id, token, apiToken };
   }
 
   @Authorized()
-  @Mutation(() => Boolean)
-  revokeApiToken(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<boolean> {
+  @Mutation(() => Boolean, { description: 'Ends one of your API tokens at once (its open subscriptions close too); true also when already revoked' })
+  revokeApiToken(@Arg('id', () => ID, { description: 'The token’s id (tok_<ULID>)' }) id: string, @Ctx() context: RequestContext): Promise<boolean> {
     return context.services.identity.revokeApiToken(requirePrincipal(context).userId, id);
   }
 }

@@ -1,80 +1,94 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { int64Column } from '../../platform/int64.js';
 
+/** Purchase.kind; the service writes the same values (PurchaseKind in marketplace.service.ts). */
+export enum PurchaseKindType {
+  PURCHASE = 'PURCHASE',
+  INSTALL = 'INSTALL',
+}
+registerEnumType(PurchaseKindType, {
+  name: 'PurchaseKind',
+  description: 'Whether a purchase record is a paid purchase or a free install',
+  valuesConfig: {
+    PURCHASE: { description: 'A paid app bought with points; can be refunded' },
+    INSTALL: { description: 'A free app installed: a zero-amount purchase, nothing to refund' },
+  },
+});
+
 /** A purchase, or a free install recorded as a zero-amount purchase (decisions.md, Identifiers). */
-@ObjectType()
+@ObjectType({ description: 'A purchase of a paid app, or a free install recorded as a zero-amount purchase' })
 @Entity('purchases')
 // Exactly one of two racing purchases of the same app by the same user can commit.
 @Index('idx_purchases_one_paid_per_user', ['appId', 'userId'], { unique: true, where: `kind = 'PURCHASE' AND status = 'COMPLETED'` })
 @Index('idx_purchases_user', ['userId', 'createdAt'])
 export class Purchase {
   /** APP-<unix ms>-<6 Crockford base32>; unique by primary key. */
-  @Field()
+  @Field({ description: 'APP-<unix time in ms>-<6 Crockford base32 characters>; the purchase_id of its webhook events' })
   @PrimaryColumn({ type: 'text', name: 'purchase_id' })
   purchaseId: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The app bought or installed (app_<ULID>)' })
   @Column({ type: 'text', name: 'app_id' })
   appId: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The buyer' })
   @Column({ type: 'text', name: 'user_id' })
   userId: string;
 
-  /** PURCHASE (paid) or INSTALL (free, zero amount) */
-  @Field()
+  /** PURCHASE (paid) or INSTALL (free, zero amount); a string here because the service writes its own constants. */
+  @Field(() => PurchaseKindType, { description: 'PURCHASE (paid) or INSTALL (free, zero amount)' })
   @Column({ type: 'text' })
   kind: string;
 
-  @Field(() => Int, { description: 'Free installs have 0' })
+  @Field(() => Int, { description: 'Price in platform points at the time of purchase; free installs have 0' })
   @Column({ type: 'integer', name: 'price_points' })
   pricePoints: number;
 
   // Int in the contract; one purchase is at most 2^31 - 1 VND (revenue.ts), so it always fits.
-  @Field(() => Int)
+  @Field(() => Int, { description: 'What the buyer paid in VND: pricePoints x POINT_VALUE_VND; 0 for free installs' })
   @Column({ type: 'bigint', name: 'amount_vnd', transformer: int64Column })
   amountVnd: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The developer’s share in VND: floor(amountVnd x 80 / 100)' })
   @Column({ type: 'bigint', name: 'developer_share_vnd', transformer: int64Column })
   developerShareVnd: number;
 
   /** COMPLETED or REFUNDED */
-  @Field()
+  @Field({ description: 'COMPLETED, or REFUNDED after an admin refunded it' })
   @Column({ type: 'text' })
   status: string;
 
-  @Field()
+  @Field({ description: 'When it was bought or installed' })
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it was refunded; null unless REFUNDED' })
   @Column({ type: 'timestamptz', name: 'refunded_at', nullable: true })
   refundedAt: Date | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The reason the admin gave for the refund; null when none was given or not refunded' })
   @Column({ type: 'text', name: 'refund_reason', nullable: true })
   refundReason: string | null;
 }
 
 /** An app in a user's library; ended by uninstalling or by a refund. */
-@ObjectType()
+@ObjectType({ description: 'An app in a user’s library, from install (or purchase) until uninstalled or refunded' })
 @Entity('installations')
 // One active installation per user and app: racing installs leave exactly one.
 @Index('idx_installations_active', ['appId', 'userId'], { unique: true, where: 'uninstalled_at IS NULL' })
 @Index('idx_installations_user', ['userId', 'installedAt'])
 export class Installation {
   /** `ins_` + ULID */
-  @Field(() => ID)
+  @Field(() => ID, { description: 'ins_<ULID>' })
   @PrimaryColumn({ type: 'text' })
   id: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The installed app (app_<ULID>)' })
   @Column({ type: 'text', name: 'app_id' })
   appId: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Whose library it is in' })
   @Column({ type: 'text', name: 'user_id' })
   userId: string;
 
@@ -82,11 +96,11 @@ export class Installation {
   @Column({ type: 'text', name: 'purchase_id' })
   purchaseId: string;
 
-  @Field()
+  @Field({ description: 'When the app was installed or bought' })
   @Column({ type: 'timestamptz', name: 'installed_at' })
   installedAt: Date;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it was uninstalled or its purchase refunded; null while installed' })
   @Column({ type: 'timestamptz', name: 'uninstalled_at', nullable: true })
   uninstalledAt: Date | null;
 }

@@ -9,9 +9,9 @@ import { Account } from '../identity/account.entity.js';
 import { signedInPerson } from '../../platform/auth/principal.js';
 import { Installation, Purchase } from './marketplace.entities.js';
 
-@ObjectType()
+@ObjectType({ description: 'A user’s balance of platform points (one point is worth POINT_VALUE_VND, 1,000 VND by default)' })
 export class PointsBalance {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Whose balance it is' })
   userId: string;
 
   @Field(() => SafeInt, { description: 'The balance, exact at any size (a 32-bit Int ends at 2,147,483,647)' })
@@ -31,13 +31,13 @@ export class PointsBalance {
 // Amounts are SafeInt, not Int: a developer's sales pass 2^31 VND (about 2.1 billion) in the normal course.
 @ObjectType({ description: 'Per app, from the revenue ledger; all amounts in VND' })
 export class AppEarnings {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The app (app_<ULID>)' })
   appId: string;
 
-  @Field()
+  @Field({ description: 'The app’s current name' })
   appName: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Paid purchases of the app (free installs are not sales)' })
   salesCount: number;
 
   @Field(() => SafeInt, { description: 'What buyers paid' })
@@ -46,7 +46,7 @@ export class AppEarnings {
   @Field(() => SafeInt, { description: 'Your 80% of the gross sales' })
   developerShareVnd: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Purchases of the app that were refunded' })
   refundsCount: number;
 
   @Field(() => SafeInt, { description: 'Gross amount refunded' })
@@ -61,10 +61,10 @@ export class AppEarnings {
 
 @ObjectType({ description: 'What the AppLauncher needs to open an app: where, and the INIT_SESSION fields' })
 export class AppLaunch {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The app being opened; the token’s aud' })
   appId: string;
 
-  @Field()
+  @Field({ description: 'The page to load in the iframe: the listed version for users, the version under work for its developer and reviewers' })
   appUrl: string;
 
   @Field({ description: 'The App URL’s origin: INIT_SESSION goes only there, and APP_READY is accepted only from there' })
@@ -73,16 +73,16 @@ export class AppLaunch {
   @Field({ description: 'ES256 JWT: iss = platform origin, aud = app id, sub = user id, 5 minutes' })
   token: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The signed-in user; the token’s sub' })
   userId: string;
 
-  @Field()
+  @Field({ description: 'For INIT_SESSION: "en" or "vi"; the launchApp argument, else the user’s preference' })
   locale: string;
 
-  @Field()
+  @Field({ description: 'For INIT_SESSION: "light" or "dark"; the launchApp argument, else the user’s preference' })
   theme: string;
 
-  @Field()
+  @Field({ description: 'When the token expires (5 minutes after issue)' })
   expiresAt: Date;
 }
 
@@ -93,31 +93,31 @@ const THEMES = ['light', 'dark'];
 export class MarketplaceResolver {
   @Authorized()
   @Mutation(() => Installation, { description: 'Free apps (or a paid app you bought); sends app.installed' })
-  installApp(@Arg('appId', () => ID) appId: string, @Ctx() context: RequestContext): Promise<Installation> {
+  installApp(@Arg('appId', () => ID, { description: 'An approved app' }) appId: string, @Ctx() context: RequestContext): Promise<Installation> {
     return context.services.marketplace.install(requirePrincipal(context), appId);
   }
 
   @Authorized()
   @Mutation(() => Purchase, { description: 'Paid apps: debits your points; sends app.purchased' })
-  purchaseApp(@Arg('appId', () => ID) appId: string, @Ctx() context: RequestContext): Promise<Purchase> {
+  purchaseApp(@Arg('appId', () => ID, { description: 'An approved paid app you do not own yet' }) appId: string, @Ctx() context: RequestContext): Promise<Purchase> {
     return context.services.marketplace.purchase(requirePrincipal(context), appId);
   }
 
   @Authorized()
   @Mutation(() => Installation, { description: 'Sends app.uninstalled' })
-  uninstallApp(@Arg('appId', () => ID) appId: string, @Ctx() context: RequestContext): Promise<Installation> {
+  uninstallApp(@Arg('appId', () => ID, { description: 'An app in your library' }) appId: string, @Ctx() context: RequestContext): Promise<Installation> {
     return context.services.marketplace.uninstall(requirePrincipal(context), appId);
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Purchase, { description: 'Admin: returns the points, reverses the revenue split, ends access; sends app.refunded' })
-  refundPurchase(@Arg('purchaseId') purchaseId: string, @Ctx() context: RequestContext, @Arg('reason', () => String, { nullable: true }) reason?: string | null): Promise<Purchase> {
+  refundPurchase(@Arg('purchaseId', { description: 'APP-<ms>-<suffix> of a paid, completed purchase' }) purchaseId: string, @Ctx() context: RequestContext, @Arg('reason', () => String, { nullable: true, description: 'Why, kept with the purchase' }) reason?: string | null): Promise<Purchase> {
     return context.services.marketplace.refund(requirePrincipal(context), purchaseId, reason ?? null);
   }
 
   @Authorized('ADMIN')
   @Mutation(() => PointsBalance, { description: 'Admin: adds points to a user’s balance' })
-  async creditPoints(@Arg('userId', () => ID) userId: string, @Arg('points', () => Int) points: number, @Arg('reason') reason: string, @Ctx() context: RequestContext): Promise<PointsBalance> {
+  async creditPoints(@Arg('userId', () => ID, { description: 'Whose balance' }) userId: string, @Arg('points', () => Int, { description: 'Points to add: 1..10,000,000' }) points: number, @Arg('reason', { description: 'Why; kept in the points journal' }) reason: string, @Ctx() context: RequestContext): Promise<PointsBalance> {
     const balance = await context.services.marketplace.creditPoints(requirePrincipal(context), userId, points, reason);
     return new PointsBalance(balance.userId, balance.points);
   }
@@ -135,7 +135,7 @@ export class MarketplaceResolver {
   }
 
   @Authorized()
-  @Query(() => PointsBalance)
+  @Query(() => PointsBalance, { description: 'Your points balance' })
   async myPointsBalance(@Ctx() context: RequestContext): Promise<PointsBalance> {
     const { userId } = requirePrincipal(context);
     const account = await context.services.identity.findAccount(userId);
@@ -151,10 +151,10 @@ export class MarketplaceResolver {
   @Authorized()
   @Mutation(() => AppLaunch, { description: 'A session token for INIT_SESSION; for users who have the app, its developer, and reviewers of an app under review' })
   async launchApp(
-    @Arg('appId', () => ID) appId: string,
+    @Arg('appId', () => ID, { description: 'The app to open' }) appId: string,
     @Ctx() context: RequestContext,
-    @Arg('locale', () => String, { nullable: true }) locale?: string | null,
-    @Arg('theme', () => String, { nullable: true }) theme?: string | null,
+    @Arg('locale', () => String, { nullable: true, description: '"en" or "vi" for this launch; your preference when null' }) locale?: string | null,
+    @Arg('theme', () => String, { nullable: true, description: '"light" or "dark" for this launch; your preference when null' }) theme?: string | null,
   ): Promise<AppLaunch> {
     const principal = requirePrincipal(context);
     if (principal.kind !== 'session') throw forbidden('Apps are opened by people, not API tokens');
@@ -185,7 +185,7 @@ export class MarketplaceResolver {
 
   @Authorized()
   @Mutation(() => Account, { description: 'Your locale (en, vi) and theme (light, dark), passed to the apps you open' })
-  async updatePreferences(@Ctx() context: RequestContext, @Arg('locale', () => String, { nullable: true }) locale?: string | null, @Arg('theme', () => String, { nullable: true }) theme?: string | null): Promise<Account> {
+  async updatePreferences(@Ctx() context: RequestContext, @Arg('locale', () => String, { nullable: true, description: '"en" or "vi"; unchanged when null' }) locale?: string | null, @Arg('theme', () => String, { nullable: true, description: '"light" or "dark"; unchanged when null' }) theme?: string | null): Promise<Account> {
     const { userId } = requirePrincipal(context);
     if (locale && !LOCALES.includes(locale)) throw badInput('locale', `locale must be one of ${LOCALES.join(', ')}`);
     if (theme && !THEMES.includes(theme)) throw badInput('theme', `theme must be one of ${THEMES.join(', ')}`);

@@ -2,15 +2,15 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { RejectionReason, ReviewOutcome } from './review.types.js';
 
-@ObjectType()
+@ObjectType({ description: 'A reviewer’s decision on one revision of an app; the reviewer is not shown' })
 @Entity('review_decisions')
 @Index('idx_review_decisions_app', ['appId', 'decidedAt'])
 export class ReviewDecision {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'rvw_<ULID>' })
   @PrimaryColumn({ type: 'text' })
   id: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The app decided on (app_<ULID>)' })
   @Column({ type: 'text', name: 'app_id' })
   appId: string;
 
@@ -18,15 +18,15 @@ export class ReviewDecision {
   @Column({ type: 'text', name: 'reviewer_id' })
   reviewerId: string;
 
-  @Field(() => ReviewOutcome)
+  @Field(() => ReviewOutcome, { description: 'APPROVED lists the app in the store; REJECTED sends it back to its developer' })
   @Column({ type: 'text' })
   outcome: ReviewOutcome;
 
-  @Field(() => [RejectionReason])
+  @Field(() => [RejectionReason], { description: 'Why it was rejected; empty when APPROVED' })
   @Column({ type: 'text', array: true })
   reasons: RejectionReason[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The reviewer’s note to the developer; null when none was given' })
   @Column({ type: 'text', nullable: true })
   note: string | null;
 
@@ -34,7 +34,7 @@ export class ReviewDecision {
   @Column({ type: 'integer', name: 'app_revision' })
   appRevision: number;
 
-  @Field()
+  @Field({ description: 'When the decision was made' })
   @Column({ type: 'timestamptz', name: 'decided_at' })
   decidedAt: Date;
 }

@@ -1,19 +1,19 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { ConnectionType } from '../../platform/connection.js';
+import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { Topic } from '../../platform/pubsub.js';
 import { ReviewDecisionInput } from './dto/review-decision.input.js';
 import { Notification } from './notification.entity.js';
 import { ReviewDecision } from './review-decision.entity.js';
 
-@ObjectType()
+@ObjectType({ description: 'A page of notifications (Relay connection)' })
 export class NotificationConnection extends ConnectionType(Notification, 'Notification') {}
 
 @Resolver()
 export class ReviewResolver {
   @Authorized('REVIEWER')
-  @Mutation(() => ReviewDecision)
-  decideReview(@Arg('input') input: ReviewDecisionInput, @Ctx() context: RequestContext): Promise<ReviewDecision> {
+  @Mutation(() => ReviewDecision, { description: 'Reviewer: approve or reject an app pending review (never one’s own); the developer is notified' })
+  decideReview(@Arg('input', { description: 'The app, the outcome and, for a rejection, the reasons' }) input: ReviewDecisionInput, @Ctx() context: RequestContext): Promise<ReviewDecision> {
     return context.services.review.decide(requirePrincipal(context), input);
   }
 
@@ -21,17 +21,17 @@ export class ReviewResolver {
   @Query(() => NotificationConnection, { description: 'Your notifications, newest first' })
   notifications(
     @Ctx() context: RequestContext,
-    @Arg('first', () => Int, { nullable: true }) first?: number | null,
-    @Arg('after', () => String, { nullable: true }) after?: string | null,
-    @Arg('last', () => Int, { nullable: true }) last?: number | null,
-    @Arg('before', () => String, { nullable: true }) before?: string | null,
+    @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: PAGE_ARGS.after }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
+    @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<NotificationConnection> {
     return context.services.notifications.list(requirePrincipal(context).userId, { first, after, last, before });
   }
 
   @Authorized()
-  @Mutation(() => Notification)
-  markNotificationRead(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<Notification> {
+  @Mutation(() => Notification, { description: 'Marks one of your notifications read (readAt stays at the first time)' })
+  markNotificationRead(@Arg('id', () => ID, { description: 'ntf_<ULID>' }) id: string, @Ctx() context: RequestContext): Promise<Notification> {
     return context.services.notifications.markRead(requirePrincipal(context).userId, id);
   }
 

@@ -10,8 +10,24 @@ export enum RejectionReason {
   MISLEADING_DESCRIPTION = 'MISLEADING_DESCRIPTION',
   OTHER = 'OTHER',
 }
-registerEnumType(ReviewOutcome, { name: 'ReviewOutcome' });
-registerEnumType(RejectionReason, { name: 'RejectionReason' });
+registerEnumType(ReviewOutcome, {
+  name: 'ReviewOutcome',
+  description: 'A reviewer’s decision on an app',
+  valuesConfig: {
+    APPROVED: { description: 'The app is listed in the store' },
+    REJECTED: { description: 'The app goes back to its developer, with at least one reason' },
+  },
+});
+registerEnumType(RejectionReason, {
+  name: 'RejectionReason',
+  description: 'Why an app was rejected',
+  valuesConfig: {
+    BROKEN_IFRAME_URL: { description: 'The App URL does not load in the iframe' },
+    INVALID_ICON: { description: 'The icon is not a valid image' },
+    MISLEADING_DESCRIPTION: { description: 'The description is misleading' },
+    OTHER: { description: 'Another reason, explained in the note (required)' },
+  },
+});
 
 /** How each reason reads in the developer's notification. */
 export const REJECTION_REASON_TEXT: Record<RejectionReason, string> = {

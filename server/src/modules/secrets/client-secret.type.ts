@@ -1,14 +1,14 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 
 /** The secret in clear, returned only by revealClientSecret and rotateClientSecret. */
-@ObjectType()
+@ObjectType({ description: 'An app’s client secret in clear, which signs its webhooks; the owner only' })
 export class ClientSecret {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The app it signs for (app_<ULID>)' })
   appId: string;
 
-  @Field()
+  @Field({ description: 'whsec_ + base64 of 32 random bytes; the HMAC key of X-Platform-Signature (whole string, UTF-8) and of webhook-signature (the base64-decoded part)' })
   value: string;
 
-  @Field()
+  @Field({ description: 'When this secret was generated' })
   createdAt: Date;
 }

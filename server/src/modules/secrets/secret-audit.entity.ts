@@ -1,33 +1,47 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+/** ClientSecretAuditEntry.action; the service writes the same values (SecretAction in secrets.service.ts). */
+export enum SecretAuditAction {
+  REVEAL = 'REVEAL',
+  ROTATE = 'ROTATE',
+}
+registerEnumType(SecretAuditAction, {
+  name: 'SecretAuditAction',
+  description: 'What was done with a client secret',
+  valuesConfig: {
+    REVEAL: { description: 'revealClientSecret showed the secret' },
+    ROTATE: { description: 'rotateClientSecret replaced the secret' },
+  },
+});
+
 /** Who revealed or rotated an app's client secret, and when. */
-@ObjectType('ClientSecretAuditEntry')
+@ObjectType('ClientSecretAuditEntry', { description: 'One reveal or rotation of an app’s client secret: who, when, from where' })
 @Entity('client_secret_audit')
 @Index('idx_client_secret_audit_app', ['appId', 'at'])
 export class SecretAuditEntry {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'aud_<ULID>' })
   @PrimaryColumn({ type: 'text' })
   id: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The app whose secret it was (app_<ULID>)' })
   @Column({ type: 'text', name: 'app_id' })
   appId: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The user id of who did it' })
   @Column({ type: 'text', name: 'actor_id' })
   actorId: string;
 
-  /** REVEAL or ROTATE */
-  @Field()
+  /** REVEAL or ROTATE; a string here because the service writes its own constants. */
+  @Field(() => SecretAuditAction, { description: 'REVEAL or ROTATE' })
   @Column({ type: 'text' })
   action: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The client IP address of the request; null when unknown' })
   @Column({ type: 'text', name: 'ip_address', nullable: true })
   ipAddress: string | null;
 
-  @Field()
+  @Field({ description: 'When it happened' })
   @Column({ type: 'timestamptz' })
   at: Date;
 }

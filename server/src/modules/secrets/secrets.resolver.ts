@@ -5,14 +5,14 @@ import { ClientSecret } from './client-secret.type.js';
 @Resolver()
 export class SecretsResolver {
   @Authorized()
-  @Mutation(() => ClientSecret, { description: 'Owner only; every reveal is audited' })
-  revealClientSecret(@Arg('appId', () => ID) appId: string, @Ctx() context: RequestContext): Promise<ClientSecret> {
+  @Mutation(() => ClientSecret, { description: 'Owner only: the app’s client secret in clear; every reveal is audited' })
+  revealClientSecret(@Arg('appId', () => ID, { description: 'One of your apps (app_<ULID>)' }) appId: string, @Ctx() context: RequestContext): Promise<ClientSecret> {
     return context.services.secrets.reveal(requirePrincipal(context), appId, context.ipAddress);
   }
 
   @Authorized()
-  @Mutation(() => ClientSecret, { description: 'Owner only; the old secret stops working at once' })
-  rotateClientSecret(@Arg('appId', () => ID) appId: string, @Ctx() context: RequestContext): Promise<ClientSecret> {
+  @Mutation(() => ClientSecret, { description: 'Owner only: a new client secret; the old one stops signing at once; audited' })
+  rotateClientSecret(@Arg('appId', () => ID, { description: 'One of your apps (app_<ULID>)' }) appId: string, @Ctx() context: RequestContext): Promise<ClientSecret> {
     return context.services.secrets.rotate(requirePrincipal(context), appId, context.ipAddress);
   }
 }

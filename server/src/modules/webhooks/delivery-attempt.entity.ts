@@ -2,23 +2,23 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** One HTTP try of a delivery, recorded when it starts so that an interrupted one is still on record. */
-@ObjectType()
+@ObjectType({ description: 'One HTTP request of a delivery to the webhook URL, recorded when it starts' })
 @Entity('webhook_attempts')
 export class DeliveryAttempt {
   @PrimaryColumn({ type: 'text', name: 'delivery_id' })
   deliveryId: string;
 
   /** 1 = first attempt */
-  @Field(() => Int)
+  @Field(() => Int, { description: '1 = first attempt; sent as X-Platform-Attempt' })
   @PrimaryColumn({ type: 'integer' })
   number: number;
 
   /** SCHEDULED or MANUAL */
-  @Field()
+  @Field({ description: 'SCHEDULED (the first attempt and retries) or MANUAL (redeliverWebhook)' })
   @Column({ type: 'text' })
   trigger: string;
 
-  @Field()
+  @Field({ description: 'When the request started' })
   @Column({ type: 'timestamptz', name: 'started_at' })
   startedAt: Date;
 

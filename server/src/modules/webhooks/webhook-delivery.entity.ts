@@ -4,7 +4,7 @@ import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { DeliveryStatus } from './webhook.types.js';
 
 /** One event for one app's webhook URL: its status and when the next attempt is due. */
-@ObjectType()
+@ObjectType({ description: 'One event for one app’s webhook URL: the signed body, its status and every attempt' })
 @Entity('webhook_deliveries')
 // The engine's work queue: open deliveries by due time, and per app by due time (to step over a
 // saturated app's backlog instead of walking it). The same rows (a settled delivery has no next
@@ -18,14 +18,14 @@ import { DeliveryStatus } from './webhook.types.js';
 @Index('idx_webhook_deliveries_purchase', ['purchaseId', 'id'])
 export class WebhookDelivery {
   /** `dlv_` + ULID; stable across retries; sent as X-Platform-Delivery and webhook-id. */
-  @Field(() => ID)
+  @Field(() => ID, { description: 'dlv_<ULID>; stable across retries; sent as X-Platform-Delivery and webhook-id' })
   @PrimaryColumn({ type: 'text' })
   id: string;
 
   @Column({ type: 'text', name: 'event_id' })
   eventId: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The app whose webhook URL it goes to (app_<ULID>)' })
   @Column({ type: 'text', name: 'app_id' })
   appId: string;
 
@@ -33,16 +33,16 @@ export class WebhookDelivery {
   @Column({ type: 'text', name: 'event_type' })
   eventType: string;
 
-  @Field()
+  @Field({ description: 'The purchase_id of the event (APP-<ms>-<suffix>); with the event it names one business event' })
   @Column({ type: 'text', name: 'purchase_id' })
   purchaseId: string;
 
-  @Field(() => DeliveryStatus)
+  @Field(() => DeliveryStatus, { description: 'PENDING, RETRYING, SUCCEEDED or FAILED' })
   @Column({ type: 'text' })
   status: DeliveryStatus;
 
   /** Every attempt made, scheduled, manual or interrupted. */
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Attempts made so far, scheduled and manual' })
   @Column({ type: 'integer', name: 'attempt_count', default: 0 })
   attemptCount: number;
 
@@ -50,7 +50,7 @@ export class WebhookDelivery {
   @Column({ type: 'integer', name: 'scheduled_attempts_done', default: 0 })
   scheduledAttemptsDone: number;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the next attempt is due; null unless PENDING or RETRYING' })
   @Column({ type: 'timestamptz', name: 'next_attempt_at', nullable: true })
   nextAttemptAt: Date | null;
 
@@ -61,11 +61,11 @@ export class WebhookDelivery {
   @Column({ type: 'timestamptz', name: 'claim_expires_at', nullable: true })
   claimExpiresAt: Date | null;
 
-  @Field()
+  @Field({ description: 'When the event happened and the delivery was recorded' })
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 
-  @Field()
+  @Field({ description: 'When its status or attempts last changed' })
   @Column({ type: 'timestamptz', name: 'updated_at' })
   updatedAt: Date;
 

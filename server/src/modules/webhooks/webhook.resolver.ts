@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { tokenScope } from '../../platform/auth/auth-checker.js';
-import { ConnectionType } from '../../platform/connection.js';
+import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { notFound } from '../../platform/errors.js';
 import { Topic } from '../../platform/pubsub.js';
@@ -13,15 +13,15 @@ import { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { AttemptOutcome, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './webhook.types.js';
 
-@ObjectType()
+@ObjectType({ description: 'A page of webhook deliveries (Relay connection)' })
 export class WebhookDeliveryConnection extends ConnectionType(WebhookDelivery, 'WebhookDelivery') {}
 
 @ObjectType({ description: 'One request header exactly as sent' })
 export class WebhookHeader {
-  @Field()
+  @Field({ description: 'Header name, e.g. X-Platform-Signature' })
   name: string;
 
-  @Field()
+  @Field({ description: 'Header value' })
   value: string;
 }
 
@@ -36,30 +36,30 @@ export class WebhookResolver {
   @Query(() => WebhookDeliveryConnection, { description: 'Newest first. Owners see their apps, admins all; API tokens their owner’s apps' })
   webhookDeliveries(
     @Ctx() context: RequestContext,
-    @Arg('filter', () => WebhookDeliveryFilter, { nullable: true }) filter?: WebhookDeliveryFilter | null,
-    @Arg('first', () => Int, { nullable: true }) first?: number | null,
-    @Arg('after', () => String, { nullable: true }) after?: string | null,
-    @Arg('last', () => Int, { nullable: true }) last?: number | null,
-    @Arg('before', () => String, { nullable: true }) before?: string | null,
+    @Arg('filter', () => WebhookDeliveryFilter, { nullable: true, description: 'Only deliveries that match; all you may see when null' }) filter?: WebhookDeliveryFilter | null,
+    @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: PAGE_ARGS.after }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
+    @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<WebhookDeliveryConnection> {
     return context.services.deliveryLog.list(requirePrincipal(context), filter ?? {}, { first, after, last, before });
   }
 
   @Authorized(tokenScope('deliveries:read'))
-  @Query(() => WebhookDelivery, { nullable: true })
-  webhookDelivery(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<WebhookDelivery | null> {
+  @Query(() => WebhookDelivery, { nullable: true, description: 'One delivery of your apps (admins: any); null when there is none you may see' })
+  webhookDelivery(@Arg('id', () => ID, { description: 'dlv_<ULID>' }) id: string, @Ctx() context: RequestContext): Promise<WebhookDelivery | null> {
     return context.services.deliveryLog.get(requirePrincipal(context), id);
   }
 
   @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => WebhookDelivery, { description: 'Owner or admin: one immediate attempt (trigger MANUAL); a failure starts no new schedule' })
-  redeliverWebhook(@Arg('deliveryId', () => ID) deliveryId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
+  redeliverWebhook(@Arg('deliveryId', () => ID, { description: 'dlv_<ULID>' }) deliveryId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
     return context.services.deliveryLog.redeliver(requirePrincipal(context), deliveryId);
   }
 
   @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => WebhookDelivery, { description: 'Owner: a signed app.test event to the app’s webhook URL' })
-  async sendTestWebhook(@Arg('appId', () => ID) appId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
+  async sendTestWebhook(@Arg('appId', () => ID, { description: 'One of your apps with a webhook URL' }) appId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
     const principal = requirePrincipal(context);
     const app = await context.services.db.getRepository(App).findOneBy({ id: appId });
     if (!app || !viewOf(app, principal)) throw notFound('App');
@@ -83,11 +83,11 @@ export class WebhookResolver {
       return seesEveryApp ? everything : onlyOwnedBy(everything, principal.userId);
     },
   })
-  webhookDeliveryUpdated(@Root() update: DeliveryUpdate, @Arg('appId', () => ID, { nullable: true }) _appId?: string | null): WebhookDelivery {
+  webhookDeliveryUpdated(@Root() update: DeliveryUpdate, @Arg('appId', () => ID, { nullable: true, description: 'Only this app (yours; admins: any); all of yours when null' }) _appId?: string | null): WebhookDelivery {
     return deliveryFromUpdate(update);
   }
 
-  @FieldResolver(() => WebhookEventType)
+  @FieldResolver(() => WebhookEventType, { description: 'What happened; eventName is its wire value' })
   event(@Root() delivery: WebhookDelivery): WebhookEventType {
     return EVENT_TYPE_BY_WIRE_NAME[delivery.eventType];
   }

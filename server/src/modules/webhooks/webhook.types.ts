@@ -29,9 +29,36 @@ export enum AttemptOutcome {
   /** Anything else: non-2xx, timeout, connection failure, refused destination, interrupted. */
   FAILED = 'FAILED',
 }
-registerEnumType(DeliveryStatus, { name: 'DeliveryStatus' });
-registerEnumType(AttemptOutcome, { name: 'AttemptOutcome' });
-registerEnumType(WebhookEventType, { name: 'WebhookEventType' });
+registerEnumType(DeliveryStatus, {
+  name: 'DeliveryStatus',
+  description: 'Where a webhook delivery stands',
+  valuesConfig: {
+    PENDING: { description: 'Not attempted yet' },
+    RETRYING: { description: 'An attempt failed; a later attempt is scheduled (nextAttemptAt)' },
+    SUCCEEDED: { description: 'An attempt got a 2xx answer' },
+    FAILED: { description: 'Every scheduled attempt failed (6 by default); redeliverWebhook can try once more' },
+  },
+});
+registerEnumType(AttemptOutcome, {
+  name: 'AttemptOutcome',
+  description: 'Where one delivery attempt stands',
+  valuesConfig: {
+    IN_FLIGHT: { description: 'Sent, no answer yet' },
+    SUCCEEDED: { description: 'A 2xx came back' },
+    FAILED: { description: 'Anything else: non-2xx (3xx included), timeout, connection failure, refused destination, interrupted' },
+  },
+});
+registerEnumType(WebhookEventType, {
+  name: 'WebhookEventType',
+  description: 'What a webhook event reports; the wire value (eventName) is in brackets',
+  valuesConfig: {
+    APP_PURCHASED: { description: 'A user bought the app with points (app.purchased)' },
+    APP_INSTALLED: { description: 'A user installed the app: a free one, or a bought one back into their library (app.installed)' },
+    APP_UNINSTALLED: { description: 'A user uninstalled the app (app.uninstalled)' },
+    APP_REFUNDED: { description: 'An admin refunded a purchase of the app (app.refunded)' },
+    APP_TEST: { description: 'A test event the developer sent with sendTestWebhook (app.test)' },
+  },
+});
 
 /** The `event` value on the wire (interface.md, Events), for each enum value. */
 export const EVENT_WIRE_NAME: Record<WebhookEventType, string> = {
@@ -46,5 +73,3 @@ export const EVENT_TYPE_BY_WIRE_NAME = Object.fromEntries(Object.entries(EVENT_W
 /** Deliveries the engine still has to attempt. */
 export const OPEN_STATUSES = [DeliveryStatus.PENDING, DeliveryStatus.RETRYING];
 
-/** The most of a response body an attempt keeps (contract: first 1 KiB). */
-export const RESPONSE_EXCERPT_BYTES = 1024;

@@ -2,7 +2,7 @@ import { Field, InputType, Int } from 'type-graphql';
 import { Pricing } from '../app.types.js';
 import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsShortDescription, IsWebhookUrl } from '../app-rules.js';
 
-@InputType()
+@InputType({ description: 'A new app for submitApp' })
 export class SubmitAppInput {
   @Field({ description: 'Shown in the app store; 1..60 characters' })
   @IsAppName()
@@ -24,14 +24,14 @@ export class SubmitAppInput {
   @IsCategory()
   category: string;
 
-  @Field(() => Pricing)
+  @Field(() => Pricing, { description: 'FREE, or PAID with pricePoints' })
   pricing: Pricing;
 
-  @Field(() => Int, { nullable: true, description: 'Required and > 0 when PAID; null when FREE' })
+  @Field(() => Int, { nullable: true, description: 'Price in platform points: required and 1..1,000,000 when PAID; null when FREE' })
   @IsPricePoints()
   pricePoints?: number | null;
 
-  @Field(() => String, { nullable: true, description: 'Optional; HTTPS unless the platform allows private URLs' })
+  @Field(() => String, { nullable: true, description: 'Where webhook events are sent; optional; HTTPS unless the platform allows private URLs' })
   @IsWebhookUrl()
   webhookUrl?: string | null;
 }

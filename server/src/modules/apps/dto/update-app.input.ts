@@ -4,34 +4,34 @@ import { Pricing } from '../app.types.js';
 import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsPricing, IsShortDescription, IsWebhookUrl } from '../app-rules.js';
 
 /** Only the fields given change; the same rules as SubmitAppInput apply to each. */
-@InputType()
+@InputType({ description: 'Changes for updateApp: only the fields given change, each by the rules of SubmitAppInput' })
 export class UpdateAppInput {
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Shown in the app store; 1..60 characters' })
   @ValidateIf((_, v) => v !== undefined)
   @IsAppName()
   name?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'One line on the app card; 1..120 characters' })
   @ValidateIf((_, v) => v !== undefined)
   @IsShortDescription()
   shortDescription?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'HTTPS URL of an image; 512x512 pixels recommended' })
   @ValidateIf((_, v) => v !== undefined)
   @IsHttpsUrl()
   iconUrl?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'HTTPS page the platform loads in an iframe' })
   @ValidateIf((_, v) => v !== undefined)
   @IsHttpsUrl()
   appUrl?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'One of `categories`' })
   @ValidateIf((_, v) => v !== undefined)
   @IsCategory()
   category?: string;
 
-  @Field(() => Pricing, { nullable: true })
+  @Field(() => Pricing, { nullable: true, description: 'FREE, or PAID with pricePoints' })
   @ValidateIf((_, v) => v !== undefined)
   @IsPricing()
   pricing?: Pricing;

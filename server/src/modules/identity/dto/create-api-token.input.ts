@@ -2,15 +2,15 @@ import { Field, InputType, Int } from 'type-graphql';
 import { ArrayMaxSize, ArrayMinSize, IsInt, IsOptional, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { IsReadableText } from '../../../platform/readable-text.js';
 
-@InputType()
+@InputType({ description: 'A new API token for createApiToken' })
 export class CreateApiTokenInput {
-  @Field({ description: 'What the token is for, so you can tell your tokens apart' })
+  @Field({ description: 'What the token is for, so you can tell your tokens apart; 1..100 characters' })
   @MinLength(1, { message: 'name is required' })
   @MaxLength(100, { message: 'name must be at most 100 characters' })
   @IsReadableText()
   name: string;
 
-  @Field(() => [String], { description: 'e.g. "deliveries:read", "deliveries:write", "apps:read"' })
+  @Field(() => [String], { description: 'One to ten of "deliveries:read", "deliveries:write", "apps:read"; the token can do nothing else' })
   @ArrayMinSize(1, { message: 'scopes needs at least one scope' })
   @ArrayMaxSize(10, { message: 'scopes has too many entries' })
   scopes: string[];

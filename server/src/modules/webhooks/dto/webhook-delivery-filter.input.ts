@@ -14,25 +14,25 @@ const IsSearchableTime = () =>
     },
   });
 
-@InputType()
+@InputType({ description: 'Narrows webhookDeliveries; the conditions given must all hold' })
 export class WebhookDeliveryFilter {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Only this app’s deliveries (app_<ULID>)' })
   appId?: string | null;
 
-  @Field(() => DeliveryStatus, { nullable: true })
+  @Field(() => DeliveryStatus, { nullable: true, description: 'Only deliveries in this status' })
   status?: DeliveryStatus | null;
 
-  @Field(() => WebhookEventType, { nullable: true })
+  @Field(() => WebhookEventType, { nullable: true, description: 'Only this event type' })
   event?: WebhookEventType | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Only the deliveries of this purchase (APP-<ms>-<suffix>)' })
   purchaseId?: string | null;
 
-  @Field(() => Date, { nullable: true, description: 'Created at or after' })
+  @Field(() => Date, { nullable: true, description: 'Created at or after this time' })
   @IsSearchableTime()
   since?: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'Created at or before' })
+  @Field(() => Date, { nullable: true, description: 'Created at or before this time' })
   @IsSearchableTime()
   until?: Date | null;
 }
