@@ -1,32 +1,53 @@
+import {
+  appNameIssue,
+  HTTPS_ONLY,
+  pricePointsIssue,
+  shortDescriptionIssue,
+  urlIssue,
+  webhookUrlIssue,
+  type AppRuleIssue,
+} from '@plaza/shared';
 import { ValidateBy, type ValidationOptions } from 'class-validator';
-import { textProblem } from '../../platform/readable-text.js';
+import { describeTextIssue } from '../../platform/readable-text.js';
 import { CATEGORIES, Pricing } from './app.types.js';
 
-export const NAME_MAX_CHARS = 60;
-export const SHORT_DESCRIPTION_MAX_CHARS = 120;
-export const URL_MAX_CHARS = 2048;
-export const PRICE_POINTS_MAX = 1_000_000;
+// The listing rules themselves are in @plaza/shared, where the web form runs them too; these decorators
+// apply them to the DTOs and word the answer for the API ("name must be at most 60 characters ...").
 
-/** Characters as people count them (code points), so "120 characters" holds for Vietnamese and emoji alike. */
-export const charCount = (text: string) => [...text].length;
-
-/** Why a URL is not acceptable, or undefined when it is. */
-export function urlProblem(value: unknown, protocols: string[]): string | undefined {
-  if (typeof value !== 'string' || value.trim() === '') return 'is required';
-  if (value.length > URL_MAX_CHARS) return `must be at most ${URL_MAX_CHARS} characters`;
-  const text = textProblem(value);
-  if (text) return text;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL such as https://example.com/app';
+/** The API's wording of an issue, after the field name. */
+function describe(issue: AppRuleIssue): string {
+  switch (issue.code) {
+    case 'REQUIRED':
+      return 'is required';
+    case 'TOO_LONG':
+      return `must be at most ${issue.max} characters (it has ${issue.count})`;
+    case 'MULTILINE':
+      return 'must be one line (it is shown on the app card)';
+    case 'URL_TOO_LONG':
+      return `must be at most ${issue.max} characters`;
+    case 'NOT_ABSOLUTE_URL':
+      return 'must be an absolute URL such as https://example.com/app';
+    case 'NOT_HTTPS':
+      return 'must use HTTPS (https://...)';
+    case 'NOT_HTTP_OR_HTTPS':
+      return 'must use http or https';
+    case 'URL_HAS_CREDENTIALS':
+      return 'must not contain a user name or password';
+    case 'URL_WITHOUT_HOST':
+      return 'must name a host';
+    case 'NOT_POSITIVE_WHOLE_NUMBER':
+      return 'must be a whole number of points greater than 0';
+    case 'TOO_MANY_POINTS':
+      return `must be at most ${issue.max} points`;
+    default:
+      return describeTextIssue(issue);
   }
-  if (!protocols.includes(url.protocol)) return protocols.includes('http:') ? 'must use http or https' : 'must use HTTPS (https://...)';
-  if (url.username || url.password) return 'must not contain a user name or password';
-  if (!url.hostname) return 'must name a host';
-  return undefined;
 }
+
+const worded = (check: (value: unknown) => AppRuleIssue | undefined) => (value: unknown) => {
+  const issue = check(value);
+  return issue && describe(issue);
+};
 
 const rule = (name: string, check: (value: unknown) => string | undefined, options?: ValidationOptions) =>
   ValidateBy(
@@ -40,30 +61,14 @@ const rule = (name: string, check: (value: unknown) => string | undefined, optio
     options,
   );
 
-export const IsAppName = () =>
-  rule('appName', (v) => {
-    if (typeof v !== 'string' || v.trim() === '') return 'is required';
-    const text = textProblem(v);
-    if (text) return text;
-    if (charCount(v.trim()) > NAME_MAX_CHARS) return `must be at most ${NAME_MAX_CHARS} characters (it has ${charCount(v.trim())})`;
-    return undefined;
-  });
+export const IsAppName = () => rule('appName', worded(appNameIssue));
 
-export const IsShortDescription = () =>
-  rule('shortDescription', (v) => {
-    if (typeof v !== 'string' || v.trim() === '') return 'is required';
-    if (/[\r\n]/.test(v)) return 'must be one line (it is shown on the app card)';
-    const text = textProblem(v);
-    if (text) return text;
-    const count = charCount(v.trim());
-    if (count > SHORT_DESCRIPTION_MAX_CHARS) return `must be at most ${SHORT_DESCRIPTION_MAX_CHARS} characters (it has ${count})`;
-    return undefined;
-  });
+export const IsShortDescription = () => rule('shortDescription', worded(shortDescriptionIssue));
 
-export const IsHttpsUrl = () => rule('httpsUrl', (v) => urlProblem(v, ['https:']));
+export const IsHttpsUrl = () => rule('httpsUrl', worded((v) => urlIssue(v, HTTPS_ONLY)));
 
 /** The scheme rule for webhooks depends on configuration, so the service checks https; this checks the shape. */
-export const IsWebhookUrl = () => rule('webhookUrl', (v) => (v === null || v === undefined ? undefined : urlProblem(v, ['https:', 'http:'])));
+export const IsWebhookUrl = () => rule('webhookUrl', worded(webhookUrlIssue));
 
 export const IsCategory = () =>
   rule('category', (v) => (typeof v === 'string' && (CATEGORIES as readonly string[]).includes(v.trim().toLowerCase()) ? undefined : `must be one of ${CATEGORIES.join(', ')}`));
@@ -71,10 +76,4 @@ export const IsCategory = () =>
 /** GraphQL checks the enum, but an optional field may still arrive as an explicit null. */
 export const IsPricing = () => rule('pricing', (v) => ((Object.values(Pricing) as unknown[]).includes(v) ? undefined : 'must be FREE or PAID'));
 
-export const IsPricePoints = () =>
-  rule('pricePoints', (v) => {
-    if (v === null || v === undefined) return undefined;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) return 'must be a whole number of points greater than 0';
-    if (v > PRICE_POINTS_MAX) return `must be at most ${PRICE_POINTS_MAX} points`;
-    return undefined;
-  });
+export const IsPricePoints = () => rule('pricePoints', worded(pricePointsIssue));

@@ -1,3 +1,4 @@
+import type { WebhookEvent } from '@plaza/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import { afterCommit } from '../../platform/after-commit.js';
 import { badInput } from '../../platform/errors.js';
@@ -20,7 +21,7 @@ export interface EventFacts {
   at?: Date;
 }
 
-/** The body of interface.md: exactly these seven fields, in this order. */
+/** The body of interface.md: exactly these seven fields (the app SDK's WebhookEvent, from @plaza/shared), in this order. */
 export function webhookPayload(facts: EventFacts, at: Date): string {
   return JSON.stringify({
     event: EVENT_WIRE_NAME[facts.type],
@@ -30,7 +31,7 @@ export function webhookPayload(facts: EventFacts, at: Date): string {
     amount_vnd: facts.amountVnd,
     developer_share_vnd: facts.developerShareVnd,
     timestamp: at.toISOString(),
-  });
+  } satisfies WebhookEvent);
 }
 
 /** Wake-ups within this window share one NOTIFY. */
