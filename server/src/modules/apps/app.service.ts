@@ -1,6 +1,6 @@
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
-import { batchByTick } from '../../platform/batch-by-tick.js';
+import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { badInput, conflict, forbidden, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
@@ -147,7 +147,7 @@ export class AppService {
   }
 
   /** Apps by id; the items of one list (a library's installations) ask together (one query). */
-  private readonly byId = batchByTick(async (ids: string[]) => {
+  private readonly byId = perTickLoader(async (ids: string[]) => {
     const apps = await this.db.getRepository(App).findBy({ id: In(ids) });
     return new Map(apps.map((app) => [app.id, app]));
   }, (): App | null => null);

@@ -1,6 +1,6 @@
 import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
-import { batchByTick } from '../../platform/batch-by-tick.js';
+import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { badInput, conflict, notFound, PlazaError } from '../../platform/errors.js';
 import { newPurchaseId, ulid } from '../../platform/ids.js';
 import { toSafeInteger } from '../../platform/int64.js';
@@ -197,7 +197,7 @@ export class MarketplaceService {
    * An owner's earnings by app id, for `earnings` on each app of a list: one query for all the owner's
    * apps (at most MAX_APPS_PER_DEVELOPER rows) instead of one per app; owners asking in one turn share it.
    */
-  readonly earningsByApp = batchByTick(
+  readonly earningsByApp = perTickLoader(
     async (ownerIds: string[]) => new Map(await Promise.all(ownerIds.map(async (ownerId) => [ownerId, new Map((await this.earnings(ownerId)).map((row) => [row.appId, row]))] as const))),
     () => new Map<string, AppEarningsRow>(),
   );

@@ -1,6 +1,6 @@
 import { In, type DataSource } from 'typeorm';
 import { badInput, conflict, forbidden, notFound } from '../../platform/errors.js';
-import { batchByTick } from '../../platform/batch-by-tick.js';
+import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { newId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
 import { App } from '../apps/app.entity.js';
@@ -73,7 +73,7 @@ export class ReviewService {
   }
 
   /** An app's decisions, oldest first; the apps of one list ask together (one query). */
-  readonly history = batchByTick(async (appIds: string[]) => {
+  readonly history = perTickLoader(async (appIds: string[]) => {
     const decisions = await this.db.getRepository(ReviewDecision).find({ where: { appId: In(appIds) }, order: { decidedAt: 'ASC' } });
     const byApp = new Map<string, ReviewDecision[]>();
     for (const decision of decisions) {

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { forbidden, notFound } from '../../platform/errors.js';
-import { batchByTick } from '../../platform/batch-by-tick.js';
+import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { newId } from '../../platform/ids.js';
 import { entityColumns } from '../../platform/prepared-query.js';
 import { App } from '../apps/app.entity.js';
@@ -61,7 +61,7 @@ export class SecretsService {
   }
 
   /** The newest AUDIT_TRAIL_LENGTH entries of an app, newest first; the apps of one list ask together (one query). */
-  readonly auditTrail = batchByTick(async (appIds: string[]) => {
+  readonly auditTrail = perTickLoader(async (appIds: string[]) => {
     // Per app by its (app_id, at) index, so an app revealed thousands of times costs no more than the rows shown.
     const rows: SecretAuditEntry[] = await this.db.query(
       `SELECT ${entityColumns(this.db, SecretAuditEntry, 's')}

@@ -2,7 +2,7 @@ import { encodeTime } from 'ulid';
 import { In, type DataSource } from 'typeorm';
 import { badInput, notFound } from '../../platform/errors.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
-import { batchByTick } from '../../platform/batch-by-tick.js';
+import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
@@ -25,7 +25,7 @@ export class DeliveryLogService {
   readonly payload: (deliveryId: string) => Promise<string>;
 
   constructor(private readonly db: DataSource, private readonly engine: DeliveryEngine) {
-    this.attempts = batchByTick(
+    this.attempts = perTickLoader(
       async (deliveryIds: string[]) => {
         const attempts = await this.db.getRepository(DeliveryAttempt).find({ where: { deliveryId: In(deliveryIds) }, order: { deliveryId: 'ASC', number: 'ASC' } });
         const byDelivery = new Map<string, DeliveryAttempt[]>();
@@ -38,7 +38,7 @@ export class DeliveryLogService {
       },
       () => [],
     );
-    this.payload = batchByTick(
+    this.payload = perTickLoader(
       async (deliveryIds: string[]) => {
         const rows: { id: string; payload: string }[] = await this.db.query(
           'SELECT d.id, e.payload FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.id = ANY($1::text[])',

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { batchByTick } from '../../../platform/batch-by-tick.js';
+import { perTickLoader } from '../../../platform/per-tick-loader.js';
 import { logger } from '../../../platform/logger.js';
 import { App } from '../../apps/app.entity.js';
 import type { GuardedHttpClient } from '../../../platform/outbound-http/guarded-http-client.js';
@@ -89,7 +89,7 @@ export class PreCheckService {
   }
 
   /** The checks of an app's latest revision; the apps of one list ask together (one query). */
-  readonly latest = batchByTick(async (appIds: string[]) => {
+  readonly latest = perTickLoader(async (appIds: string[]) => {
     const rows = await this.db.getRepository(AppPreCheck).createQueryBuilder('p').distinctOn(['p.app_id']).where('p.app_id = ANY(:appIds)', { appIds }).orderBy('p.app_id').addOrderBy('p.revision', 'DESC').getMany();
     return new Map(rows.map((row) => [row.appId, row]));
   }, (): AppPreCheck | null => null);
