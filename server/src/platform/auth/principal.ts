@@ -8,8 +8,6 @@ export type Principal =
 /** The id that revokes this principal's credential: its session or its API token. */
 export const credentialIdOf = (principal: Principal) => (principal.kind === 'session' ? principal.sessionId : principal.tokenId);
 
-export const hasRole = (principal: Principal | null | undefined, role: Role) => !!principal?.roles.has(role);
-
 /**
  * The principal when it may act on `scope`: a person always, an API token only with that scope.
  * Used by operations that are open to everyone but show more to the right principal.
