@@ -1,7 +1,7 @@
 import { useQuery } from '@apollo/client/react';
+import { formatDateTime } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { formatDueDate } from '../developer/app-status';
 import { DeliveryFailuresQuery, FAILED_PAGE_SIZE, RETRYING_COUNT_LIMIT } from './admin-operations';
 
 export function DeliveryFailures() {
@@ -44,7 +44,7 @@ export function DeliveryFailures() {
                       <td>{node.purchaseId}</td>
                       <td>{node.attemptCount}</td>
                       <td>
-                        <time dateTime={node.createdAt}>{formatDueDate(node.createdAt)}</time>
+                        <time dateTime={node.createdAt}>{formatDateTime(node.createdAt)}</time>
                       </td>
                     </tr>
                   ))}

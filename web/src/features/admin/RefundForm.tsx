@@ -1,9 +1,9 @@
 import { useMutation } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useState, type FormEvent } from 'react';
+import { formatDateTime } from '../../i18n/dates';
 import { useT, type Translate } from '../../i18n/i18n';
 import { serverProblem, type ServerProblem } from '../../ui/graphql-errors';
-import { formatDueDate } from '../developer/app-status';
 import { RefundPurchaseMutation } from './admin-operations';
 import { problemProps } from './field-problem';
 
@@ -112,7 +112,7 @@ export function RefundForm() {
               <>
                 <dt>{t('admin.refundedAt')}</dt>
                 <dd>
-                  <time dateTime={refunded.refundedAt}>{formatDueDate(refunded.refundedAt)}</time>
+                  <time dateTime={refunded.refundedAt}>{formatDateTime(refunded.refundedAt)}</time>
                 </dd>
               </>
             )}

@@ -2,14 +2,15 @@ import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useState } from 'react';
 import { useFragment as readFragment } from '../../gql';
-import { codeLabel, useT } from '../../i18n/i18n';
+import { formatDateTime } from '../../i18n/dates';
+import { useT } from '../../i18n/i18n';
 import { launcherPath } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { PreCheckReport } from '../review/PreCheckReport';
+import { ReviewHistory } from '../review/ReviewHistory';
 import { NotificationAddedSubscription, NotificationFields } from '../notifications/notifications';
 import { AppForm } from './AppForm';
-import { formatDueDate } from './app-status';
 import { toAppInput, type AppFormValues } from './app-rules';
 import { ClientSecretPanel } from './ClientSecretPanel';
 import { DeveloperAppQuery, UpdateAppMutation } from './developer-app';
@@ -49,7 +50,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
         </div>
         {app.status === 'PENDING_REVIEW' && (
           <p className={app.reviewOverdue ? 'overdue' : undefined}>
-            {t('dev.reviewDue')} <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time>
+            {t('dev.reviewDue')} <time dateTime={app.reviewDueAt}>{formatDateTime(app.reviewDueAt)}</time>
             {app.reviewOverdue && <strong> {t('dev.overdue')}</strong>}
           </p>
         )}
@@ -122,38 +123,9 @@ function AppFacts({ app }: { app: DeveloperApp }) {
       <dd>{app.webhookUrl ?? t('dev.none')}</dd>
       <dt>{t('dev.submitted')}</dt>
       <dd>
-        <time dateTime={app.submittedAt}>{formatDueDate(app.submittedAt)}</time>
+        <time dateTime={app.submittedAt}>{formatDateTime(app.submittedAt)}</time>
       </dd>
     </dl>
-  );
-}
-
-function ReviewHistory({ decisions }: { decisions: DeveloperApp['reviewDecisions'] }) {
-  const t = useT();
-  return (
-    <section className="card" aria-labelledby="review-history-heading">
-      <h2 id="review-history-heading">{t('dev.history')}</h2>
-      {decisions.length === 0 ? (
-        <p>{t('dev.noDecision')}</p>
-      ) : (
-        <ol className="history">
-          {decisions.map((decision) => (
-            <li key={decision.id}>
-              <span className={`badge status-${decision.outcome.toLowerCase()}`}>{t(`status.${decision.outcome}`)}</span>{' '}
-              <time dateTime={decision.decidedAt}>{formatDueDate(decision.decidedAt)}</time>
-              {decision.reasons.length > 0 && (
-                <ul>
-                  {decision.reasons.map((reason) => (
-                    <li key={reason}>{codeLabel(t, 'reason', reason)}</li>
-                  ))}
-                </ul>
-              )}
-              {decision.note && <p className="note">{decision.note}</p>}
-            </li>
-          ))}
-        </ol>
-      )}
-    </section>
   );
 }
 

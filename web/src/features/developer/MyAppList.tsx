@@ -3,8 +3,8 @@ import { graphql } from '../../gql';
 import { developerAppPath, launcherPath } from '../../routes';
 import { Link } from '../../ui/Link';
 import { ErrorMessage } from '../../ui/ErrorMessage';
+import { formatDateTime } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
-import { formatDueDate } from './app-status';
 
 const MyAppsQuery = graphql(`
   query MyApps {
@@ -55,7 +55,7 @@ export function MyAppList() {
                   <td>
                     {app.status === 'PENDING_REVIEW' ? (
                       <span className={app.reviewOverdue ? 'overdue' : undefined}>
-                        <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time>
+                        <time dateTime={app.reviewDueAt}>{formatDateTime(app.reviewDueAt)}</time>
                         {app.reviewOverdue && <strong> {t('dev.overdue')}</strong>}
                       </span>
                     ) : (

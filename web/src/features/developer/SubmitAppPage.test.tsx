@@ -136,4 +136,24 @@ describe('Submit App form', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(calls.map((call) => call.operationName)).not.toContain('SubmitApp');
   });
+
+  it("applies the server's own rules before sending: a URL with a password, a price past the maximum, an ftp webhook", async () => {
+    await renderForm();
+    type('Name', 'Quiz Time');
+    type('Short description', 'Daily trivia');
+    type('App URL', 'https://me:secret@quiz.example/play');
+    type('Icon URL', 'https://quiz.example/icon.png');
+    fireEvent.change(screen.getByLabelText('Category'), { target: { value: 'games' } });
+    fireEvent.click(screen.getByLabelText('Paid'));
+    type('Price (points)', '1000001');
+    type('Webhook URL (optional)', 'ftp://hooks.quiz.example');
+    fireEvent.click(screen.getByRole('button', { name: 'Submit for review' }));
+
+    expect(describedText('App URL')).toContain('Leave out the user name and password.');
+    expect(describedText('Price (points)')).toContain('At most 1000000 points.');
+    expect(describedText('Webhook URL (optional)')).toContain('Must be an http:// or https:// address.');
+    expect(screen.getByLabelText('Name').getAttribute('aria-invalid')).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(calls.map((call) => call.operationName)).not.toContain('SubmitApp');
+  });
 });

@@ -1,36 +1,58 @@
-// Mirrors the server's rules (server/src/modules/apps/app-rules.ts) so people see them while typing;
-// the server still decides, and its answer is attached to the field it names.
-export const NAME_MAX_CHARS = 60;
-export const SHORT_DESCRIPTION_MAX_CHARS = 120;
+import {
+  appNameIssue,
+  HTTPS_ONLY,
+  pricePointsIssue,
+  shortDescriptionIssue,
+  urlIssue,
+  urlShapeIssue,
+  webhookUrlIssue,
+  type AppRuleIssue,
+} from '@plaza/shared';
 
-/** Characters as people count them (code points), as the server does. */
-export const charCount = (text: string) => [...text].length;
+// The rules are the server's own (@plaza/shared), run here so people see a problem while typing; the server
+// still decides, and its answer is attached to the field it names. Only the wording is the form's.
+export { charCount, NAME_MAX_CHARS, SHORT_DESCRIPTION_MAX_CHARS } from '@plaza/shared';
 
-// As the server's platform/readable-text.ts: format characters (bidi controls, zero-width ones, tags) and line
-// separators are refused, except a zero-width joiner between emoji (👩‍💻), which draws them as one picture.
-const EMOJI_ZWJ = /(?<=\p{Extended_Pictographic}[\u{FE0F}\u{1F3FB}-\u{1F3FF}]?)\u{200D}(?=\p{Extended_Pictographic})/gu;
-const HIDDEN_CHARACTER = /[\p{Cf}\p{Zl}\p{Zp}]/u;
-
-/** The first invisible or text-direction character, as U+XXXX, or null when there is none. */
-export function hiddenCharacter(text: string): string | null {
-  const found = HIDDEN_CHARACTER.exec(text.replace(EMOJI_ZWJ, ''));
-  return found ? `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : null;
+/** The form's wording of an issue; `required` is what to ask for when the field is empty. */
+function sentence(issue: AppRuleIssue, required: string, showCount: boolean): string {
+  switch (issue.code) {
+    case 'REQUIRED':
+      return required;
+    case 'HIDDEN_CHARACTER':
+      return `Remove the invisible or text-direction character ${issue.codePoint}: it changes how the text reads.`;
+    case 'CONTROL_CHARACTER':
+      return 'Remove control characters such as tabs or line breaks.';
+    case 'UNPAIRED_SURROGATE':
+      return 'Contains a broken character; type it again.';
+    case 'MULTILINE':
+      return 'Keep it to one line: it is shown on the app card.';
+    case 'TOO_LONG':
+      return showCount ? `At most ${issue.max} characters (it has ${issue.count}).` : `At most ${issue.max} characters.`;
+    case 'URL_TOO_LONG':
+      return `At most ${issue.max} characters.`;
+    case 'NOT_ABSOLUTE_URL':
+    case 'NOT_HTTPS':
+    case 'URL_WITHOUT_HOST':
+      return 'Must be an https:// address.';
+    case 'NOT_HTTP_OR_HTTPS':
+      return 'Must be an http:// or https:// address.';
+    case 'URL_HAS_CREDENTIALS':
+      return 'Leave out the user name and password.';
+    case 'NOT_POSITIVE_WHOLE_NUMBER':
+      return 'Enter a whole number of points greater than 0.';
+    case 'TOO_MANY_POINTS':
+      return `At most ${issue.max} points.`;
+  }
 }
-
-const hiddenProblem = (code: string) => `Remove the invisible or text-direction character ${code}: it changes how the text reads.`;
 
 export type HttpsProblem = 'not-absolute' | 'not-https' | null;
 
+/** For the hint under a URL field while typing: only what the shape says, nothing while it is empty. */
 export function httpsProblem(value: string): HttpsProblem {
   const text = value.trim();
   if (text === '') return null;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'not-absolute';
-  }
-  return url.protocol === 'https:' ? null : 'not-https';
+  const issue = urlShapeIssue(text, HTTPS_ONLY);
+  return issue?.code === 'NOT_ABSOLUTE_URL' ? 'not-absolute' : issue?.code === 'NOT_HTTPS' ? 'not-https' : null;
 }
 
 export interface AppFormValues {
@@ -71,26 +93,21 @@ export function toAppInput(values: AppFormValues) {
 
 export type AppField = keyof AppFormValues;
 
-/** Problems the form can tell before sending; the server checks the same and more. */
+/**
+ * Problems the form can tell before sending: the server's rules applied to exactly what would be sent
+ * (trimmed), so the form never refuses what the server would accept.
+ */
 export function localProblems(values: AppFormValues): Partial<Record<AppField, string>> {
+  const input = toAppInput(values);
   const problems: Partial<Record<AppField, string>> = {};
-  const hiddenInName = hiddenCharacter(values.name);
-  if (values.name.trim() === '') problems.name = 'Enter a name.';
-  else if (hiddenInName) problems.name = hiddenProblem(hiddenInName);
-  else if (charCount(values.name.trim()) > NAME_MAX_CHARS) problems.name = `At most ${NAME_MAX_CHARS} characters.`;
-  const count = charCount(values.shortDescription.trim());
-  const hiddenInDescription = hiddenCharacter(values.shortDescription);
-  if (count === 0) problems.shortDescription = 'Enter a short description.';
-  else if (hiddenInDescription) problems.shortDescription = hiddenProblem(hiddenInDescription);
-  else if (count > SHORT_DESCRIPTION_MAX_CHARS) problems.shortDescription = `At most ${SHORT_DESCRIPTION_MAX_CHARS} characters (it has ${count}).`;
-  for (const field of ['iconUrl', 'appUrl'] as const) {
-    if (values[field].trim() === '') problems[field] = 'Enter an https:// address.';
-    else if (httpsProblem(values[field])) problems[field] = 'Must be an https:// address.';
-  }
+  const say = (field: AppField, issue: AppRuleIssue | undefined, required = '', showCount = true) => {
+    if (issue) problems[field] = sentence(issue, required, showCount);
+  };
+  say('name', appNameIssue(input.name), 'Enter a name.', false);
+  say('shortDescription', shortDescriptionIssue(input.shortDescription), 'Enter a short description.');
+  for (const field of ['iconUrl', 'appUrl'] as const) say(field, urlIssue(input[field], HTTPS_ONLY), 'Enter an https:// address.');
+  say('webhookUrl', webhookUrlIssue(input.webhookUrl));
   if (values.category === '') problems.category = 'Choose a category.';
-  if (values.pricing === 'PAID') {
-    const price = Number(values.pricePoints);
-    if (!Number.isInteger(price) || price <= 0) problems.pricePoints = 'Enter a whole number of points greater than 0.';
-  }
+  if (values.pricing === 'PAID') say('pricePoints', pricePointsIssue(input.pricePoints));
   return problems;
 }

@@ -17,11 +17,7 @@ export const DeveloperAppQuery = graphql(`
       reviewDueAt
       reviewOverdue
       reviewDecisions {
-        id
-        outcome
-        reasons
-        note
-        decidedAt
+        ...ReviewHistoryDecision
       }
       preChecks {
         status

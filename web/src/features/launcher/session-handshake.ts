@@ -1,15 +1,9 @@
+import type { AppReadyMessage, InitSessionMessage } from '@plaza/shared';
+
 /** How long the app has to answer APP_READY before the user is told it did not respond (decisions.md). */
 export const APP_READY_TIMEOUT_MS = 15_000;
 /** The app may start listening only after its load event, so INIT_SESSION is sent again until it answers. */
 export const INIT_SESSION_RESEND_MS = 500;
-
-export interface InitSessionMessage {
-  type: 'INIT_SESSION';
-  token: string;
-  userId: string;
-  locale: string;
-  theme: string;
-}
 
 export interface SessionHandshakeOptions {
   /** The iframe's window; read on each send, since it changes when the frame navigates. */
@@ -51,7 +45,7 @@ export function startSessionHandshake(options: SessionHandshakeOptions): Session
 
   function onMessage(event: MessageEvent) {
     if (event.source === null || event.source !== appWindow() || event.origin !== targetOrigin) return;
-    if ((event.data as { type?: unknown } | null)?.type !== 'APP_READY') return;
+    if ((event.data as Partial<AppReadyMessage> | null)?.type !== 'APP_READY') return;
     stop();
     onReady();
   }

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useId, useState } from 'react';
 import { useFragment } from '../../gql';
+import { formatInstant } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
 import { developerAppPath } from '../../routes';
 import { BellIcon } from '../../ui/icons';
@@ -60,7 +61,7 @@ export function NotificationBell() {
               {all.map((notification) => (
                 <li key={notification.id} className={notification.readAt ? 'read' : 'unread'}>
                   {notification.appId ? <Link href={developerAppPath(notification.appId)}>{notification.message}</Link> : notification.message}
-                  <time dateTime={notification.createdAt}>{new Date(notification.createdAt).toLocaleString()}</time>
+                  <time dateTime={notification.createdAt}>{formatInstant(notification.createdAt)}</time>
                 </li>
               ))}
             </ul>

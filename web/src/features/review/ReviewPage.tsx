@@ -1,15 +1,16 @@
 import { useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useState } from 'react';
-import { codeLabel, useT } from '../../i18n/i18n';
+import { formatDateTime } from '../../i18n/dates';
+import { useT } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
 import { launcherPath, navigate } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { Link } from '../../ui/Link';
-import { formatDueDate } from '../developer/app-status';
 import { DecisionForm } from './DecisionForm';
 import { PreCheckReport } from './PreCheckReport';
+import { ReviewHistory } from './ReviewHistory';
 import { ReviewAppQuery } from './review-operations';
 
 type ReviewedApp = NonNullable<ResultOf<typeof ReviewAppQuery>['app']>;
@@ -46,7 +47,7 @@ export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { a
         </div>
       </section>
       <PreCheckReport report={app.preChecks} headingId="review-pre-checks-heading" />
-      <DecisionHistory decisions={app.reviewDecisions} />
+      <ReviewHistory decisions={app.reviewDecisions} showRevision />
       <section className="card">
         {app.status !== 'PENDING_REVIEW' ? (
           <p>{t('review.notPending', { status: t(`status.${app.status}` as MessageKey) })}</p>
@@ -83,42 +84,13 @@ function ReviewFacts({ app }: { app: ReviewedApp }) {
       <dd>{app.revision}</dd>
       <dt>{t('dev.submitted')}</dt>
       <dd>
-        <time dateTime={app.submittedAt}>{formatDueDate(app.submittedAt)}</time>
+        <time dateTime={app.submittedAt}>{formatDateTime(app.submittedAt)}</time>
       </dd>
       <dt>{t('review.due')}</dt>
       <dd className={app.reviewOverdue ? 'overdue' : undefined}>
-        <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time>
+        <time dateTime={app.reviewDueAt}>{formatDateTime(app.reviewDueAt)}</time>
         {app.reviewOverdue && ` ${t('dev.overdue')}`}
       </dd>
     </dl>
-  );
-}
-
-function DecisionHistory({ decisions }: { decisions: ReviewedApp['reviewDecisions'] }) {
-  const t = useT();
-  return (
-    <section className="card" aria-labelledby="review-history-heading">
-      <h2 id="review-history-heading">{t('dev.history')}</h2>
-      {decisions.length === 0 ? (
-        <p>{t('dev.noDecision')}</p>
-      ) : (
-        <ol className="history">
-          {decisions.map((decision) => (
-            <li key={decision.id}>
-              <span className={`badge status-${decision.outcome.toLowerCase()}`}>{t(`status.${decision.outcome}` as MessageKey)}</span>{' '}
-              <time dateTime={decision.decidedAt}>{formatDueDate(decision.decidedAt)}</time> · {t('review.revision')} {decision.appRevision}
-              {decision.reasons.length > 0 && (
-                <ul>
-                  {decision.reasons.map((reason) => (
-                    <li key={reason}>{codeLabel(t, 'reason', reason)}</li>
-                  ))}
-                </ul>
-              )}
-              {decision.note && <p className="note">{decision.note}</p>}
-            </li>
-          ))}
-        </ol>
-      )}
-    </section>
   );
 }

@@ -1,10 +1,10 @@
 import { useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
+import { formatDateTime } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
 import { reviewAppPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { Link } from '../../ui/Link';
-import { formatDueDate } from '../developer/app-status';
 import { REVIEW_PAGE_SIZE, ReviewQueueQuery } from './review-operations';
 
 type QueuedApp = ResultOf<typeof ReviewQueueQuery>['reviewQueue']['edges'][number]['node'];
@@ -68,11 +68,11 @@ function QueueEntry({ app, own }: { app: QueuedApp; own: boolean }) {
       <dl className="facts">
         <dt>{t('dev.submitted')}</dt>
         <dd>
-          <time dateTime={app.submittedAt}>{formatDueDate(app.submittedAt)}</time>
+          <time dateTime={app.submittedAt}>{formatDateTime(app.submittedAt)}</time>
         </dd>
         <dt>{t('review.due')}</dt>
         <dd className={app.reviewOverdue ? 'overdue' : undefined}>
-          <time dateTime={app.reviewDueAt}>{formatDueDate(app.reviewDueAt)}</time>
+          <time dateTime={app.reviewDueAt}>{formatDateTime(app.reviewDueAt)}</time>
           {app.reviewOverdue && ` ${t('dev.overdue')}`}
         </dd>
       </dl>

@@ -54,12 +54,7 @@ export const ReviewAppQuery = graphql(`
       reviewDueAt
       reviewOverdue
       reviewDecisions {
-        id
-        outcome
-        reasons
-        note
-        decidedAt
-        appRevision
+        ...ReviewHistoryDecision
       }
       preChecks {
         status

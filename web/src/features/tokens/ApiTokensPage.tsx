@@ -1,10 +1,10 @@
 import { useMutation, useQuery } from '@apollo/client/react';
 import { useId, useState, type FormEvent } from 'react';
+import { formatDateTime } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
-import { formatDueDate } from '../developer/app-status';
 import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, TOKEN_SCOPES } from './api-tokens';
 
 export function ApiTokensPage() {
@@ -47,7 +47,7 @@ export function ApiTokensPage() {
                       <td>
                         <code>{token.tokenPrefix}…</code>
                       </td>
-                      <td>{formatDueDate(token.expiresAt)}</td>
+                      <td>{formatDateTime(token.expiresAt)}</td>
                       <td>
                         {token.revokedAt ? (
                           t('tokens.revoked')

@@ -1,10 +1,31 @@
-import type { WebhookDeliveryQuery } from '../../gql/graphql';
+import { graphql, useFragment, type FragmentType } from '../../gql';
+import { formatInstant } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
 
-type Attempt = NonNullable<WebhookDeliveryQuery['webhookDelivery']>['attempts'][number];
+/** What the attempt list shows; the delivery query and the redelivery mutation both select it. */
+export const DeliveryAttemptFields = graphql(`
+  fragment DeliveryAttemptFields on DeliveryAttempt {
+    number
+    trigger
+    startedAt
+    durationMs
+    statusCode
+    error
+    responseBodyExcerpt
+    url
+    finished
+    finishedAt
+    outcome
+    requestHeaders {
+      name
+      value
+    }
+  }
+`);
 
-export function DeliveryAttempts({ attempts }: { attempts: readonly Attempt[] }) {
+export function DeliveryAttempts(props: { attempts: readonly FragmentType<typeof DeliveryAttemptFields>[] }) {
   const t = useT();
+  const attempts = useFragment(DeliveryAttemptFields, props.attempts);
   if (attempts.length === 0) return <p>{t('webhooks.noAttempts')}</p>;
   return (
     <ol className="delivery-attempts">
@@ -18,13 +39,13 @@ export function DeliveryAttempts({ attempts }: { attempts: readonly Attempt[] })
             <dd data-testid={`attempt-${attempt.number}-outcome`}>{t(`webhooks.outcome.${attempt.outcome}`)}</dd>
             <dt>{t('webhooks.startedAt')}</dt>
             <dd>
-              <time dateTime={attempt.startedAt}>{new Date(attempt.startedAt).toLocaleString()}</time>
+              <time dateTime={attempt.startedAt}>{formatInstant(attempt.startedAt)}</time>
             </dd>
             {attempt.finishedAt && (
               <>
                 <dt>{t('webhooks.finishedAt')}</dt>
                 <dd>
-                  <time dateTime={attempt.finishedAt}>{new Date(attempt.finishedAt).toLocaleString()}</time>
+                  <time dateTime={attempt.finishedAt}>{formatInstant(attempt.finishedAt)}</time>
                 </dd>
               </>
             )}

@@ -1,4 +1,6 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
+import { useFragment as readFragment } from '../../gql';
+import { formatInstant } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
@@ -6,7 +8,7 @@ import { Link } from '../../ui/Link';
 import { DeliveryAttempts } from './DeliveryAttempts';
 import { DeliveryPayload } from './DeliveryPayload';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
-import { RedeliverWebhookMutation, WebhookDeliveryQuery, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
+import { RedeliverWebhookMutation, WebhookDeliveryFields, WebhookDeliveryQuery, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
 import { WEBHOOK_LOGS_PATH } from './WebhookLogsPage';
 
 export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
@@ -14,7 +16,8 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
   const detail = useQuery(WebhookDeliveryQuery, { variables: { id: deliveryId }, fetchPolicy: 'cache-and-network' });
   // The mutation returns the delivery with its attempts; the normalised cache puts the MANUAL one on screen.
   const [redeliver, redeliverState] = useMutation(RedeliverWebhookMutation);
-  const delivery = detail.data?.webhookDelivery;
+  const found = detail.data?.webhookDelivery;
+  const delivery = found && { ...readFragment(WebhookDeliveryFields, found), payload: found.payload, attempts: found.attempts };
   // The app's feed carries every delivery's changes without their attempts: asking each one for its
   // attempts would cost the server a query per change of any delivery of the app, per open page. This
   // page fetches its own delivery again, attempts included, only when that one changes.
@@ -22,7 +25,8 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
     variables: { appId: delivery?.appId },
     skip: !delivery,
     onData: ({ data }) => {
-      if (data.data?.webhookDeliveryUpdated.id === deliveryId) void detail.refetch();
+      const changed = data.data && readFragment(WebhookDeliveryFields, data.data.webhookDeliveryUpdated);
+      if (changed?.id === deliveryId) void detail.refetch();
     },
   });
 
@@ -64,13 +68,13 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
         <dd className="mono">{delivery.purchaseId}</dd>
         <dt>{t('webhooks.created')}</dt>
         <dd>
-          <time dateTime={delivery.createdAt}>{new Date(delivery.createdAt).toLocaleString()}</time>
+          <time dateTime={delivery.createdAt}>{formatInstant(delivery.createdAt)}</time>
         </dd>
         {delivery.nextAttemptAt && (
           <>
             <dt>{t('webhooks.nextAttempt')}</dt>
             <dd>
-              <time dateTime={delivery.nextAttemptAt}>{new Date(delivery.nextAttemptAt).toLocaleString()}</time>
+              <time dateTime={delivery.nextAttemptAt}>{formatInstant(delivery.nextAttemptAt)}</time>
             </dd>
           </>
         )}

@@ -1,23 +1,16 @@
-import type { DeliveryStatus } from '../../gql/graphql';
+import { useFragment, type FragmentType } from '../../gql';
+import { formatInstant } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
 import { webhookDeliveryPath } from '../../routes';
 import { Link } from '../../ui/Link';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
+import { WebhookDeliveryFields } from './webhook-deliveries';
 
-export interface DeliveryRow {
-  id: string;
-  eventName: string;
-  purchaseId: string;
-  status: DeliveryStatus;
-  attemptCount: number;
-  nextAttemptAt?: string | null;
-  createdAt: string;
-}
+const timeOf = (iso: string) => <time dateTime={iso}>{formatInstant(iso)}</time>;
 
-const timeOf = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
-
-export function DeliveryTable({ deliveries }: { deliveries: readonly DeliveryRow[] }) {
+export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof WebhookDeliveryFields>[] }) {
   const t = useT();
+  const deliveries = useFragment(WebhookDeliveryFields, props.deliveries);
   return (
     <div className="table-scroll" tabIndex={0} role="region" aria-label={t('webhooks.tableLabel')}>
       <table className="delivery-table">

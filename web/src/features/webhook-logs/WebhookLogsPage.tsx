@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useMemo, useState } from 'react';
+import { useFragment as readFragment, type FragmentType } from '../../gql';
 import { useT } from '../../i18n/i18n';
 import { navigate } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
@@ -8,7 +9,7 @@ import { deliveryFilterOf, filterFormFromQuery, matchesFilter, PAGE_SIZE, queryF
 import { DeliveryFilters } from './DeliveryFilters';
 import { DeliveryTable } from './DeliveryTable';
 import { insertDelivery } from './insert-delivery';
-import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
+import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
 
 export const WEBHOOK_LOGS_PATH = '/developer/webhooks';
 
@@ -24,7 +25,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
     variables: form.appId ? { appId: form.appId } : {},
     onData: ({ client, data }) => {
       const delivery = data.data?.webhookDeliveryUpdated;
-      if (delivery && matchesFilter(delivery, variables.filter)) insertDelivery(client.cache, variables, delivery);
+      if (delivery && matchesFilter(readFragment(WebhookDeliveryFields, delivery), variables.filter)) insertDelivery(client.cache, variables, delivery);
     },
   });
 
@@ -49,11 +50,12 @@ export function WebhookLogsPage({ query }: { query: string }) {
       await list.fetchMore({
         variables: { after: endCursor },
         updateQuery: (previous, { fetchMoreResult }) => {
-          const known = new Set(previous.webhookDeliveries.edges.map((edge) => edge.node.id));
+          const idOf = (edge: { node: FragmentType<typeof WebhookDeliveryFields> }) => readFragment(WebhookDeliveryFields, edge.node).id;
+          const known = new Set(previous.webhookDeliveries.edges.map(idOf));
           return {
             webhookDeliveries: {
               ...fetchMoreResult.webhookDeliveries,
-              edges: [...previous.webhookDeliveries.edges, ...fetchMoreResult.webhookDeliveries.edges.filter((edge) => !known.has(edge.node.id))],
+              edges: [...previous.webhookDeliveries.edges, ...fetchMoreResult.webhookDeliveries.edges.filter((edge) => !known.has(idOf(edge)))],
             },
           };
         },

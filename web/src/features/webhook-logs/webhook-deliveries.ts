@@ -1,23 +1,29 @@
 import { graphql } from '../../gql';
 
-// Fields are listed in each operation (no fragments) so that every result writes the same shape into
-// the normalised WebhookDelivery entry and the list re-renders from it without a refetch.
+// Every operation that returns deliveries selects WebhookDeliveryFields, so each result writes the same
+// shape into the normalised WebhookDelivery entry and the list re-renders from it without a refetch.
+export const WebhookDeliveryFields = graphql(`
+  fragment WebhookDeliveryFields on WebhookDelivery {
+    id
+    appId
+    event
+    eventName
+    purchaseId
+    status
+    attemptCount
+    nextAttemptAt
+    createdAt
+    updatedAt
+  }
+`);
+
 export const WebhookDeliveriesQuery = graphql(`
   query WebhookDeliveries($filter: WebhookDeliveryFilter, $first: Int, $after: String) {
     webhookDeliveries(filter: $filter, first: $first, after: $after) {
       edges {
         cursor
         node {
-          id
-          appId
-          event
-          eventName
-          purchaseId
-          status
-          attemptCount
-          nextAttemptAt
-          createdAt
-          updatedAt
+          ...WebhookDeliveryFields
         }
       }
       pageInfo {
@@ -40,16 +46,7 @@ export const WebhookLogAppsQuery = graphql(`
 export const WebhookDeliveryUpdatedSubscription = graphql(`
   subscription WebhookDeliveryUpdated($appId: ID) {
     webhookDeliveryUpdated(appId: $appId) {
-      id
-      appId
-      event
-      eventName
-      purchaseId
-      status
-      attemptCount
-      nextAttemptAt
-      createdAt
-      updatedAt
+      ...WebhookDeliveryFields
     }
   }
 `);
@@ -57,16 +54,7 @@ export const WebhookDeliveryUpdatedSubscription = graphql(`
 export const SendTestWebhookMutation = graphql(`
   mutation SendTestWebhook($appId: ID!) {
     sendTestWebhook(appId: $appId) {
-      id
-      appId
-      event
-      eventName
-      purchaseId
-      status
-      attemptCount
-      nextAttemptAt
-      createdAt
-      updatedAt
+      ...WebhookDeliveryFields
     }
   }
 `);
@@ -74,33 +62,10 @@ export const SendTestWebhookMutation = graphql(`
 export const WebhookDeliveryQuery = graphql(`
   query WebhookDelivery($id: ID!) {
     webhookDelivery(id: $id) {
-      id
-      appId
-      event
-      eventName
-      purchaseId
+      ...WebhookDeliveryFields
       payload
-      status
-      attemptCount
-      nextAttemptAt
-      createdAt
-      updatedAt
       attempts {
-        number
-        trigger
-        startedAt
-        durationMs
-        statusCode
-        error
-        responseBodyExcerpt
-        url
-        finished
-        finishedAt
-        outcome
-        requestHeaders {
-          name
-          value
-        }
+        ...DeliveryAttemptFields
       }
     }
   }
@@ -109,27 +74,9 @@ export const WebhookDeliveryQuery = graphql(`
 export const RedeliverWebhookMutation = graphql(`
   mutation RedeliverWebhook($deliveryId: ID!) {
     redeliverWebhook(deliveryId: $deliveryId) {
-      id
-      status
-      attemptCount
-      nextAttemptAt
-      updatedAt
+      ...WebhookDeliveryFields
       attempts {
-        number
-        trigger
-        startedAt
-        durationMs
-        statusCode
-        error
-        responseBodyExcerpt
-        url
-        finished
-        finishedAt
-        outcome
-        requestHeaders {
-          name
-          value
-        }
+        ...DeliveryAttemptFields
       }
     }
   }
