@@ -132,7 +132,7 @@ describe('sign-in sessions', () => {
   it('refuse a malformed e-mail at dev sign-in, and the route is 404 when dev sign-in is off', async () => {
     const bad = await fetch(`${plaza.url}/auth/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'not-an-email' }) });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ code: 'BAD_USER_INPUT', field: 'email' });
+    expect(await bad.json()).toMatchObject({ errors: [{ extensions: { code: 'BAD_USER_INPUT', field: 'email' } }] });
     const production = await startTestPlaza({ AUTH_DEV_SIGN_IN: 'false' });
     const off = await fetch(`${production.url}/auth/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@b.c' }) });
     expect(off.status).toBe(404);

@@ -5,6 +5,8 @@ import { Kind, type OperationDefinitionNode } from 'graphql';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { PostgresPubSub } from './pubsub.js';
+import { ErrorCode } from './errors.js';
+import { errorBody } from './http-errors.js';
 
 /** Paths with their own label; every other GET is the single-page app, so the label set stays small. */
 const KNOWN_ROUTES = ['/graphql', '/healthz', '/readyz', '/metrics', '/.well-known/jwks.json', '/auth/dev/sign-in', '/auth/oidc/login', '/auth/oidc/callback', '/auth/sign-out'];
@@ -27,8 +29,8 @@ export function metricsEndpoint(metrics: PlazaMetrics, token: string | undefined
   const expected = token === undefined ? undefined : digest(token);
   const refused: MetricsAnswer = {
     httpStatus: 401,
-    headers: { 'www-authenticate': 'Bearer realm="plaza-metrics"', 'content-type': 'text/plain; charset=utf-8' },
-    body: 'This Plaza requires METRICS_TOKEN for /metrics: send Authorization: Bearer <token>\n',
+    headers: { 'www-authenticate': 'Bearer realm="plaza-metrics"', 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(errorBody(ErrorCode.UNAUTHENTICATED, 'This Plaza requires METRICS_TOKEN for /metrics: send Authorization: Bearer <token>')),
   };
   return async (authorization) => {
     if (expected !== undefined) {

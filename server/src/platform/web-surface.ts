@@ -2,6 +2,8 @@ import express, { Router, type Request, type Response } from 'express';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { SPA_POLICY } from './security-headers.js';
+import { ErrorCode } from './errors.js';
+import { sendError } from './http-errors.js';
 
 /** Content encodings the web build writes beside each compressible file (web/vite.config.ts), best first. */
 const ENCODINGS = [
@@ -26,9 +28,8 @@ function wantsJson(req: Request): boolean {
 
 /** A real 404 for anything no route serves: JSON in the API's error shape when JSON was asked for. */
 export function notFound(req: Request, res: Response): void {
-  res.status(404);
-  if (wantsJson(req)) res.json({ errors: [{ message: `Nothing is served at ${req.method} ${req.path}`, extensions: { code: 'NOT_FOUND' } }] });
-  else res.type('text/plain').send('Not found');
+  if (wantsJson(req)) sendError(res, 404, ErrorCode.NOT_FOUND, `Nothing is served at ${req.method} ${req.path}`);
+  else res.status(404).type('text/plain').send('Not found');
 }
 
 /** The file under `root` that a URL path names, or undefined (outside root, a dotfile, not a file). */

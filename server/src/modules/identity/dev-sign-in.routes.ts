@@ -1,4 +1,6 @@
 import express, { Router } from 'express';
+import { ErrorCode } from '../../platform/errors.js';
+import { sendError } from '../../platform/http-errors.js';
 import type { SignInRouteDeps } from './oidc.routes.js';
 import { devUserId } from './identity.service.js';
 import { clearSessionCookie, requestCredential, setSessionCookie } from './session-cookie.js';
@@ -12,13 +14,13 @@ export function authRoutes(services: Pick<SignInRouteDeps, 'config' | 'identity'
 
   router.post('/auth/dev/sign-in', json, async (req, res, next) => {
     if (!services.config.authDevSignIn) {
-      res.status(404).json({ error: 'Not found' });
+      sendError(res, 404, ErrorCode.NOT_FOUND, 'Development sign-in is turned off on this server');
       return;
     }
     try {
       const email = typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : '';
       if (!EMAIL.test(email)) {
-        res.status(400).json({ error: 'email must be an e-mail address such as dev@example.com', code: 'BAD_USER_INPUT', field: 'email' });
+        sendError(res, 400, ErrorCode.BAD_USER_INPUT, 'email must be an e-mail address such as dev@example.com', { field: 'email' });
         return;
       }
       const { token, expiresAt, account } = await services.identity.signIn({ id: devUserId(email), email, provider: 'dev' });

@@ -2,6 +2,8 @@ import { Router, type Request } from 'express';
 import * as oidc from 'openid-client';
 import { LessThan } from 'typeorm';
 import { logger } from '../../platform/logger.js';
+import { ErrorCode } from '../../platform/errors.js';
+import { sendError } from '../../platform/http-errors.js';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../../config.js';
 import type { IdentityService } from './identity.service.js';
@@ -42,10 +44,9 @@ export function oidcRoutes(services: SignInRouteDeps): Router {
     return discovered;
   };
 
-  const refuse = (res: import('express').Response, status: number, message: string) => res.status(status).type('text/plain').send(message);
 
   router.get('/auth/oidc/login', async (req, res) => {
-    if (!settings) return refuse(res, 404, 'OIDC sign-in is not configured on this platform');
+    if (!settings) return sendError(res, 404, ErrorCode.NOT_FOUND, 'OIDC sign-in is not configured on this platform');
     try {
       const config = await providerConfig();
       const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -64,16 +65,17 @@ export function oidcRoutes(services: SignInRouteDeps): Router {
       res.redirect(302, url.href);
     } catch (err) {
       logger.error({ err }, 'OIDC sign-in could not start');
-      refuse(res, 502, 'The sign-in provider is not reachable right now; try again shortly');
+      // 502: the provider, not Plaza or the request, is at fault; the code is the contract's nearest.
+      sendError(res, 502, ErrorCode.INTERNAL_SERVER_ERROR, 'The sign-in provider is not reachable right now; try again shortly');
     }
   });
 
   router.get('/auth/oidc/callback', async (req: Request, res) => {
-    if (!settings) return refuse(res, 404, 'OIDC sign-in is not configured on this platform');
+    if (!settings) return sendError(res, 404, ErrorCode.NOT_FOUND, 'OIDC sign-in is not configured on this platform');
     const state = typeof req.query.state === 'string' ? req.query.state : '';
     const logins = services.db.getRepository(OidcLogin);
     const login = state ? await logins.findOneBy({ state }) : null;
-    if (!login || Date.now() - login.createdAt.getTime() > LOGIN_TTL_MS) return refuse(res, 400, 'This sign-in link is unknown or has expired; start again');
+    if (!login || Date.now() - login.createdAt.getTime() > LOGIN_TTL_MS) return sendError(res, 400, ErrorCode.BAD_USER_INPUT, 'This sign-in link is unknown or has expired; start again', { field: 'state' });
     await logins.delete({ state }); // a state is good for one callback only
     try {
       const config = await providerConfig();
@@ -84,18 +86,18 @@ export function oidcRoutes(services: SignInRouteDeps): Router {
         idTokenExpected: true,
       });
       const claims = tokens.claims();
-      if (!claims?.sub) return refuse(res, 400, 'The provider did not say who you are');
+      if (!claims?.sub) return sendError(res, 400, ErrorCode.BAD_USER_INPUT, 'The provider did not say who you are');
       // Many providers return scope claims such as email only from UserInfo, not in the ID token (OIDC Core 5.4).
       const profile = typeof claims.email === 'string' ? claims : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
       const email = typeof profile.email === 'string' ? profile.email : undefined;
-      if (!email) return refuse(res, 400, 'The provider did not share your e-mail address; allow the email scope and try again');
-      if (profile.email_verified === false || profile.email_verified === 'false') return refuse(res, 403, 'Your e-mail address is not verified with the provider');
+      if (!email) return sendError(res, 400, ErrorCode.BAD_USER_INPUT, 'The provider did not share your e-mail address; allow the email scope and try again');
+      if (profile.email_verified === false || profile.email_verified === 'false') return sendError(res, 403, ErrorCode.FORBIDDEN, 'Your e-mail address is not verified with the provider');
       const { token, expiresAt } = await services.identity.signIn({ id: claims.sub, email, provider: 'oidc' });
       setSessionCookie(res, services.config, token, expiresAt);
       res.redirect(302, login.returnTo);
     } catch (err) {
       logger.warn({ err }, 'OIDC callback refused');
-      refuse(res, 400, 'The sign-in could not be completed; start again');
+      sendError(res, 400, ErrorCode.BAD_USER_INPUT, 'The sign-in could not be completed; start again');
     }
   });
 

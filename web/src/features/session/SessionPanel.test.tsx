@@ -63,7 +63,7 @@ describe('sign-in form', () => {
 
   it("shows the server's reason when it refuses the sign-in", async () => {
     server.respondWith((_request, response) =>
-      sendJson(response, 400, { error: 'email is longer than this server accepts', code: 'BAD_USER_INPUT', field: 'email' }),
+      sendJson(response, 400, { errors: [{ message: 'email is longer than this server accepts', extensions: { code: 'BAD_USER_INPUT', field: 'email' } }] }),
     );
     render(<SessionPanel initialUser={null} />);
 

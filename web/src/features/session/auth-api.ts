@@ -28,9 +28,11 @@ async function postJson(path: string, body?: unknown): Promise<Response> {
   }
 }
 
+/** The server's REST error shape, as GraphQL's: {"errors":[{"message","extensions":{"code","field"}}]}. */
 async function errorFrom(response: Response, action: string): Promise<AuthError> {
-  const body = (await response.json().catch(() => ({}))) as { error?: string; field?: string };
-  return new AuthError(body.error ?? `${action} failed: the server answered HTTP ${response.status}.`, body.field);
+  const body = (await response.json().catch(() => ({}))) as { errors?: { message?: string; extensions?: { field?: string } }[] };
+  const [first] = body.errors ?? [];
+  return new AuthError(first?.message ?? `${action} failed: the server answered HTTP ${response.status}.`, first?.extensions?.field);
 }
 
 /** Development identity provider; on success the server also sets the HTTP-only session cookie. */
