@@ -1,9 +1,10 @@
 import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
-import { badInput, conflict, notFound, PlazaError } from '../../platform/errors.js';
+import { badInput, notFound, PlazaError } from '../../platform/errors.js';
 import { newPurchaseId, ulid } from '../../platform/ids.js';
 import { toSafeInteger } from '../../platform/int64.js';
+import { marketplaceErrors } from './marketplace.errors.js';
 import { textProblem } from '../../platform/readable-text.js';
 import { App } from '../apps/app.entity.js';
 import { Pricing } from '../apps/app.types.js';
@@ -26,7 +27,7 @@ export class MarketplaceService {
   /** The listed (approved) version of an app, or a clear refusal. */
   private async listedApp(manager: EntityManager, appId: string): Promise<App & { publishedListing: NonNullable<App['publishedListing']> }> {
     const app = await manager.findOneBy(App, { id: appId });
-    if (!app?.publishedListing) throw new PlazaError('BAD_USER_INPUT', 'This app is not approved, so it is not in the store', 'appId', 'APP_NOT_APPROVED');
+    if (!app?.publishedListing) throw marketplaceErrors.appNotApproved();
     return app as App & { publishedListing: NonNullable<App['publishedListing']> };
   }
 
@@ -46,11 +47,11 @@ export class MarketplaceService {
 
   /** Buys a paid app: debits the points, records the purchase, the 80/20 split and `app.purchased`, all or nothing. */
   async purchase(principal: Principal, appId: string): Promise<Purchase> {
-    const alreadyOwned = () => conflict('You already own this app', 'ALREADY_OWNED');
+    const alreadyOwned = marketplaceErrors.alreadyBought;
     return this.inTransaction(async (manager) => {
       const app = await this.listedApp(manager, appId);
       const { pricing, pricePoints } = app.publishedListing;
-      if (pricing !== Pricing.PAID || !pricePoints) throw new PlazaError('BAD_USER_INPUT', 'This app is free: install it instead of buying it', 'appId', 'FREE_APP');
+      if (pricing !== Pricing.PAID || !pricePoints) throw marketplaceErrors.freeApp();
       if (await this.completedPurchase(manager, appId, principal.userId)) throw alreadyOwned();
       const split = splitRevenue(pricePoints, this.config.pointValueVnd);
 
@@ -58,7 +59,7 @@ export class MarketplaceService {
       const [debited] = await manager.query('UPDATE accounts SET points = points - $2 WHERE id = $1 AND points >= $2 RETURNING points', [principal.userId, pricePoints]);
       if (!debited?.length) {
         const balance = (await manager.findOneBy(Account, { id: principal.userId }))?.points ?? 0;
-        throw conflict(`Not enough points: this app costs ${pricePoints} points and you have ${balance}`, 'INSUFFICIENT_POINTS');
+        throw marketplaceErrors.insufficientPoints(pricePoints, balance);
       }
       const now = new Date();
       const purchase = manager.create(Purchase, {
@@ -92,7 +93,7 @@ export class MarketplaceService {
    * bought back in their library without charging again.
    */
   async install(principal: Principal, appId: string): Promise<Installation> {
-    const alreadyInstalled = () => conflict('This app is already in your library', 'ALREADY_OWNED');
+    const alreadyInstalled = marketplaceErrors.alreadyInstalled;
     return this.inTransaction(async (manager) => {
       const app = await this.listedApp(manager, appId);
       if (await this.hasActiveInstallation(manager, principal.userId, appId)) throw alreadyInstalled();
@@ -101,7 +102,7 @@ export class MarketplaceService {
       if (app.publishedListing.pricing === Pricing.PAID) {
         purchase = await this.completedPurchase(manager, appId, principal.userId);
         if (!purchase) {
-          throw new PlazaError('BAD_USER_INPUT', `This app costs ${app.publishedListing.pricePoints} points: buy it instead of installing it for free`, 'appId', 'PAID_APP');
+          throw marketplaceErrors.paidApp(app.publishedListing.pricePoints);
         }
       } else {
         purchase = manager.create(Purchase, {
@@ -135,7 +136,7 @@ export class MarketplaceService {
         .setLock('pessimistic_write')
         .where('i.app_id = :appId AND i.user_id = :userId AND i.uninstalled_at IS NULL', { appId, userId: principal.userId })
         .getOne();
-      if (!installation) throw conflict('This app is not in your library', 'NOT_OWNED');
+      if (!installation) throw marketplaceErrors.notInLibrary();
       installation.uninstalledAt = new Date();
       await manager.update(Installation, { id: installation.id }, { uninstalledAt: installation.uninstalledAt });
       const purchase = await manager.findOneByOrFail(Purchase, { purchaseId: installation.purchaseId });
@@ -152,7 +153,7 @@ export class MarketplaceService {
       const purchase = await manager.getRepository(Purchase).createQueryBuilder('p').setLock('pessimistic_write').where('p.purchase_id = :purchaseId', { purchaseId }).getOne();
       if (!purchase) throw new PlazaError('NOT_FOUND', `No purchase ${purchaseId}`, 'purchaseId');
       if (purchase.kind !== PurchaseKind.PURCHASE) throw badInput('purchaseId', 'This is a free install: there is nothing to refund');
-      if (purchase.status === PurchaseStatus.REFUNDED) throw conflict(`Purchase ${purchaseId} was already refunded`, 'ALREADY_REFUNDED');
+      if (purchase.status === PurchaseStatus.REFUNDED) throw marketplaceErrors.alreadyRefunded(purchaseId);
       const app = await manager.findOneByOrFail(App, { id: purchase.appId });
       const now = new Date();
       Object.assign(purchase, { status: PurchaseStatus.REFUNDED, refundedAt: now, refundReason: reason?.trim() || null });

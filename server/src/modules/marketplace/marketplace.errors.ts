@@ -1,0 +1,26 @@
+import { conflict, ErrorCode, PlazaError } from '../../platform/errors.js';
+
+/** `extensions.reason` of the store's refusals: stable values clients branch on (the messages are for people). */
+export const MarketplaceErrorReason = {
+  APP_NOT_APPROVED: 'APP_NOT_APPROVED',
+  FREE_APP: 'FREE_APP',
+  PAID_APP: 'PAID_APP',
+  ALREADY_OWNED: 'ALREADY_OWNED',
+  NOT_OWNED: 'NOT_OWNED',
+  INSUFFICIENT_POINTS: 'INSUFFICIENT_POINTS',
+  ALREADY_REFUNDED: 'ALREADY_REFUNDED',
+} as const;
+export type MarketplaceErrorReason = (typeof MarketplaceErrorReason)[keyof typeof MarketplaceErrorReason];
+
+const badAppId = (message: string, reason: MarketplaceErrorReason) => new PlazaError(ErrorCode.BAD_USER_INPUT, message, 'appId', reason);
+
+export const marketplaceErrors = {
+  appNotApproved: () => badAppId('This app is not approved, so it is not in the store', MarketplaceErrorReason.APP_NOT_APPROVED),
+  freeApp: () => badAppId('This app is free: install it instead of buying it', MarketplaceErrorReason.FREE_APP),
+  paidApp: (pricePoints: number | null) => badAppId(`This app costs ${pricePoints} points: buy it instead of installing it for free`, MarketplaceErrorReason.PAID_APP),
+  alreadyBought: () => conflict('You already own this app', MarketplaceErrorReason.ALREADY_OWNED),
+  alreadyInstalled: () => conflict('This app is already in your library', MarketplaceErrorReason.ALREADY_OWNED),
+  notInLibrary: () => conflict('This app is not in your library', MarketplaceErrorReason.NOT_OWNED),
+  insufficientPoints: (pricePoints: number, balance: number) => conflict(`Not enough points: this app costs ${pricePoints} points and you have ${balance}`, MarketplaceErrorReason.INSUFFICIENT_POINTS),
+  alreadyRefunded: (purchaseId: string) => conflict(`Purchase ${purchaseId} was already refunded`, MarketplaceErrorReason.ALREADY_REFUNDED),
+};
