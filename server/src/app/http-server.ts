@@ -18,6 +18,7 @@ import type { Services } from './services.js';
 import { asHttpError, RequestGuards } from './request-guards.js';
 import { noStore, securityHeaders } from '../platform/security-headers.js';
 import { isBuilt, notFound, webRoutes } from '../platform/web-surface.js';
+import { sendError } from '../platform/http-errors.js';
 import { attachWebSocketServer } from './websocket-server.js';
 
 /** What /graphql answers: queries and mutations over GET and POST, the WebSocket upgrade on GET. */
@@ -39,7 +40,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   app.use(securityHeaders(services.config));
   const server = createServer(app);
 
-  const guards = new RequestGuards(services, services.config);
+  const guards = new RequestGuards(services.identity, services.config);
   const wsCleanup = attachWebSocketServer(server, schema, services, guards);
 
   const apollo = new ApolloServer<RequestContext>({
@@ -140,10 +141,10 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
 
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const status = (err as { status?: number }).status;
-    if (status === 413) return void res.status(413).json({ errors: [{ message: 'Request body is larger than 1 MB', extensions: { code: 'BAD_USER_INPUT' } }] });
-    if (status && status >= 400 && status < 500) return void res.status(status).json({ errors: [{ message: (err as Error).message, extensions: { code: 'BAD_USER_INPUT' } }] });
+    if (status === 413) return sendError(res, 413, ErrorCode.BAD_USER_INPUT, 'Request body is larger than 1 MB');
+    if (status && status >= 400 && status < 500) return sendError(res, status, ErrorCode.BAD_USER_INPUT, (err as Error).message);
     requestLogger(res).error({ err }, 'unhandled HTTP error');
-    res.status(500).json({ errors: [{ message: 'Something went wrong on our side; it has been logged.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+    sendError(res, 500, ErrorCode.INTERNAL_SERVER_ERROR, 'Something went wrong on our side; it has been logged.');
   });
 
   return {

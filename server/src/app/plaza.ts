@@ -62,7 +62,7 @@ async function start(config: Config, options: { listenPort?: number }, started: 
   started.push(() => pubSub.close());
   const services = createServices(config, db, pubSub);
   started.push(() => services.mailer.close(), () => services.http.close());
-  const schema = await buildPlazaSchema(pubSub);
+  const schema = await buildPlazaSchema({ pubSub, services });
   // myApps is unpaged: the query cost estimate counts it (and myEarnings, a row per app) by the per-account limit.
   declareListBounds(schema, { 'Query.myApps': config.maxAppsPerDeveloper, 'Query.myEarnings': config.maxAppsPerDeveloper });
   const http = await createHttpServer(services, schema);

@@ -2,12 +2,12 @@ import type { NextFunction, Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import type { Config } from '../config.js';
 import type { Principal } from '../platform/auth/principal.js';
-import { API_TOKEN_PREFIX } from '../modules/identity/identity.service.js';
+import { API_TOKEN_PREFIX, type IdentityService } from '../modules/identity/identity.service.js';
 import { requestCredential } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { ErrorCode, PlazaError } from '../platform/errors.js';
+import { sendPlazaError } from '../platform/http-errors.js';
 import { rateLimited, RateLimiter } from '../platform/rate-limiter.js';
-import type { Services } from './services.js';
 
 /**
  * Who is asking, and may they ask now: authentication and rate limits for HTTP and graphql-ws alike.
@@ -18,7 +18,7 @@ export class RequestGuards {
   private readonly byAddress: RateLimiter;
   private readonly byApiToken: RateLimiter;
 
-  constructor(private readonly services: Services, config: Config) {
+  constructor(private readonly identity: Pick<IdentityService, 'authenticate'>, config: Config) {
     this.byAddress = new RateLimiter(config.rateLimitPerAddress);
     this.byApiToken = new RateLimiter(config.rateLimitPerApiToken);
   }
@@ -30,8 +30,8 @@ export class RequestGuards {
     // address whose bucket failed credentials have emptied is still refused here.
     const wait = requestCredential(req)?.startsWith(API_TOKEN_PREFIX) ? this.byAddress.waitFor(address) : this.byAddress.take(address);
     if (wait === 0) return next();
-    const error = rateLimited('address', wait);
-    res.set('retry-after', String(wait)).status(429).json({ errors: [{ message: error.message, extensions: error.extensions }] });
+    res.set('retry-after', String(wait));
+    sendPlazaError(res, rateLimited('address', wait));
   };
 
   /** The context of one request or WebSocket connection; a bad credential or an empty bucket is a GraphQLError with its HTTP status. */
@@ -39,7 +39,7 @@ export class RequestGuards {
     try {
       const principal = token ? await this.authenticate(token, ipAddress) : null;
       this.admit(principal, ipAddress, { countAddress: false });
-      return { principal, ipAddress, services: this.services };
+      return { principal, ipAddress };
     } catch (err) {
       if (err instanceof PlazaError) throw asHttpError(err);
       throw err;
@@ -57,7 +57,7 @@ export class RequestGuards {
 
   private async authenticate(token: string, ipAddress: string | null): Promise<Principal> {
     try {
-      return await this.services.identity.authenticate(token);
+      return await this.identity.authenticate(token);
     } catch (err) {
       // Guessing API tokens costs the guesser's address, so the token path cannot dodge its limit.
       if (err instanceof PlazaError && err.code === ErrorCode.UNAUTHENTICATED && token.startsWith(API_TOKEN_PREFIX)) this.byAddress.take(ipAddress ?? 'unknown');

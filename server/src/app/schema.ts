@@ -9,22 +9,48 @@ import { SecretsResolver } from '../modules/secrets/secrets.resolver.js';
 import { DeliveryAttemptResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver.js';
 import { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from '../modules/marketplace/marketplace.resolver.js';
 import { authChecker } from '../platform/auth/auth-checker.js';
+import { registerResolverContainer, ResolverContainer } from '../platform/resolver-container.js';
+import type { Services } from './services.js';
 
 export const RESOLVERS = [IdentityResolver, AppResolver, ReviewResolver, SecretsResolver, WebhookResolver, DeliveryAttemptResolver, MarketplaceResolver, InstallationResolver, AppEarningsResolver] as const;
 
 /** A PubSub for building the schema where nothing is published (schema emission). */
 const inertPubSub: PubSub = { publish: () => undefined, subscribe: () => ({ [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true, value: undefined }) }) }) };
 
-export function buildPlazaSchema(pubSub: PubSub = inertPubSub): Promise<GraphQLSchema> {
-  return buildSchema({
+/** Each resolver made once with the services it names; one instance per class, as RESOLVERS lists them. */
+export function resolverContainer(services: Services): ResolverContainer {
+  const { identity, apps, review, preChecks, secrets, notifications, deliveryLog, webhookEvents, pubSub, marketplace, sessionTokens } = services;
+  return new ResolverContainer().add(
+    new IdentityResolver(identity),
+    new AppResolver(apps, review, preChecks, secrets),
+    new ReviewResolver(review, notifications),
+    new SecretsResolver(secrets),
+    new WebhookResolver(deliveryLog, webhookEvents, apps, pubSub),
+    new DeliveryAttemptResolver(),
+    new MarketplaceResolver(marketplace, identity, apps, sessionTokens),
+    new InstallationResolver(apps),
+    new AppEarningsResolver(marketplace),
+  );
+}
+
+/**
+ * The schema, resolving with the process's services. Without services (schema emission) nothing is
+ * resolved, so no container is needed: only the types are printed.
+ */
+export async function buildPlazaSchema(options: { pubSub?: PubSub; services?: Services } = {}): Promise<GraphQLSchema> {
+  const container = options.services ? resolverContainer(options.services) : undefined;
+  const schema = await buildSchema({
     resolvers: RESOLVERS as unknown as [Function, ...Function[]],
+    ...(container ? { container } : {}),
     authChecker,
     authMode: 'error',
-    pubSub,
+    pubSub: options.pubSub ?? inertPubSub,
     scalarsMap: [{ type: Date, scalar: DateTimeResolver }],
     // skipMissingProperties off: an explicit null must meet the rules too (type-graphql skips nulls by default).
     validate: { forbidUnknownValues: false, stopAtFirstError: true, skipMissingProperties: false },
   });
+  if (container) registerResolverContainer(schema, container);
+  return schema;
 }
 
 /** The text checked in as schema.graphql; sorted so diffs show real changes only. */

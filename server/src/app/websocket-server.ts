@@ -49,9 +49,9 @@ export function isAllowedOrigin(origin: string | undefined, config: Config): boo
  * Closes the socket when its credential is revoked (sign-out, a revoked API token: published on every
  * process through PostgreSQL) or expires. Returns what to undo when the socket closes first.
  */
-function endWithCredential(socket: WebSocket, principal: Principal, services: Services): () => void {
+function endWithCredential(socket: WebSocket, principal: Principal, pubSub: Services['pubSub']): () => void {
   const close = (reason: string) => socket.close(CloseCode.Forbidden, reason);
-  const stopListening = services.pubSub.addListener(Topic.CREDENTIAL_REVOKED, credentialIdOf(principal), () => close('Forbidden: the credential was revoked'));
+  const stopListening = pubSub.addListener(Topic.CREDENTIAL_REVOKED, credentialIdOf(principal), () => close('Forbidden: the credential was revoked'));
   let timer: NodeJS.Timeout | undefined;
   const armExpiry = () => {
     if (!principal.expiresAt) return;
@@ -106,7 +106,7 @@ function prepareOperation(
 }
 
 /** graphql-ws on /graphql: authenticated in onConnect, the same limits as over HTTP, live only while the credential is. */
-export function attachWebSocketServer(server: Server, schema: GraphQLSchema, services: Services, guards: RequestGuards) {
+export function attachWebSocketServer(server: Server, schema: GraphQLSchema, services: Pick<Services, 'config' | 'pubSub'>, guards: RequestGuards) {
   const wsServer = new WebSocketServer({
     server,
     path: '/graphql',
@@ -136,7 +136,7 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
         try {
           const context = await guards.context(token, ctx.extra.request.socket.remoteAddress ?? null);
           ctx.extra.context = { ...context, log: logger.child({ requestId: requestIds.get(ctx.extra.request) ?? requestIdFrom(undefined) }) };
-          if (context.principal) ctx.extra.socket.once('close', endWithCredential(ctx.extra.socket, context.principal, services));
+          if (context.principal) ctx.extra.socket.once('close', endWithCredential(ctx.extra.socket, context.principal, services.pubSub));
           return true;
         } catch (err) {
           if (err instanceof GraphQLError) return false;

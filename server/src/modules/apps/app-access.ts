@@ -1,4 +1,6 @@
-import type { Principal } from '../../platform/auth/principal.js';
+import type { EntityManager } from 'typeorm';
+import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
+import { forbidden, notFound } from '../../platform/errors.js';
 import { App } from './app.entity.js';
 import { AppStatus } from './app.types.js';
 
@@ -13,4 +15,29 @@ export function viewOf(app: App, principal: Principal | null): App | null {
     status: AppStatus.APPROVED,
     webhookUrl: null, // the developer's server address is theirs alone
   });
+}
+
+/** How requireOwnedApp treats those who do not own the app. */
+export interface OwnedAppOptions {
+  /** Admins signed in as people pass too (seesEveryApp): for reading deliveries. */
+  allowAdmin?: boolean;
+  /** FORBIDDEN with this message for those who may see the app but not do this; without it they get NOT_FOUND like everyone else. */
+  forbiddenMessage?: string;
+  /** Locks the app's row in the caller's transaction (`manager`). */
+  lock?: 'pessimistic_read' | 'pessimistic_write';
+}
+
+/**
+ * Find the app, check who may act on it: the owner (and, with allowAdmin, an admin) gets the app. Anyone
+ * else who cannot see the app learns nothing about whether it exists (NOT_FOUND); one who can see it is
+ * told no (FORBIDDEN) where the caller gives the reason. AppService.requireOwned is its face for other
+ * features; SecretsService, which AppService itself is built on, calls it in its own transaction.
+ */
+export async function requireOwnedApp(manager: EntityManager, principal: Principal, appId: string, options: OwnedAppOptions = {}): Promise<App> {
+  const query = manager.getRepository(App).createQueryBuilder('a').where('a.id = :appId', { appId });
+  if (options.lock) query.setLock(options.lock);
+  const app = await query.getOne();
+  if (app && (isOwner(app, principal) || (options.allowAdmin && seesEveryApp(principal)))) return app;
+  if (app && options.forbiddenMessage && viewOf(app, principal)) throw forbidden(options.forbiddenMessage);
+  throw notFound('App');
 }

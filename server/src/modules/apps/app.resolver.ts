@@ -11,6 +11,10 @@ import { isOwner, isReviewer } from './app-access.js';
 import { CATEGORIES } from './app.types.js';
 import { SubmitAppInput } from './dto/submit-app.input.js';
 import { UpdateAppInput } from './dto/update-app.input.js';
+import type { AppService } from './app.service.js';
+import type { ReviewService } from '../review/review.service.js';
+import type { PreCheckService } from '../review/pre-checks/pre-checks.service.js';
+import type { SecretsService } from '../secrets/secrets.service.js';
 
 @ObjectType({ description: 'A store category apps are listed under' })
 export class Category {
@@ -31,25 +35,31 @@ const CATEGORY_LIST: Category[] = CATEGORIES.map((id) => ({ id, name: id, label:
 
 @Resolver(() => App)
 export class AppResolver {
+  constructor(
+    private readonly apps: AppService,
+    private readonly review: ReviewService,
+    private readonly preCheckService: PreCheckService,
+    private readonly secrets: SecretsService,
+  ) {}
+
   @Query(() => [Category], { description: 'Every store category, the values an app’s category takes' })
   categories(): Category[] {
     return CATEGORY_LIST;
   }
 
   @Query(() => App, { nullable: true, description: 'Owner, reviewers and admins see any version; everyone else the approved listing' })
-  app(@Arg('id', () => ID, { description: 'app_<ULID>' }) id: string, @Ctx() { principal, services }: RequestContext): Promise<App | null> {
-    return services.apps.find(principalWithScope(principal, 'apps:read'), id);
+  app(@Arg('id', () => ID, { description: 'app_<ULID>' }) id: string, @Ctx() { principal }: RequestContext): Promise<App | null> {
+    return this.apps.find(principalWithScope(principal, 'apps:read'), id);
   }
 
   @Authorized(tokenScope('apps:read'))
   @Query(() => [App], { description: 'Your apps, newest first (at most MAX_APPS_PER_DEVELOPER, 100 by default)' })
   myApps(@Ctx() context: RequestContext): Promise<App[]> {
-    return context.services.apps.mine(requirePrincipal(context).userId);
+    return this.apps.mine(requirePrincipal(context).userId);
   }
 
   @Query(() => AppConnection, { description: 'Approved apps as listed, newest listing first; anyone may ask' })
   storeApps(
-    @Ctx() { services }: RequestContext,
     @Arg('category', () => String, { nullable: true, description: 'Only this category (one of `categories`)' }) category?: string | null,
     @Arg('search', () => String, { nullable: true, description: 'Only apps whose name or short description contains this text (any case)' }) search?: string | null,
     @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
@@ -57,39 +67,38 @@ export class AppResolver {
     @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
     @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<AppConnection> {
-    return services.apps.store({ category, search, first, after, last, before });
+    return this.apps.store({ category, search, first, after, last, before });
   }
 
   @Authorized('REVIEWER')
   @Query(() => AppConnection, { description: 'Reviewer: apps pending review, oldest submission first' })
   reviewQueue(
-    @Ctx() { services }: RequestContext,
     @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: PAGE_ARGS.after }) after?: string | null,
     @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
     @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<AppConnection> {
-    return services.apps.reviewQueue({ first, after, last, before });
+    return this.apps.reviewQueue({ first, after, last, before });
   }
 
   @Authorized()
   @Mutation(() => App, { description: 'A new app, PENDING_REVIEW; its client secret is created with it' })
   submitApp(@Arg('input', { description: 'The app’s listing, pricing and webhook URL' }) input: SubmitAppInput, @Ctx() context: RequestContext): Promise<App> {
-    return context.services.apps.submit(requirePrincipal(context), input);
+    return this.apps.submit(requirePrincipal(context), input);
   }
 
   @Authorized()
   @Mutation(() => App, { description: 'A REJECTED app returns to PENDING_REVIEW; an APPROVED one too when its listing changes' })
   updateApp(@Arg('id', () => ID, { description: 'One of your apps (app_<ULID>)' }) id: string, @Arg('input', { description: 'The fields to change' }) input: UpdateAppInput, @Ctx() context: RequestContext): Promise<App> {
-    return context.services.apps.update(requirePrincipal(context), id, input);
+    return this.apps.update(requirePrincipal(context), id, input);
   }
 
   @FieldResolver(() => [ReviewDecision], { description: 'Oldest first' })
-  reviewDecisions(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<ReviewDecision[]> | ReviewDecision[] {
+  reviewDecisions(@Root() app: App, @Ctx() { principal }: RequestContext): Promise<ReviewDecision[]> | ReviewDecision[] {
     // The public sees the listing, not its review history; a token reads it only with apps:read.
     const reader = principalWithScope(principal, 'apps:read');
     if (!isOwner(app, reader) && !isReviewer(reader)) return [];
-    return services.review.history(app.id);
+    return this.review.history(app.id);
   }
 
   @FieldResolver(() => Boolean, { description: 'Pending review past its due time' })
@@ -98,14 +107,14 @@ export class AppResolver {
   }
 
   @FieldResolver(() => AppPreCheck, { nullable: true, description: 'Automated checks of the latest version; for its developer and reviewers' })
-  preChecks(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<AppPreCheck | null> | null {
+  preChecks(@Root() app: App, @Ctx() { principal }: RequestContext): Promise<AppPreCheck | null> | null {
     const reader = principalWithScope(principal, 'apps:read');
-    return isOwner(app, reader) || isReviewer(reader) ? services.preChecks.latest(app.id) : null;
+    return isOwner(app, reader) || isReviewer(reader) ? this.preCheckService.latest(app.id) : null;
   }
 
   @FieldResolver(() => [SecretAuditEntry], { description: 'Who revealed or rotated the client secret; the owner only' })
-  clientSecretAudit(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<SecretAuditEntry[]> | SecretAuditEntry[] {
+  clientSecretAudit(@Root() app: App, @Ctx() { principal }: RequestContext): Promise<SecretAuditEntry[]> | SecretAuditEntry[] {
     // Secrets are handled by people only (revealClientSecret admits no token), and so is their audit.
-    return isOwner(app, signedInPerson(principal)) ? services.secrets.auditTrail(app.id) : [];
+    return isOwner(app, signedInPerson(principal)) ? this.secrets.auditTrail(app.id) : [];
   }
 }

@@ -1,7 +1,7 @@
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
-import { badInput, conflict, forbidden, notFound } from '../../platform/errors.js';
+import { badInput, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
@@ -10,7 +10,8 @@ import type { SecretsService } from '../secrets/secrets.service.js';
 import type { PreCheckService } from '../review/pre-checks/pre-checks.service.js';
 import { blockedHostReason } from '../../platform/outbound-http/address-policy.js';
 import { App } from './app.entity.js';
-import { viewOf, isOwner } from './app-access.js';
+import { requireOwnedApp, viewOf, type OwnedAppOptions } from './app-access.js';
+import { appErrors } from './app.errors.js';
 import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, type Listing } from './app.types.js';
 import type { SubmitAppInput } from './dto/submit-app.input.js';
 import type { UpdateAppInput } from './dto/update-app.input.js';
@@ -105,7 +106,7 @@ export class AppService {
   async update(principal: Principal, id: string, rawInput: UpdateAppInput): Promise<App> {
     const input = this.normalise(rawInput);
     return this.db.transaction(async (manager) => {
-      const app = await this.lockOwned(manager, principal, id);
+      const app = await requireOwnedApp(manager, principal, id, { lock: 'pessimistic_write', forbiddenMessage: 'Only the developer who submitted this app can change it' });
       const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<AppFields>;
       // Switching to FREE clears the price unless the caller said otherwise.
       if (given.pricing === Pricing.FREE && !('pricePoints' in given)) given.pricePoints = null;
@@ -136,14 +137,23 @@ export class AppService {
     await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('plaza.apps-of:' || $1, 0))`, [ownerId]);
     const [{ n }] = await manager.query(`SELECT count(*)::int AS n FROM apps WHERE owner_id = $1`, [ownerId]);
     const limit = this.config.maxAppsPerDeveloper;
-    if (n >= limit) throw conflict(`You already have ${n} apps, the most one account may have (${limit}); update one of them instead, or ask the platform's operators to raise MAX_APPS_PER_DEVELOPER`, 'TOO_MANY_APPS');
+    if (n >= limit) throw appErrors.tooManyApps(n, limit);
   }
 
-  private async lockOwned(manager: EntityManager, principal: Principal, id: string): Promise<App> {
-    const app = await manager.getRepository(App).createQueryBuilder('a').setLock('pessimistic_write').where('a.id = :id', { id }).getOne();
-    if (!app || !viewOf(app, principal)) throw notFound('App');
-    if (!isOwner(app, principal)) throw forbidden('Only the developer who submitted this app can change it');
-    return app;
+  /**
+   * The app when `principal` owns it (with allowAdmin: or is an admin); NOT_FOUND for an app they may
+   * not see, FORBIDDEN with `forbiddenMessage` for one they see but do not own (requireOwnedApp).
+   */
+  requireOwned(principal: Principal, appId: string, options: OwnedAppOptions = {}): Promise<App> {
+    return requireOwnedApp(this.db.manager, principal, appId, options);
+  }
+
+  /** The app as it is and as `principal` may see it (viewOf); NOT_FOUND when they may see no version of it. */
+  async requireVisible(principal: Principal, appId: string): Promise<{ app: App; view: App }> {
+    const app = await this.db.getRepository(App).findOneBy({ id: appId });
+    const view = app ? viewOf(app, principal) : null;
+    if (!app || !view) throw notFound('App');
+    return { app, view };
   }
 
   /** Apps by id; the items of one list (a library's installations) ask together (one query). */

@@ -4,6 +4,7 @@ import { int32Field, SafeInt } from '../../platform/int64.js';
 import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';
 import { CreateApiTokenInput } from './dto/create-api-token.input.js';
+import type { IdentityService } from './identity.service.js';
 
 @ObjectType({ description: 'A new API token: its value, shown only in this answer, and its record' })
 export class CreatedApiToken {
@@ -19,14 +20,16 @@ export class CreatedApiToken {
 
 @Resolver(() => Account)
 export class IdentityResolver {
+  constructor(private readonly identity: IdentityService) {}
+
   @Query(() => Account, { nullable: true, description: 'The signed-in account; null when not signed in' })
-  async me(@Ctx() { principal, services }: RequestContext): Promise<Account | null> {
-    return principal ? services.identity.findAccount(principal.userId) : null;
+  async me(@Ctx() { principal }: RequestContext): Promise<Account | null> {
+    return principal ? this.identity.findAccount(principal.userId) : null;
   }
 
   @FieldResolver(() => [String], { description: 'DEVELOPER and USER for everyone; REVIEWER and ADMIN by configuration or an admin’s grant (admins also review)' })
-  roles(@Root() account: Account, @Ctx() { services }: RequestContext): string[] {
-    return services.identity.rolesOf(account);
+  roles(@Root() account: Account): string[] {
+    return this.identity.rolesOf(account);
   }
 
   /** The contract's Int: a balance past 2^31 - 1 is a clear error naming pointsExact, never a wrong number. */
@@ -43,19 +46,19 @@ export class IdentityResolver {
   @Authorized()
   @Query(() => [ApiToken], { description: 'Your API tokens (never their values)' })
   myApiTokens(@Ctx() context: RequestContext): Promise<ApiToken[]> {
-    return context.services.identity.listApiTokens(requirePrincipal(context).userId);
+    return this.identity.listApiTokens(requirePrincipal(context).userId);
   }
 
   @Authorized()
   @Mutation(() => CreatedApiToken, { description: 'A token for scripts and integrations, acting for you within its scopes only; its value is shown once' })
   async createApiToken(@Arg('input', { description: 'Name, scopes and lifetime of the token' }) input: CreateApiTokenInput, @Ctx() context: RequestContext): Promise<CreatedApiToken> {
-    const { token, apiToken } = await context.services.identity.createApiToken(requirePrincipal(context).userId, input);
+    const { token, apiToken } = await this.identity.createApiToken(requirePrincipal(context).userId, input);
     return { id: apiToken.id, token, apiToken };
   }
 
   @Authorized()
   @Mutation(() => Boolean, { description: 'Ends one of your API tokens at once (its open subscriptions close too); true also when already revoked' })
   revokeApiToken(@Arg('id', () => ID, { description: 'The token’s id (tok_<ULID>)' }) id: string, @Ctx() context: RequestContext): Promise<boolean> {
-    return context.services.identity.revokeApiToken(requirePrincipal(context).userId, id);
+    return this.identity.revokeApiToken(requirePrincipal(context).userId, id);
   }
 }

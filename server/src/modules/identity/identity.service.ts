@@ -119,6 +119,13 @@ export class IdentityService {
     return this.db.getRepository(Account).findOneBy({ id });
   }
 
+  /** Sets the account's locale and theme, each only when given; the account as it now is. */
+  async updatePreferences(id: string, preferences: { locale?: string | null; theme?: string | null }): Promise<Account> {
+    const { locale, theme } = preferences;
+    await this.db.getRepository(Account).update({ id }, { ...(locale ? { locale } : {}), ...(theme ? { theme } : {}) });
+    return this.db.getRepository(Account).findOneByOrFail({ id });
+  }
+
   async createApiToken(ownerId: string, input: { name: string; scopes: string[]; expiresInDays?: number | null }): Promise<{ token: string; apiToken: ApiToken }> {
     const unknown = input.scopes.filter((s) => !isApiTokenScope(s));
     if (unknown.length) throw badInput('scopes', `Unknown scope ${unknown.join(', ')}; choose from ${Object.keys(API_TOKEN_SCOPES).join(', ')}`);

@@ -1,13 +1,24 @@
-import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Args, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
-import { badInput, forbidden, notFound } from '../../platform/errors.js';
+import { forbidden } from '../../platform/errors.js';
 import { int32Field, SafeInt } from '../../platform/int64.js';
 import { App } from '../apps/app.entity.js';
-import { isOwner, viewOf } from '../apps/app-access.js';
+import { isOwner } from '../apps/app-access.js';
+import type { AppService } from '../apps/app.service.js';
 import { AppStatus } from '../apps/app.types.js';
 import { Account } from '../identity/account.entity.js';
+import type { IdentityService } from '../identity/identity.service.js';
+import type { SessionTokenService } from '../identity/session-tokens.service.js';
 import { signedInPerson } from '../../platform/auth/principal.js';
+import { CreditPointsArgs } from './dto/credit-points.args.js';
+import { InstallAppArgs } from './dto/install-app.args.js';
+import { LaunchAppArgs } from './dto/launch-app.args.js';
+import { PurchaseAppArgs } from './dto/purchase-app.args.js';
+import { RefundPurchaseArgs } from './dto/refund-purchase.args.js';
+import { UninstallAppArgs } from './dto/uninstall-app.args.js';
+import { UpdatePreferencesArgs } from './dto/update-preferences.args.js';
 import { Installation, Purchase } from './marketplace.entities.js';
+import type { MarketplaceService } from './marketplace.service.js';
 
 @ObjectType({ description: 'A user’s balance of platform points (one point is worth POINT_VALUE_VND, 1,000 VND by default)' })
 export class PointsBalance {
@@ -86,91 +97,86 @@ export class AppLaunch {
   expiresAt: Date;
 }
 
-const LOCALES = ['en', 'vi'];
-const THEMES = ['light', 'dark'];
-
+// The mutations take @ArgsType classes (dto/): validated before they run, flat arguments on the wire as the contract fixes them.
 @Resolver()
 export class MarketplaceResolver {
+  constructor(
+    private readonly marketplace: MarketplaceService,
+    private readonly identity: IdentityService,
+    private readonly apps: AppService,
+    private readonly sessionTokens: SessionTokenService,
+  ) {}
+
   @Authorized()
   @Mutation(() => Installation, { description: 'Free apps (or a paid app you bought); sends app.installed' })
-  installApp(@Arg('appId', () => ID, { description: 'An approved app' }) appId: string, @Ctx() context: RequestContext): Promise<Installation> {
-    return context.services.marketplace.install(requirePrincipal(context), appId);
+  installApp(@Args() { appId }: InstallAppArgs, @Ctx() context: RequestContext): Promise<Installation> {
+    return this.marketplace.install(requirePrincipal(context), appId);
   }
 
   @Authorized()
   @Mutation(() => Purchase, { description: 'Paid apps: debits your points; sends app.purchased' })
-  purchaseApp(@Arg('appId', () => ID, { description: 'An approved paid app you do not own yet' }) appId: string, @Ctx() context: RequestContext): Promise<Purchase> {
-    return context.services.marketplace.purchase(requirePrincipal(context), appId);
+  purchaseApp(@Args() { appId }: PurchaseAppArgs, @Ctx() context: RequestContext): Promise<Purchase> {
+    return this.marketplace.purchase(requirePrincipal(context), appId);
   }
 
   @Authorized()
   @Mutation(() => Installation, { description: 'Sends app.uninstalled' })
-  uninstallApp(@Arg('appId', () => ID, { description: 'An app in your library' }) appId: string, @Ctx() context: RequestContext): Promise<Installation> {
-    return context.services.marketplace.uninstall(requirePrincipal(context), appId);
+  uninstallApp(@Args() { appId }: UninstallAppArgs, @Ctx() context: RequestContext): Promise<Installation> {
+    return this.marketplace.uninstall(requirePrincipal(context), appId);
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Purchase, { description: 'Admin: returns the points, reverses the revenue split, ends access; sends app.refunded' })
-  refundPurchase(@Arg('purchaseId', { description: 'APP-<ms>-<suffix> of a paid, completed purchase' }) purchaseId: string, @Ctx() context: RequestContext, @Arg('reason', () => String, { nullable: true, description: 'Why, kept with the purchase' }) reason?: string | null): Promise<Purchase> {
-    return context.services.marketplace.refund(requirePrincipal(context), purchaseId, reason ?? null);
+  refundPurchase(@Args() { purchaseId, reason }: RefundPurchaseArgs, @Ctx() context: RequestContext): Promise<Purchase> {
+    return this.marketplace.refund(requirePrincipal(context), purchaseId, reason ?? null);
   }
 
   @Authorized('ADMIN')
   @Mutation(() => PointsBalance, { description: 'Admin: adds points to a user’s balance' })
-  async creditPoints(@Arg('userId', () => ID, { description: 'Whose balance' }) userId: string, @Arg('points', () => Int, { description: 'Points to add: 1..10,000,000' }) points: number, @Arg('reason', { description: 'Why; kept in the points journal' }) reason: string, @Ctx() context: RequestContext): Promise<PointsBalance> {
-    const balance = await context.services.marketplace.creditPoints(requirePrincipal(context), userId, points, reason);
+  async creditPoints(@Args() { userId, points, reason }: CreditPointsArgs, @Ctx() context: RequestContext): Promise<PointsBalance> {
+    const balance = await this.marketplace.creditPoints(requirePrincipal(context), userId, points, reason);
     return new PointsBalance(balance.userId, balance.points);
   }
 
   @Authorized()
   @Query(() => [Installation], { description: 'Apps you installed or bought, newest first' })
   myLibrary(@Ctx() context: RequestContext): Promise<Installation[]> {
-    return context.services.marketplace.library(requirePrincipal(context).userId);
+    return this.marketplace.library(requirePrincipal(context).userId);
   }
 
   @Authorized()
   @Query(() => [Purchase], { description: 'Your purchases and free installs, newest first' })
   myPurchases(@Ctx() context: RequestContext): Promise<Purchase[]> {
-    return context.services.marketplace.purchases(requirePrincipal(context).userId);
+    return this.marketplace.purchases(requirePrincipal(context).userId);
   }
 
   @Authorized()
   @Query(() => PointsBalance, { description: 'Your points balance' })
   async myPointsBalance(@Ctx() context: RequestContext): Promise<PointsBalance> {
     const { userId } = requirePrincipal(context);
-    const account = await context.services.identity.findAccount(userId);
+    const account = await this.identity.findAccount(userId);
     return new PointsBalance(userId, account?.points ?? 0);
   }
 
   @Authorized()
   @Query(() => [AppEarnings], { description: 'Sales, your share, refunds and the net for each of your apps' })
   myEarnings(@Ctx() context: RequestContext): Promise<AppEarnings[]> {
-    return context.services.marketplace.earnings(requirePrincipal(context).userId);
+    return this.marketplace.earnings(requirePrincipal(context).userId);
   }
 
   @Authorized()
   @Mutation(() => AppLaunch, { description: 'A session token for INIT_SESSION; for users who have the app, its developer, and reviewers of an app under review' })
-  async launchApp(
-    @Arg('appId', () => ID, { description: 'The app to open' }) appId: string,
-    @Ctx() context: RequestContext,
-    @Arg('locale', () => String, { nullable: true, description: '"en" or "vi" for this launch; your preference when null' }) locale?: string | null,
-    @Arg('theme', () => String, { nullable: true, description: '"light" or "dark" for this launch; your preference when null' }) theme?: string | null,
-  ): Promise<AppLaunch> {
+  async launchApp(@Args() { appId, locale, theme }: LaunchAppArgs, @Ctx() context: RequestContext): Promise<AppLaunch> {
     const principal = requirePrincipal(context);
     if (principal.kind !== 'session') throw forbidden('Apps are opened by people, not API tokens');
-    if (locale && !LOCALES.includes(locale)) throw badInput('locale', `locale must be one of ${LOCALES.join(', ')}`);
-    if (theme && !THEMES.includes(theme)) throw badInput('theme', `theme must be one of ${THEMES.join(', ')}`);
-    const { services } = context;
-    const app = await services.db.getRepository(App).findOneBy({ id: appId });
-    const visible = app ? viewOf(app, principal) : null;
-    if (!app || !visible) throw notFound('App');
+    const { app, view } = await this.apps.requireVisible(principal, appId);
     const underReview = app.status === AppStatus.PENDING_REVIEW && principal.roles.has('REVIEWER');
     // Developers and reviewers open the version being worked on; users the listed one.
     const canSeeCurrent = isOwner(app, principal) || underReview;
-    if (!canSeeCurrent && !(await services.marketplace.owns(principal.userId, appId))) throw forbidden('Install or buy this app to open it');
-    const appUrl = canSeeCurrent ? app.appUrl : visible.appUrl;
-    const account = await services.identity.findAccount(principal.userId);
-    const issued = await services.sessionTokens.issue(appId, principal.userId);
+    if (!canSeeCurrent && !(await this.marketplace.owns(principal.userId, appId))) throw forbidden('Install or buy this app to open it');
+    const appUrl = canSeeCurrent ? app.appUrl : view.appUrl;
+    const account = await this.identity.findAccount(principal.userId);
+    const issued = await this.sessionTokens.issue(appId, principal.userId);
     return {
       appId,
       appUrl,
@@ -185,35 +191,35 @@ export class MarketplaceResolver {
 
   @Authorized()
   @Mutation(() => Account, { description: 'Your locale (en, vi) and theme (light, dark), passed to the apps you open' })
-  async updatePreferences(@Ctx() context: RequestContext, @Arg('locale', () => String, { nullable: true, description: '"en" or "vi"; unchanged when null' }) locale?: string | null, @Arg('theme', () => String, { nullable: true, description: '"light" or "dark"; unchanged when null' }) theme?: string | null): Promise<Account> {
-    const { userId } = requirePrincipal(context);
-    if (locale && !LOCALES.includes(locale)) throw badInput('locale', `locale must be one of ${LOCALES.join(', ')}`);
-    if (theme && !THEMES.includes(theme)) throw badInput('theme', `theme must be one of ${THEMES.join(', ')}`);
-    await context.services.db.getRepository(Account).update({ id: userId }, { ...(locale ? { locale } : {}), ...(theme ? { theme } : {}) });
-    return (await context.services.identity.findAccount(userId))!;
+  updatePreferences(@Args() preferences: UpdatePreferencesArgs, @Ctx() context: RequestContext): Promise<Account> {
+    return this.identity.updatePreferences(requirePrincipal(context).userId, preferences);
   }
 
   @Authorized('ADMIN')
   @Mutation(() => String, { description: 'Admin: a new key signs session tokens from now on; the old one keeps verifying until its tokens expire. Returns the new kid' })
-  rotateSessionSigningKey(@Ctx() context: RequestContext): Promise<string> {
-    return context.services.sessionTokens.addKey();
+  rotateSessionSigningKey(): Promise<string> {
+    return this.sessionTokens.addKey();
   }
 }
 
 @Resolver(() => Installation)
 export class InstallationResolver {
+  constructor(private readonly apps: AppService) {}
+
   @FieldResolver(() => App, { nullable: true, description: 'The app as listed' })
-  async app(@Root() installation: Installation, @Ctx() { principal, services }: RequestContext): Promise<App | null> {
-    return services.apps.find(principal, installation.appId);
+  async app(@Root() installation: Installation, @Ctx() { principal }: RequestContext): Promise<App | null> {
+    return this.apps.find(principal, installation.appId);
   }
 }
 
 @Resolver(() => App)
 export class AppEarningsResolver {
+  constructor(private readonly marketplace: MarketplaceService) {}
+
   @FieldResolver(() => AppEarnings, { nullable: true, description: 'The owner’s earnings from this app' })
-  async earnings(@Root() app: App, @Ctx() { principal, services }: RequestContext): Promise<AppEarnings | null> {
+  async earnings(@Root() app: App, @Ctx() { principal }: RequestContext): Promise<AppEarnings | null> {
     // As myEarnings: people only, so no API token reads revenue through an app it can see.
     if (!isOwner(app, signedInPerson(principal))) return null;
-    return (await services.marketplace.earningsByApp(app.ownerId)).get(app.id) ?? null;
+    return (await this.marketplace.earningsByApp(app.ownerId)).get(app.id) ?? null;
   }
 }

@@ -5,16 +5,20 @@ import { Topic } from '../../platform/pubsub.js';
 import { ReviewDecisionInput } from './dto/review-decision.input.js';
 import { Notification } from './notification.entity.js';
 import { ReviewDecision } from './review-decision.entity.js';
+import type { NotificationService } from './notification.service.js';
+import type { ReviewService } from './review.service.js';
 
 @ObjectType({ description: 'A page of notifications (Relay connection)' })
 export class NotificationConnection extends ConnectionType(Notification, 'Notification') {}
 
 @Resolver()
 export class ReviewResolver {
+  constructor(private readonly review: ReviewService, private readonly notificationService: NotificationService) {}
+
   @Authorized('REVIEWER')
   @Mutation(() => ReviewDecision, { description: 'Reviewer: approve or reject an app pending review (never one’s own); the developer is notified' })
   decideReview(@Arg('input', { description: 'The app, the outcome and, for a rejection, the reasons' }) input: ReviewDecisionInput, @Ctx() context: RequestContext): Promise<ReviewDecision> {
-    return context.services.review.decide(requirePrincipal(context), input);
+    return this.review.decide(requirePrincipal(context), input);
   }
 
   @Authorized()
@@ -26,13 +30,13 @@ export class ReviewResolver {
     @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
     @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<NotificationConnection> {
-    return context.services.notifications.list(requirePrincipal(context).userId, { first, after, last, before });
+    return this.notificationService.list(requirePrincipal(context).userId, { first, after, last, before });
   }
 
   @Authorized()
   @Mutation(() => Notification, { description: 'Marks one of your notifications read (readAt stays at the first time)' })
   markNotificationRead(@Arg('id', () => ID, { description: 'ntf_<ULID>' }) id: string, @Ctx() context: RequestContext): Promise<Notification> {
-    return context.services.notifications.markRead(requirePrincipal(context).userId, id);
+    return this.notificationService.markRead(requirePrincipal(context).userId, id);
   }
 
   @Authorized()

@@ -1,11 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
-import { forbidden, notFound } from '../../platform/errors.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { newId } from '../../platform/ids.js';
 import { entityColumns } from '../../platform/prepared-query.js';
-import { App } from '../apps/app.entity.js';
-import { isOwner, viewOf } from '../apps/app-access.js';
+import { requireOwnedApp } from '../apps/app-access.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { StoredClientSecret } from './client-secret.entity.js';
 import type { ClientSecret } from './client-secret.type.js';
@@ -81,10 +79,7 @@ export class SecretsService {
 
   private async assertOwner(manager: EntityManager, principal: Principal, appId: string): Promise<void> {
     // Lock the app row so a reveal and a rotation of the same secret are serialised.
-    const app = await manager.getRepository(App).createQueryBuilder('a').setLock('pessimistic_read').where('a.id = :appId', { appId }).getOne();
-    // A developer who cannot see the app learns nothing about whether it exists.
-    if (!app || !viewOf(app, principal)) throw notFound('App');
-    if (!isOwner(app, principal)) throw forbidden('Only the developer who owns this app can see or rotate its client secret');
+    await requireOwnedApp(manager, principal, appId, { lock: 'pessimistic_read', forbiddenMessage: 'Only the developer who owns this app can see or rotate its client secret' });
   }
 
   private async audit(manager: EntityManager, principal: Principal, appId: string, action: SecretAction, ipAddress: string | null): Promise<void> {

@@ -4,15 +4,12 @@ import { badInput, notFound } from '../../platform/errors.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
-import type { Principal } from '../../platform/auth/principal.js';
+import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { EVENT_WIRE_NAME } from './webhook.types.js';
-
-/** Admins signed in as people see every app's deliveries; an API token only ever reads its owner's. */
-const seesEveryApp = (principal: Principal) => principal.kind === 'session' && principal.roles.has('ADMIN');
 
 /** Delivery ids are `dlv_` + ULID, so a creation time bounds them: time ranges become id ranges on the same index. */
 const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;

@@ -1,12 +1,14 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { tokenScope } from '../../platform/auth/auth-checker.js';
 import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
-import { notFound } from '../../platform/errors.js';
-import { Topic } from '../../platform/pubsub.js';
-import { viewOf, isOwner } from '../apps/app-access.js';
-import { App } from '../apps/app.entity.js';
-import { forbidden } from '../../platform/errors.js';
+import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
+import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
+import { wiredResolver } from '../../platform/resolver-container.js';
+import type { AppService } from '../apps/app.service.js';
+import type { DeliveryLogService } from './delivery-log.service.js';
+import type { WebhookEventsService } from './webhook-events.service.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { deliveryFromUpdate, type DeliveryUpdate } from './delivery-updates.js';
 import { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
@@ -32,6 +34,13 @@ async function* onlyOwnedBy(source: AsyncIterable<unknown>, ownerId: string): As
 
 @Resolver(() => WebhookDelivery)
 export class WebhookResolver {
+  constructor(
+    private readonly deliveryLog: DeliveryLogService,
+    private readonly webhookEvents: WebhookEventsService,
+    private readonly apps: AppService,
+    private readonly pubSub: PostgresPubSub,
+  ) {}
+
   @Authorized(tokenScope('deliveries:read'))
   @Query(() => WebhookDeliveryConnection, { description: 'Newest first. Owners see their apps, admins all; API tokens their owner’s apps' })
   webhookDeliveries(
@@ -42,49 +51,47 @@ export class WebhookResolver {
     @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
     @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<WebhookDeliveryConnection> {
-    return context.services.deliveryLog.list(requirePrincipal(context), filter ?? {}, { first, after, last, before });
+    return this.deliveryLog.list(requirePrincipal(context), filter ?? {}, { first, after, last, before });
   }
 
   @Authorized(tokenScope('deliveries:read'))
   @Query(() => WebhookDelivery, { nullable: true, description: 'One delivery of your apps (admins: any); null when there is none you may see' })
   webhookDelivery(@Arg('id', () => ID, { description: 'dlv_<ULID>' }) id: string, @Ctx() context: RequestContext): Promise<WebhookDelivery | null> {
-    return context.services.deliveryLog.get(requirePrincipal(context), id);
+    return this.deliveryLog.get(requirePrincipal(context), id);
   }
 
   @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => WebhookDelivery, { description: 'Owner or admin: one immediate attempt (trigger MANUAL); a failure starts no new schedule' })
   redeliverWebhook(@Arg('deliveryId', () => ID, { description: 'dlv_<ULID>' }) deliveryId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
-    return context.services.deliveryLog.redeliver(requirePrincipal(context), deliveryId);
+    return this.deliveryLog.redeliver(requirePrincipal(context), deliveryId);
   }
 
   @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => WebhookDelivery, { description: 'Owner: a signed app.test event to the app’s webhook URL' })
   async sendTestWebhook(@Arg('appId', () => ID, { description: 'One of your apps with a webhook URL' }) appId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
     const principal = requirePrincipal(context);
-    const app = await context.services.db.getRepository(App).findOneBy({ id: appId });
-    if (!app || !viewOf(app, principal)) throw notFound('App');
-    if (!isOwner(app, principal)) throw forbidden('Only the developer who owns this app can send it test events');
-    return context.services.webhookEvents.sendTest(appId, principal.userId);
+    await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can send it test events' });
+    return this.webhookEvents.sendTest(appId, principal.userId);
   }
 
   @Authorized(tokenScope('deliveries:read'))
   @Subscription(() => WebhookDelivery, {
     description: 'Every status change and attempt of your apps’ deliveries (one app, or all of yours), live',
-    subscribe: async ({ args, context }: { args: { appId?: string | null }; context: RequestContext }) => {
-      const principal = requirePrincipal(context);
-      const { services } = context;
-      const seesEveryApp = principal.kind === 'session' && principal.roles.has('ADMIN');
-      if (args.appId) {
-        const app = await services.db.getRepository(App).findOneBy({ id: args.appId });
-        if (!app || (!isOwner(app, principal) && !seesEveryApp)) throw notFound('App');
-        return services.pubSub.subscribe(Topic.WEBHOOK_DELIVERY_UPDATED, args.appId);
-      }
-      const everything = services.pubSub.subscribe(Topic.WEBHOOK_DELIVERY_UPDATED);
-      return seesEveryApp ? everything : onlyOwnedBy(everything, principal.userId);
-    },
+    subscribe: ({ args, context, info }: { args: { appId?: string | null }; context: RequestContext; info: GraphQLResolveInfo }) =>
+      wiredResolver(info, WebhookResolver).deliveryUpdatesFor(requirePrincipal(context), args.appId),
   })
   webhookDeliveryUpdated(@Root() update: DeliveryUpdate, @Arg('appId', () => ID, { nullable: true, description: 'Only this app (yours; admins: any); all of yours when null' }) _appId?: string | null): WebhookDelivery {
     return deliveryFromUpdate(update);
+  }
+
+  /** The live updates `principal` may follow: one app they own (admins: any), or all of theirs (admins: everyone's). */
+  private async deliveryUpdatesFor(principal: Principal, appId: string | null | undefined): Promise<AsyncIterable<unknown>> {
+    if (appId) {
+      await this.apps.requireOwned(principal, appId, { allowAdmin: true });
+      return this.pubSub.subscribe(Topic.WEBHOOK_DELIVERY_UPDATED, appId);
+    }
+    const everything = this.pubSub.subscribe(Topic.WEBHOOK_DELIVERY_UPDATED);
+    return seesEveryApp(principal) ? everything : onlyOwnedBy(everything, principal.userId);
   }
 
   @FieldResolver(() => WebhookEventType, { description: 'What happened; eventName is its wire value' })
@@ -98,13 +105,13 @@ export class WebhookResolver {
   }
 
   @FieldResolver(() => String, { description: 'The exact JSON body that is signed and sent' })
-  async payload(@Root() delivery: WebhookDelivery, @Ctx() { services }: RequestContext): Promise<string> {
-    return delivery.payloadText ?? services.deliveryLog.payload(delivery.id);
+  async payload(@Root() delivery: WebhookDelivery): Promise<string> {
+    return delivery.payloadText ?? this.deliveryLog.payload(delivery.id);
   }
 
   @FieldResolver(() => [DeliveryAttempt], { description: 'Oldest first' })
-  attempts(@Root() delivery: WebhookDelivery, @Ctx() { services }: RequestContext): Promise<DeliveryAttempt[]> | DeliveryAttempt[] {
-    return delivery.attemptList ?? services.deliveryLog.attempts(delivery.id);
+  attempts(@Root() delivery: WebhookDelivery): Promise<DeliveryAttempt[]> | DeliveryAttempt[] {
+    return delivery.attemptList ?? this.deliveryLog.attempts(delivery.id);
   }
 }
 

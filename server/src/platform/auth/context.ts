@@ -1,12 +1,10 @@
 import type { Logger } from 'pino';
 import type { Principal } from './principal.js';
-import type { Services } from '../../app/services.js';
 
-/** What every resolver gets: who is asking (if anyone), from where, and the services. */
+/** What every resolver gets: who is asking (if anyone) and from where; services arrive by injection (resolver constructors). */
 export interface RequestContext {
   principal: Principal | null;
   ipAddress: string | null;
-  services: Services;
   /** The logger of the HTTP request or graphql-ws connection: its lines carry the request id. */
   log?: Logger;
 }

@@ -18,6 +18,9 @@ export function principalWithScope(principal: Principal | null | undefined, scop
   return principal;
 }
 
+/** Admins signed in as people see every app's deliveries; an API token only ever reads its owner's (its roles are only its scopes). */
+export const seesEveryApp = (principal: Principal | null | undefined): boolean => principal?.kind === 'session' && principal.roles.has('ADMIN');
+
 /** The principal when it is a signed-in person, else null: for what no token scope covers. */
 export function signedInPerson(principal: Principal | null | undefined): Principal | null {
   return principal?.kind === 'session' ? principal : null;
