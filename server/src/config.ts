@@ -2,6 +2,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 
 /** The repository root; `.data/` and the built web app are found relative to it. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -27,77 +28,44 @@ export interface OidcConfig {
   allowInsecureIssuer: boolean;
 }
 
+/**
+ * The validated configuration. Each field comes from the variable named beside it, whose default,
+ * unit, range and meaning are declared once, in SETTINGS below.
+ */
 export interface Config {
-  production: boolean;
-  /** HTTP and WebSocket port. @default 4000 */
-  port: number;
-  /** Public origin of this platform, used for cookies, OIDC redirects and session token `iss`. @default http://localhost:PORT */
-  platformOrigin: string;
-  /** PostgreSQL connection string; undefined starts an embedded PostgreSQL under dataDir. */
-  databaseUrl: string | undefined;
-  /** PostgreSQL connections per process (API, worker). @default 20, at most 500 */
-  databasePoolSize: number;
-  /** Where embedded PostgreSQL and the development encryption key live. @default <repo>/.data */
-  dataDir: string;
-  /** Delays in ms before attempts 2..6, each counted from the end of the previous attempt. @default 5s,30s,5m,30m,2h */
-  webhookRetryScheduleMs: number[];
-  /** One delivery attempt's limit in ms. @default 10s, at most 30s */
-  webhookTimeoutMs: number;
-  /** How long a worker's claim on a delivery lasts; a dead worker's deliveries are taken over after it. @default 45s, at most 60s */
-  webhookClaimLeaseMs: number;
-  /**
-   * On SIGTERM, how long a worker lets its webhook attempts in flight finish; past it, it hands their
-   * deliveries back so another worker sends them at once instead of after the claim lease. @default 15s, at most 60s
-   */
-  shutdownGraceMs: number;
-  /** `pnpm worker` only: serve /healthz, /readyz and /metrics on this port. @default unset (no HTTP) */
-  workerHttpPort: number | undefined;
-  /** When set, GET /metrics (API and worker ports) needs `Authorization: Bearer <token>`. */
-  metricsToken: string | undefined;
-  /** Allow loopback/private destinations and plain http. @default false in production, true otherwise */
-  webhookAllowPrivateUrls: boolean;
-  /** VND value of one platform point. @default 1000 */
-  pointValueVnd: number;
-  /** Enables POST /auth/dev/sign-in. @default true outside production */
-  authDevSignIn: boolean;
-  reviewerEmails: Set<string>;
-  adminEmails: Set<string>;
+  production: boolean; // NODE_ENV
+  port: number; // PORT
+  platformOrigin: string; // PLATFORM_ORIGIN
+  databaseUrl: string | undefined; // DATABASE_URL
+  databasePoolSize: number; // DATABASE_POOL_SIZE
+  dataDir: string; // DATA_DIR
+  webhookRetryScheduleMs: number[]; // WEBHOOK_RETRY_SCHEDULE
+  webhookTimeoutMs: number; // WEBHOOK_TIMEOUT
+  webhookClaimLeaseMs: number; // WEBHOOK_CLAIM_LEASE
+  shutdownGraceMs: number; // SHUTDOWN_GRACE
+  workerHttpPort: number | undefined; // WORKER_HTTP_PORT
+  metricsToken: string | undefined; // METRICS_TOKEN
+  webhookAllowPrivateUrls: boolean; // WEBHOOK_ALLOW_PRIVATE_URLS
+  pointValueVnd: number; // POINT_VALUE_VND
+  authDevSignIn: boolean; // AUTH_DEV_SIGN_IN
+  reviewerEmails: Set<string>; // PLATFORM_REVIEWER_EMAILS
+  adminEmails: Set<string>; // PLATFORM_ADMIN_EMAILS
   /** The key that encrypts new client secrets, then older keys that may still decrypt. */
-  encryptionKeys: EncryptionKey[];
-  /** Agenda's job store. @default postgres */
-  jobsBackend: 'postgres' | 'mongodb';
-  mongodbUrl: string | undefined;
-  oidc: OidcConfig | undefined;
-  /** SMTP connection URL for decision e-mails; unset means in-portal notifications only. */
-  smtpUrl: string | undefined;
-  /** Sender address of e-mails. @default "Plaza <no-reply@localhost>" */
-  smtpFrom: string;
-  /** Lifetime of a sign-in session in ms. @default 12h */
-  sessionTtlMs: number;
-  /** Lifetime of an integrator API token when its creator does not choose one, in days. @default 90 */
-  apiTokenDefaultTtlDays: number;
-  /** Run the delivery worker inside the API process. @default true (pnpm worker runs it alone) */
-  runWorker: boolean;
-  /** Directory of the built SPA. @default <repo>/web/dist */
-  webDistDir: string;
-  /**
-   * Requests a minute from one address (anything not made with an API token), as a bucket of that size.
-   * @default 6000 (100/s on average, a minute's worth at once): room for people behind one NAT and for
-   * automated clients, a wall for floods
-   */
-  rateLimitPerAddress: number;
-  /** Requests a minute made with one API token, as a bucket of that size. @default 3000 (50/s on average): an integrator polling Webhook Logs ten times a second stays far below it */
-  rateLimitPerApiToken: number;
-  /** Attempts of finished deliveries older than this are deleted (the delivery itself stays), in ms. @default 90d */
-  webhookAttemptRetentionMs: number;
-  /** Behind a load balancer: take the client address from X-Forwarded-For (Express's `trust proxy`). @default false */
-  trustProxy: boolean;
-  /**
-   * Apps one account may have; submitApp past it answers CONFLICT and stores nothing. `myApps` has no
-   * paging, so this also bounds what one `myApps` returns and what the query cost estimate counts for it.
-   * @default 100, at most 10000
-   */
-  maxAppsPerDeveloper: number;
+  encryptionKeys: EncryptionKey[]; // SECRET_ENCRYPTION_KEY, SECRET_ENCRYPTION_KEYS_PREVIOUS
+  jobsBackend: 'postgres' | 'mongodb'; // JOBS_BACKEND
+  mongodbUrl: string | undefined; // MONGODB_URL
+  oidc: OidcConfig | undefined; // OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET
+  smtpUrl: string | undefined; // SMTP_URL
+  smtpFrom: string; // SMTP_FROM
+  sessionTtlMs: number; // SESSION_TTL
+  apiTokenDefaultTtlDays: number; // API_TOKEN_DEFAULT_TTL_DAYS
+  runWorker: boolean; // RUN_WORKER
+  webDistDir: string; // WEB_DIST_DIR
+  rateLimitPerAddress: number; // RATE_LIMIT_PER_ADDRESS
+  rateLimitPerApiToken: number; // RATE_LIMIT_PER_API_TOKEN
+  webhookAttemptRetentionMs: number; // WEBHOOK_ATTEMPT_RETENTION
+  trustProxy: boolean; // TRUST_PROXY
+  maxAppsPerDeveloper: number; // MAX_APPS_PER_DEVELOPER
 }
 
 type Env = Record<string, string | undefined>;
@@ -111,75 +79,215 @@ export function parseDuration(text: string): number | undefined {
   return Number(match[1]) * DURATION_UNITS_MS[match[2]];
 }
 
-function readDuration(env: Env, name: string, fallback: string): number {
-  const raw = env[name] ?? fallback;
-  const ms = parseDuration(raw);
-  if (ms === undefined || ms <= 0) throw new ConfigError(name, 'must be a positive duration such as 500ms, 10s, 5m or 2h', raw);
-  return ms;
+/** Decodes a 32-byte key written as base64 (44 characters) or hex (64 characters); undefined when it is not one. */
+function keyFromText(raw: string): EncryptionKey | undefined {
+  const text = raw.trim();
+  const hex = /^[0-9a-fA-F]{64}$/.test(text);
+  const key = hex ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32 || (!hex && key.toString('base64') !== text)) return undefined;
+  return { id: createHash('sha256').update(key).digest('hex').slice(0, 12), key };
 }
 
-function readBoolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new ConfigError(name, 'must be true or false', raw);
+const KEY_EXPECTS = 'must be a 32-byte key written as base64 (44 characters) or hex (64 characters)';
+
+/** Decodes a 32-byte key written as base64 (44 characters) or hex (64 characters). */
+export function decodeEncryptionKey(raw: string, variable: string): EncryptionKey {
+  const key = keyFromText(raw);
+  if (!key) throw new ConfigError(variable, KEY_EXPECTS);
+  return key;
 }
 
-function readPositiveInt(env: Env, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) <= 0 || Number(raw) > max) {
-    throw new ConfigError(name, `must be a whole number between 1 and ${max}`, raw);
-  }
-  return Number(raw);
-}
+// The kinds of value a variable holds. Each message completes "<VARIABLE> ..." in the one-line boot error.
 
-function readEmailList(env: Env, name: string): Set<string> {
-  const emails = (env[name] ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
-  for (const email of emails) {
-    if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new ConfigError(name, 'must be a comma-separated list of e-mail addresses', email);
-  }
-  return new Set(emails);
-}
+/** A whole number from 1 to `max`. */
+const wholeNumber = (max = Number.MAX_SAFE_INTEGER) => {
+  const expects = `must be a whole number between 1 and ${max}`;
+  return z.string().regex(/^\d+$/, expects).transform(Number).refine((n) => n >= 1 && n <= max, expects);
+};
 
-function readOrigin(env: Env, name: string, fallback: string): string {
-  const raw = env[name] ?? fallback;
+/** A positive duration ("500ms", "10s", "5m", "2h", "1d"), in milliseconds, at most `max` when given. */
+const duration = (max?: string) => {
+  const ms = z.string().transform((raw, ctx) => {
+    const value = parseDuration(raw);
+    if (value !== undefined && value > 0) return value;
+    ctx.addIssue({ code: 'custom', message: 'must be a positive duration such as 500ms, 10s, 5m or 2h' });
+    return z.NEVER;
+  });
+  return max === undefined ? ms : ms.refine((value) => value <= parseDuration(max)!, `must be at most ${max}`);
+};
+
+/** Comma-separated durations, in milliseconds (0 allowed: an immediate retry). */
+const durationList = z
+  .string()
+  .refine((raw) => raw.trim() !== '' && raw.split(',').every((part) => parseDuration(part) !== undefined), 'must be a comma-separated list of delays such as 5s,30s,5m,30m,2h')
+  .transform((raw) => raw.split(',').map((part) => parseDuration(part)!));
+
+const flag = z.enum(['true', '1', 'false', '0'], { error: 'must be true or false' }).transform((raw) => raw === 'true' || raw === '1');
+
+/** Comma-separated e-mail addresses, compared in lower case; the error names the first that is not one. */
+const emailList = z
+  .string()
+  .transform((raw) => raw.split(',').map((email) => email.trim().toLowerCase()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be a comma-separated list of e-mail addresses')))
+  .transform((emails) => new Set(emails));
+
+/** An http(s) origin: scheme, host and optional port; a trailing slash is tolerated. */
+const origin = z.string().transform((raw, ctx) => {
   try {
     const url = new URL(raw);
     if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === raw.replace(/\/$/, '')) return url.origin;
   } catch {
     /* reported below */
   }
-  throw new ConfigError(name, 'must be an origin such as https://plaza.example (scheme, host and optional port, no path)', raw);
+  ctx.addIssue({ code: 'custom', message: 'must be an origin such as https://plaza.example (scheme, host and optional port, no path)' });
+  return z.NEVER;
+});
+
+const encryptionKey = z.string().transform((raw, ctx) => {
+  const key = keyFromText(raw);
+  if (key) return key;
+  ctx.addIssue({ code: 'custom', message: KEY_EXPECTS });
+  return z.NEVER;
+});
+const encryptionKeyList = z
+  .string()
+  .transform((raw) => raw.split(',').map((key) => key.trim()).filter(Boolean))
+  .pipe(z.array(encryptionKey));
+
+const directory = z.string().transform((dir) => path.resolve(dir));
+
+/** What a default may depend on. */
+interface Mode {
+  production: boolean;
+  port: number;
 }
 
-/** Decodes a 32-byte key written as base64 (44 characters) or hex (64 characters). */
-export function decodeEncryptionKey(raw: string, variable: string): EncryptionKey {
-  const text = raw.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
-  if (key.length !== 32 || (!/^[0-9a-fA-F]{64}$/.test(text) && key.toString('base64') !== text)) {
-    throw new ConfigError(variable, 'must be a 32-byte key written as base64 (44 characters) or hex (64 characters)');
-  }
-  return { id: createHash('sha256').update(key).digest('hex').slice(0, 12), key };
+interface Setting<T> {
+  /** What it is for; README's configuration table says the same to people. */
+  doc: string;
+  /** The value when the variable is unset, written as in the environment; a function when it depends on the mode or the port. */
+  default?: string | ((mode: Mode) => string);
+  /** How README's table states the default, where that is not simply the `default` above (or "unset"). */
+  defaultText?: string;
+  /** An empty value counts as unset. Otherwise it is checked like any value (WEBHOOK_TIMEOUT= is an error, not 10s). */
+  blankIsUnset?: true;
+  /** What "(got ...)" shows of a refused value: nothing for secrets, a redacted form where it holds one. */
+  echo?: 'never' | ((raw: string) => string);
+  /** Parses and checks the text: its kind, unit and range. */
+  value: z.ZodType<T>;
 }
 
-function readEncryptionKeys(env: Env, production: boolean, dataDir: string): EncryptionKey[] {
-  const primaryRaw = env.SECRET_ENCRYPTION_KEY;
-  let primary: EncryptionKey;
-  if (primaryRaw) {
-    primary = decodeEncryptionKey(primaryRaw, 'SECRET_ENCRYPTION_KEY');
-  } else if (production) {
-    throw new ConfigError('SECRET_ENCRYPTION_KEY', 'is required in production: a 32-byte key as base64 or hex (openssl rand -base64 32)');
-  } else {
-    primary = decodeEncryptionKey(loadOrCreateDevelopmentKey(dataDir), 'SECRET_ENCRYPTION_KEY');
-  }
-  const previous = (env.SECRET_ENCRYPTION_KEYS_PREVIOUS ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter(Boolean)
-    .map((k) => decodeEncryptionKey(k, 'SECRET_ENCRYPTION_KEYS_PREVIOUS'));
-  return [primary, ...previous.filter((k) => k.id !== primary.id)];
+const setting = <T>(declaration: Setting<T>) => declaration;
+
+/** Every variable Plaza reads, with its default, unit, range and meaning. */
+export const SETTINGS = {
+  NODE_ENV: setting({ doc: '`production` turns on the production defaults', value: z.string() }),
+  PORT: setting({ doc: 'HTTP and WebSocket port', default: '4000', blankIsUnset: true, value: wholeNumber(65535) }),
+  PLATFORM_ORIGIN: setting({
+    doc: 'public origin: cookies, OIDC redirect, session token issuer',
+    default: ({ port }) => `http://localhost:${port}`,
+    defaultText: '`http://localhost:$PORT`',
+    value: origin,
+  }),
+  DATA_DIR: setting({ doc: 'embedded PostgreSQL data and the development key', default: path.join(REPO_ROOT, '.data'), defaultText: '`.data/`', value: directory }),
+  DATABASE_URL: setting({
+    doc: 'PostgreSQL connection string; unset starts an embedded PostgreSQL under DATA_DIR',
+    defaultText: 'unset: embedded PostgreSQL in `.data/`',
+    blankIsUnset: true,
+    echo: (raw) => raw.replace(/:[^:@/]*@/, ':***@'),
+    value: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string (or unset for the embedded database)'),
+  }),
+  DATABASE_POOL_SIZE: setting({ doc: 'PostgreSQL connections per process (API or worker)', default: '20', blankIsUnset: true, value: wholeNumber(500) }),
+  WEBHOOK_RETRY_SCHEDULE: setting({ doc: 'delays before attempts 2..6, each from the end of the previous attempt', default: '5s,30s,5m,30m,2h', value: durationList }),
+  // An attempt must end well inside its claim, and a claim inside the minute in which a dead worker's work is taken over.
+  WEBHOOK_TIMEOUT: setting({ doc: "one attempt's limit", default: '10s', value: duration('30s') }),
+  WEBHOOK_CLAIM_LEASE: setting({
+    doc: "how long a worker's claim on a delivery lasts (at most 60s, and at least a second longer than WEBHOOK_TIMEOUT); a dead worker's deliveries are taken over after it",
+    default: '45s',
+    value: duration(),
+  }),
+  SHUTDOWN_GRACE: setting({
+    doc: 'on SIGTERM, how long a worker lets webhook attempts in flight finish; past it, their deliveries are handed back to other workers at once',
+    default: '15s',
+    value: duration('60s'),
+  }),
+  WORKER_HTTP_PORT: setting({ doc: '`pnpm worker` only: serve /healthz, /readyz and /metrics on this port', blankIsUnset: true, value: wholeNumber(65535) }),
+  METRICS_TOKEN: setting({
+    doc: 'when set, /metrics answers only `Authorization: Bearer <token>`',
+    blankIsUnset: true,
+    echo: 'never',
+    value: z.string().regex(/^\S{16,}$/, 'must be at least 16 characters without spaces (openssl rand -hex 16)'),
+  }),
+  WEBHOOK_ALLOW_PRIVATE_URLS: setting({
+    doc: 'allow loopback/private destinations and plain http',
+    default: ({ production }) => String(!production),
+    defaultText: '`false` in production, `true` otherwise',
+    blankIsUnset: true,
+    value: flag,
+  }),
+  POINT_VALUE_VND: setting({ doc: 'VND value of one platform point', default: '1000', blankIsUnset: true, value: wholeNumber(1_000_000_000) }),
+  AUTH_DEV_SIGN_IN: setting({ doc: 'enables POST /auth/dev/sign-in', default: ({ production }) => String(!production), defaultText: '`true` outside production', blankIsUnset: true, value: flag }),
+  PLATFORM_REVIEWER_EMAILS: setting({ doc: 'comma-separated reviewer grants', default: '', defaultText: 'empty', value: emailList }),
+  PLATFORM_ADMIN_EMAILS: setting({ doc: 'comma-separated admin grants (admins also review)', default: '', defaultText: 'empty', value: emailList }),
+  SECRET_ENCRYPTION_KEY: setting({
+    doc: '32 bytes as base64 or hex (openssl rand -base64 32); encrypts client secrets',
+    defaultText: 'generated into `.data/secret-encryption-key` in development; required in production',
+    blankIsUnset: true,
+    echo: 'never',
+    value: encryptionKey,
+  }),
+  SECRET_ENCRYPTION_KEYS_PREVIOUS: setting({ doc: 'comma-separated older keys that may still decrypt (key rotation)', default: '', defaultText: 'empty', echo: 'never', value: encryptionKeyList }),
+  JOBS_BACKEND: setting({ doc: "Agenda's job store", default: 'postgres', value: z.enum(['postgres', 'mongodb'], { error: 'must be postgres or mongodb' }) }),
+  MONGODB_URL: setting({
+    doc: 'the job store when JOBS_BACKEND=mongodb',
+    blankIsUnset: true,
+    echo: 'never',
+    value: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// connection string'),
+  }),
+  OIDC_ISSUER: setting({
+    doc: "production sign-in (the platform's Google-based account); https in production",
+    blankIsUnset: true,
+    value: z.string().refine((raw) => URL.canParse(raw), 'must be the issuer URL of an OpenID provider'),
+  }),
+  OIDC_CLIENT_ID: setting({ doc: 'the OIDC client, required with OIDC_ISSUER', blankIsUnset: true, value: z.string() }),
+  OIDC_CLIENT_SECRET: setting({ doc: "the OIDC client's secret, required with OIDC_ISSUER", blankIsUnset: true, echo: 'never', value: z.string() }),
+  SMTP_URL: setting({
+    doc: 'e-mail review decisions to developers (smtp://user:pass@host:587); unset means in-portal notifications only',
+    blankIsUnset: true,
+    echo: 'never',
+    value: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'),
+  }),
+  SMTP_FROM: setting({ doc: 'sender address of e-mails', default: 'Plaza <no-reply@localhost>', value: z.string() }),
+  SESSION_TTL: setting({ doc: 'lifetime of a sign-in', default: '12h', value: duration() }),
+  API_TOKEN_DEFAULT_TTL_DAYS: setting({ doc: 'lifetime of an API token when its creator does not choose, in days', default: '90', blankIsUnset: true, value: wholeNumber(3650) }),
+  RUN_WORKER: setting({ doc: 'deliver webhooks inside the API process; false when running `pnpm worker` processes', default: 'true', blankIsUnset: true, value: flag }),
+  WEB_DIST_DIR: setting({ doc: 'directory of the built SPA', default: path.join(REPO_ROOT, 'web/dist'), defaultText: '`web/dist/`', value: directory }),
+  // A minute's worth at once, refilled continuously: room for people behind one NAT and for automated clients, a wall for floods.
+  RATE_LIMIT_PER_ADDRESS: setting({ doc: 'requests a minute from one address (everything not made with an API token)', default: '6000', blankIsUnset: true, value: wholeNumber() }),
+  // 50/s on average: an integrator polling Webhook Logs ten times a second stays far below it.
+  RATE_LIMIT_PER_API_TOKEN: setting({ doc: 'requests a minute made with one API token', default: '3000', blankIsUnset: true, value: wholeNumber() }),
+  TRUST_PROXY: setting({ doc: "behind a load balancer: take the client's address from X-Forwarded-For (Express's `trust proxy`)", default: 'false', blankIsUnset: true, value: flag }),
+  WEBHOOK_ATTEMPT_RETENTION: setting({ doc: 'attempts of finished deliveries older than this are deleted; the deliveries stay', default: '90d', value: duration() }),
+  // myApps has no paging, so this also bounds what one myApps returns and what the query cost estimate counts for it.
+  MAX_APPS_PER_DEVELOPER: setting({ doc: 'apps one account may have; submitApp past it answers CONFLICT', default: '100', blankIsUnset: true, value: wholeNumber(10_000) }),
+};
+
+export type SettingName = keyof typeof SETTINGS;
+type ValueOf<N extends SettingName> = (typeof SETTINGS)[N] extends Setting<infer T> ? T : never;
+
+/** Reads one variable as declared: unset (or blank, where that means unset) takes the default; a bad value is a ConfigError. */
+function read<N extends SettingName>(env: Env, name: N, mode: Mode): ValueOf<N> | undefined {
+  const declared: Setting<ValueOf<N>> = SETTINGS[name] as Setting<ValueOf<N>>;
+  let raw = env[name];
+  if (raw === '' && declared.blankIsUnset) raw = undefined;
+  raw ??= typeof declared.default === 'function' ? declared.default(mode) : declared.default;
+  if (raw === undefined) return undefined;
+  const result = declared.value.safeParse(raw, { reportInput: true });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  // A list names the item that is wrong; anything else shows the value as written.
+  const got = typeof issue.input === 'string' ? issue.input : raw;
+  throw new ConfigError(name, issue.message, declared.echo === 'never' ? undefined : declared.echo ? declared.echo(got) : got);
 }
 
 /** Development only: a key generated once into .data/ so secrets survive restarts without setup. */
@@ -192,74 +300,34 @@ function loadOrCreateDevelopmentKey(dataDir: string): string {
   return key;
 }
 
-function readOidc(env: Env, production: boolean): OidcConfig | undefined {
-  const issuer = env.OIDC_ISSUER;
-  if (!issuer) return undefined;
-  for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) {
-    if (!env[name]) throw new ConfigError(name, 'is required when OIDC_ISSUER is set');
-  }
-  let url: URL;
-  try {
-    url = new URL(issuer);
-  } catch {
-    throw new ConfigError('OIDC_ISSUER', 'must be the issuer URL of an OpenID provider', issuer);
-  }
-  if (url.protocol !== 'https:' && production) throw new ConfigError('OIDC_ISSUER', 'must be https in production', issuer);
-  return {
-    issuer,
-    clientId: env.OIDC_CLIENT_ID!,
-    clientSecret: env.OIDC_CLIENT_SECRET!,
-    allowInsecureIssuer: url.protocol === 'http:',
-  };
-}
-
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production';
-  const port = readPositiveInt(env, 'PORT', 4000, 65535);
-  const dataDir = path.resolve(env.DATA_DIR ?? path.join(REPO_ROOT, '.data'));
+  const port = read(env, 'PORT', { production, port: 0 })!;
+  const mode = { production, port };
+  const get = <N extends SettingName>(name: N) => read(env, name, mode);
 
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL', 'must be a postgres:// connection string (or unset for the embedded database)', databaseUrl.replace(/:[^:@/]*@/, ':***@'));
-  }
-
-  const scheduleRaw = env.WEBHOOK_RETRY_SCHEDULE ?? '5s,30s,5m,30m,2h';
-  const webhookRetryScheduleMs = scheduleRaw.split(',').map((part) => parseDuration(part) ?? NaN);
-  if (scheduleRaw.trim() === '' || webhookRetryScheduleMs.some((ms) => !Number.isFinite(ms))) {
-    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', 'must be a comma-separated list of delays such as 5s,30s,5m,30m,2h', scheduleRaw);
-  }
-
-  // An attempt must end well inside its claim, and a claim inside the minute in which a dead worker's work is taken over.
-  const webhookTimeoutMs = readDuration(env, 'WEBHOOK_TIMEOUT', '10s');
-  if (webhookTimeoutMs > 30_000) throw new ConfigError('WEBHOOK_TIMEOUT', 'must be at most 30s', env.WEBHOOK_TIMEOUT);
-  const webhookClaimLeaseMs = readDuration(env, 'WEBHOOK_CLAIM_LEASE', '45s');
-  const databasePoolSize = readPositiveInt(env, 'DATABASE_POOL_SIZE', 20, 500);
+  const dataDir = get('DATA_DIR')!;
+  const databaseUrl = get('DATABASE_URL');
+  const webhookRetryScheduleMs = get('WEBHOOK_RETRY_SCHEDULE')!;
+  const webhookTimeoutMs = get('WEBHOOK_TIMEOUT')!;
+  const webhookClaimLeaseMs = get('WEBHOOK_CLAIM_LEASE')!;
+  const databasePoolSize = get('DATABASE_POOL_SIZE')!;
   if (webhookClaimLeaseMs > 60_000 || webhookClaimLeaseMs < webhookTimeoutMs + 1000) {
     throw new ConfigError('WEBHOOK_CLAIM_LEASE', 'must be at most 60s and at least a second longer than WEBHOOK_TIMEOUT', env.WEBHOOK_CLAIM_LEASE);
   }
+  const shutdownGraceMs = get('SHUTDOWN_GRACE')!;
 
-  const shutdownGraceMs = readDuration(env, 'SHUTDOWN_GRACE', '15s');
-  if (shutdownGraceMs > 60_000) throw new ConfigError('SHUTDOWN_GRACE', 'must be at most 60s', env.SHUTDOWN_GRACE);
-
-  const jobsBackend = env.JOBS_BACKEND ?? 'postgres';
-  if (jobsBackend !== 'postgres' && jobsBackend !== 'mongodb') throw new ConfigError('JOBS_BACKEND', 'must be postgres or mongodb', jobsBackend);
-  const mongodbUrl = env.MONGODB_URL || undefined;
-  if (jobsBackend === 'mongodb' && !mongodbUrl) throw new ConfigError('MONGODB_URL', 'is required when JOBS_BACKEND=mongodb (a mongodb:// connection string)');
-  if (mongodbUrl && !/^mongodb(\+srv)?:\/\//.test(mongodbUrl)) throw new ConfigError('MONGODB_URL', 'must be a mongodb:// connection string');
-
-  const metricsToken = env.METRICS_TOKEN || undefined;
-  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
-    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters without spaces (openssl rand -hex 16)');
-  }
-
-  const smtpUrl = env.SMTP_URL || undefined;
-  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
+  const jobsBackend = get('JOBS_BACKEND')!;
+  if (jobsBackend === 'mongodb' && !env.MONGODB_URL) throw new ConfigError('MONGODB_URL', 'is required when JOBS_BACKEND=mongodb (a mongodb:// connection string)');
+  const mongodbUrl = get('MONGODB_URL');
+  const metricsToken = get('METRICS_TOKEN');
+  const smtpUrl = get('SMTP_URL');
 
   return {
     production,
     port,
-    platformOrigin: readOrigin(env, 'PLATFORM_ORIGIN', `http://localhost:${port}`),
+    platformOrigin: get('PLATFORM_ORIGIN')!,
     databaseUrl,
     dataDir,
     webhookRetryScheduleMs,
@@ -267,27 +335,49 @@ export function loadConfig(env: Env = process.env): Config {
     webhookClaimLeaseMs,
     shutdownGraceMs,
     databasePoolSize,
-    webhookAllowPrivateUrls: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
-    pointValueVnd: readPositiveInt(env, 'POINT_VALUE_VND', 1000, 1_000_000_000),
-    authDevSignIn: readBoolean(env, 'AUTH_DEV_SIGN_IN', !production),
-    reviewerEmails: readEmailList(env, 'PLATFORM_REVIEWER_EMAILS'),
-    adminEmails: readEmailList(env, 'PLATFORM_ADMIN_EMAILS'),
-    encryptionKeys: readEncryptionKeys(env, production, dataDir),
+    webhookAllowPrivateUrls: get('WEBHOOK_ALLOW_PRIVATE_URLS')!,
+    pointValueVnd: get('POINT_VALUE_VND')!,
+    authDevSignIn: get('AUTH_DEV_SIGN_IN')!,
+    reviewerEmails: get('PLATFORM_REVIEWER_EMAILS')!,
+    adminEmails: get('PLATFORM_ADMIN_EMAILS')!,
+    encryptionKeys: readEncryptionKeys(env, mode, dataDir),
     jobsBackend,
     mongodbUrl,
-    oidc: readOidc(env, production),
+    oidc: readOidc(env, mode),
     smtpUrl,
-    smtpFrom: env.SMTP_FROM ?? 'Plaza <no-reply@localhost>',
-    sessionTtlMs: readDuration(env, 'SESSION_TTL', '12h'),
-    apiTokenDefaultTtlDays: readPositiveInt(env, 'API_TOKEN_DEFAULT_TTL_DAYS', 90, 3650),
-    runWorker: readBoolean(env, 'RUN_WORKER', true),
-    webDistDir: path.resolve(env.WEB_DIST_DIR ?? path.join(REPO_ROOT, 'web/dist')),
-    rateLimitPerAddress: readPositiveInt(env, 'RATE_LIMIT_PER_ADDRESS', 6000),
-    rateLimitPerApiToken: readPositiveInt(env, 'RATE_LIMIT_PER_API_TOKEN', 3000),
-    trustProxy: readBoolean(env, 'TRUST_PROXY', false),
-    maxAppsPerDeveloper: readPositiveInt(env, 'MAX_APPS_PER_DEVELOPER', 100, 10_000),
-    workerHttpPort: env.WORKER_HTTP_PORT ? readPositiveInt(env, 'WORKER_HTTP_PORT', 0, 65535) : undefined,
+    smtpFrom: get('SMTP_FROM')!,
+    sessionTtlMs: get('SESSION_TTL')!,
+    apiTokenDefaultTtlDays: get('API_TOKEN_DEFAULT_TTL_DAYS')!,
+    runWorker: get('RUN_WORKER')!,
+    webDistDir: get('WEB_DIST_DIR')!,
+    rateLimitPerAddress: get('RATE_LIMIT_PER_ADDRESS')!,
+    rateLimitPerApiToken: get('RATE_LIMIT_PER_API_TOKEN')!,
+    trustProxy: get('TRUST_PROXY')!,
+    maxAppsPerDeveloper: get('MAX_APPS_PER_DEVELOPER')!,
+    workerHttpPort: get('WORKER_HTTP_PORT'),
     metricsToken,
-    webhookAttemptRetentionMs: readDuration(env, 'WEBHOOK_ATTEMPT_RETENTION', '90d'),
+    webhookAttemptRetentionMs: get('WEBHOOK_ATTEMPT_RETENTION')!,
   };
+}
+
+function readEncryptionKeys(env: Env, mode: Mode, dataDir: string): EncryptionKey[] {
+  let primary = read(env, 'SECRET_ENCRYPTION_KEY', mode);
+  if (!primary) {
+    if (mode.production) throw new ConfigError('SECRET_ENCRYPTION_KEY', 'is required in production: a 32-byte key as base64 or hex (openssl rand -base64 32)');
+    primary = decodeEncryptionKey(loadOrCreateDevelopmentKey(dataDir), 'SECRET_ENCRYPTION_KEY');
+  }
+  const previous = read(env, 'SECRET_ENCRYPTION_KEYS_PREVIOUS', mode)!;
+  return [primary, ...previous.filter((k) => k.id !== primary.id)];
+}
+
+function readOidc(env: Env, mode: Mode): OidcConfig | undefined {
+  if (!env.OIDC_ISSUER) return undefined;
+  const clientId = read(env, 'OIDC_CLIENT_ID', mode);
+  if (!clientId) throw new ConfigError('OIDC_CLIENT_ID', 'is required when OIDC_ISSUER is set');
+  const clientSecret = read(env, 'OIDC_CLIENT_SECRET', mode);
+  if (!clientSecret) throw new ConfigError('OIDC_CLIENT_SECRET', 'is required when OIDC_ISSUER is set');
+  const issuer = read(env, 'OIDC_ISSUER', mode)!;
+  const { protocol } = new URL(issuer);
+  if (protocol !== 'https:' && mode.production) throw new ConfigError('OIDC_ISSUER', 'must be https in production', issuer);
+  return { issuer, clientId, clientSecret, allowInsecureIssuer: protocol === 'http:' };
 }

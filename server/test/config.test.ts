@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDuration, REPO_ROOT } from '../src/config.js';
+import { ConfigError, loadConfig, parseDuration, REPO_ROOT, SETTINGS, type SettingName } from '../src/config.js';
 
 const KEY = Buffer.alloc(32, 1).toString('base64');
 const base = { SECRET_ENCRYPTION_KEY: KEY, DATA_DIR: '/tmp/plaza-config-test' };
@@ -87,5 +87,48 @@ describe('configuration', () => {
     const result = spawnSync(process.execPath, [main], { env: { ...process.env, ...base, WEBHOOK_TIMEOUT: 'forever' }, encoding: 'utf8', timeout: 20_000 });
     expect(result.status).toBe(1);
     expect(result.stderr.trim()).toBe('Plaza cannot start: WEBHOOK_TIMEOUT must be a positive duration such as 500ms, 10s, 5m or 2h (got "forever")');
+  });
+});
+
+describe('the configuration table in README.md', () => {
+  // Read by the logger as it loads, before the configuration exists.
+  const READ_ELSEWHERE = new Set(['LOG_LEVEL']);
+  // Declared (tests and packaging point it elsewhere) but not yet in the table.
+  const NOT_IN_TABLE = new Set(['WEB_DIST_DIR']);
+
+  function tableRows(): { names: string[]; defaults: string }[] {
+    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'));
+    const table = section.slice(0, section.indexOf('\n## '));
+    return table
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => {
+        const [names, defaults] = line.split(' | ');
+        return { names: [...names.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]), defaults: defaults.trim() };
+      });
+  }
+
+  /** How the table should state a declared default: its own words where declared, else the value, else "unset". */
+  function stated(name: SettingName): string {
+    const declared: { default?: unknown; defaultText?: string } = SETTINGS[name];
+    if (declared.defaultText !== undefined) return declared.defaultText;
+    return typeof declared.default === 'string' ? `\`${declared.default}\`` : 'unset';
+  }
+
+  it('names every declared variable, and only those', () => {
+    const documented = tableRows().flatMap((row) => row.names);
+    expect(documented.length).toBeGreaterThan(20);
+    expect(documented.filter((name) => !(name in SETTINGS) && !READ_ELSEWHERE.has(name))).toEqual([]);
+    expect(Object.keys(SETTINGS).filter((name) => !documented.includes(name) && !NOT_IN_TABLE.has(name))).toEqual([]);
+  });
+
+  it('states the declared defaults', () => {
+    for (const { names, defaults } of tableRows()) {
+      const declared = names.filter((name): name is SettingName => name in SETTINGS);
+      // A row of several variables gives one default for all, or one each, comma-separated.
+      const parts = declared.length > 1 && defaults.split(', ').length === declared.length ? defaults.split(', ') : declared.map(() => defaults);
+      declared.forEach((name, i) => expect(parts[i], name).toBe(stated(name)));
+    }
   });
 });
