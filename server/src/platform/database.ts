@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations/index.js';
 import { connectionError, logger } from './logger.js';
@@ -27,12 +28,20 @@ export function createDataSource(url: string, entities: EntityList, poolSize = 2
   });
 }
 
+/**
+ * The pg pool under TypeORM's data source, typed: the one place that reaches into TypeORM's driver for
+ * it. The wiring hands it to the hot paths, which run named (prepared) statements TypeORM cannot
+ * issue; sharing TypeORM's pool keeps DATABASE_POOL_SIZE the process's whole connection count.
+ */
+export function databasePool(dataSource: DataSource): pg.Pool {
+  return (dataSource.driver as unknown as { master: pg.Pool }).master;
+}
+
 export async function connectDatabase(url: string, entities: EntityList, poolSize?: number): Promise<DataSource> {
   const dataSource = createDataSource(url, entities, poolSize);
   await dataSource.initialize();
   // A PostgreSQL restart kills idle pooled connections; log it and let the pool reconnect instead of crashing.
-  const pool = (dataSource.driver as unknown as { master: { on(e: 'error', f: (err: Error) => void): void } }).master;
-  pool.on('error', (err) => logger.warn({ error: connectionError(err) }, 'a pooled database connection failed; the pool will reconnect'));
+  databasePool(dataSource).on('error', (err) => logger.warn({ error: connectionError(err) }, 'a pooled database connection failed; the pool will reconnect'));
   const session = dataSource.createQueryRunner();
   try {
     const ran = await whileHoldingSchemaLock(session, () => dataSource.runMigrations({ transaction: 'each' }));

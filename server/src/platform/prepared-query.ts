@@ -1,25 +1,31 @@
+import type pg from 'pg';
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { databasePool } from './database.js';
 
-interface PgQueryable {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+/**
+ * Runs a hot statement on `pool` as a named prepared statement, so PostgreSQL parses and plans it once
+ * per connection instead of on every call. Measured on the event insert: 1.3 ms per call unprepared,
+ * 0.55 ms prepared, most of a business commit's database time. `name` must identify exactly one
+ * `text` for the life of the process.
+ */
+export async function runPrepared<Row>(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<Row[]> {
+  const result = await pool.query({ name, text, values });
+  return result.rows as Row[];
 }
 
 /**
- * Runs one of the delivery path's hot statements as a named prepared statement, so PostgreSQL parses
- * and plans it once per connection instead of on every call. Measured on the event insert: 1.3 ms
- * per call unprepared, 0.55 ms prepared, most of a business commit's database time. TypeORM cannot
- * name statements, so this talks to the pg connection underneath: the transaction's own connection
- * when the manager has one (the statement must commit with the caller's work), else the pool.
- * `name` must identify exactly one `text` for the life of the process.
+ * As runPrepared, for a caller that holds a TypeORM manager: TypeORM cannot name statements, so this
+ * talks to the pg connection underneath, the transaction's own when the manager has one (the statement
+ * must commit with the caller's work), else the data source's pool.
  */
 export async function queryPrepared<Row>(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<Row[]> {
-  const transactionConnection = manager.queryRunner?.isReleased === false ? (manager.queryRunner as unknown as { databaseConnection?: PgQueryable }).databaseConnection : undefined;
+  const transactionConnection = manager.queryRunner?.isReleased === false ? (manager.queryRunner as unknown as { databaseConnection?: pg.PoolClient }).databaseConnection : undefined;
   if (manager.queryRunner && !transactionConnection) {
     // A query runner that has not connected yet: let TypeORM run it, unprepared but on the right connection.
     return manager.query(text, values);
   }
-  const target = transactionConnection ?? (manager.connection.driver as unknown as { master: PgQueryable }).master;
-  const result = await target.query({ name, text, values });
+  if (!transactionConnection) return runPrepared<Row>(databasePool(manager.connection), name, text, values);
+  const result = await transactionConnection.query({ name, text, values });
   return result.rows as Row[];
 }
 
