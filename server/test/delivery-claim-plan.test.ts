@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLAIM_DUE_DELIVERIES, CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, NEXT_DUE, NEXT_DUE_PAST_SATURATED_APPS } from '../src/modules/webhooks/delivery-engine.js';
+import { CLAIM_DUE_DELIVERIES, CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, NEXT_DUE, NEXT_DUE_PAST_SATURATED_APPS } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza } from './helpers/plaza.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';

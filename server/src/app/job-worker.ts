@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import type { Config } from '../config.js';
 import { definePreCheckWork } from '../modules/review/pre-checks/pre-checks.work.js';
 import { PRE_CHECKS_DUE_CHANNEL } from '../modules/review/pre-checks/pre-checks.service.js';
-import { defineDeliveryWork } from '../modules/webhooks/delivery-work.js';
-import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/webhook-events.service.js';
+import { DeliveryRunner } from '../modules/webhooks/delivery/delivery-runner.js';
+import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/delivery/delivery-wake-ups.js';
 import { definePruneAttemptsJob, PRUNE_ATTEMPTS_JOB, PRUNE_INTERVAL } from '../modules/webhooks/jobs/prune-attempts.job.js';
 import { createJobRuntime } from '../platform/jobs.js';
 import { listenContinuously } from '../platform/listen-connection.js';
@@ -21,7 +21,7 @@ export interface JobWorker {
 export async function startJobWorker(config: Config, databaseUrl: string, services: Services): Promise<JobWorker> {
   const workerName = `${hostname()}:${process.pid}`;
   const jobs = await createJobRuntime(config, databaseUrl, workerName);
-  const deliveries = defineDeliveryWork(jobs, services.webhookEngine);
+  const deliveries = new DeliveryRunner(jobs, services.webhookEngine, services.deliveryLog);
   const preChecks = definePreCheckWork(jobs, services.preChecks);
   let stopping = false;
   definePruneAttemptsJob(jobs.agenda, services.db, config.webhookAttemptRetentionMs, () => stopping);

@@ -6,7 +6,7 @@ import { Mailer } from '../modules/review/mailer.js';
 import { NotificationService } from '../modules/review/notification.service.js';
 import { ReviewService } from '../modules/review/review.service.js';
 import { SecretsService } from '../modules/secrets/secrets.service.js';
-import { DeliveryEngine } from '../modules/webhooks/delivery-engine.js';
+import { DeliveryEngine } from '../modules/webhooks/delivery/delivery-engine.js';
 import { DeliveryLogService } from '../modules/webhooks/delivery-log.service.js';
 import { GuardedHttpClient } from '../platform/outbound-http/guarded-http-client.js';
 import { WebhookEventsService } from '../modules/webhooks/webhook-events.service.js';
@@ -16,6 +16,7 @@ import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service
 import { PlazaMetrics } from '../platform/metrics.js';
 import type { PostgresPubSub } from '../platform/pubsub.js';
 import { Readiness } from '../platform/readiness.js';
+import { databasePool } from '../platform/database.js';
 
 /** Every service, wired once per process and handed to resolvers through the request context. */
 export interface Services {
@@ -53,7 +54,8 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const http = new GuardedHttpClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
   const webhookEvents = new WebhookEventsService(db);
   const preChecks = new PreCheckService(db, http, config.platformOrigin);
-  const webhookEngine = new DeliveryEngine(db, http, pubSub, config.encryptionKeys, { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs }, metrics);
+  // The engine's statements go to the pg pool itself (named, prepared), the same pool TypeORM uses.
+  const webhookEngine = new DeliveryEngine(databasePool(db), db, http, pubSub, config.encryptionKeys, { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs }, metrics);
   return {
     metrics,
     readiness,
@@ -62,7 +64,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     marketplace: new MarketplaceService(db, config, webhookEvents),
     sessionTokens: new SessionTokenService(db, config),
     webhookEngine,
-    deliveryLog: new DeliveryLogService(db, webhookEngine),
+    deliveryLog: new DeliveryLogService(db, pubSub, webhookEngine),
     config,
     db,
     pubSub,

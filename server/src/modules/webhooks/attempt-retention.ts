@@ -1,5 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { newWebhookId } from '../../platform/ids.js';
+import { SETTLED_STATUSES, sqlLiterals } from './delivery/delivery-queries.js';
+
+const SETTLED = sqlLiterals(...SETTLED_STATUSES);
 
 /** Rows deleted per statement: small enough that each delete holds its locks and WAL briefly. */
 const PRUNE_BATCH = 5_000;
@@ -19,7 +22,7 @@ export async function pruneOldAttempts(db: DataSource, retentionMs: number, now 
       `DELETE FROM webhook_attempts a
         USING (SELECT a2.delivery_id, a2.number
                  FROM webhook_attempts a2 JOIN webhook_deliveries d ON d.id = a2.delivery_id
-                WHERE a2.delivery_id < $1 AND d.status IN ('SUCCEEDED', 'FAILED')
+                WHERE a2.delivery_id < $1 AND d.status IN (${SETTLED})
                 LIMIT ${PRUNE_BATCH}) old
         WHERE a.delivery_id = old.delivery_id AND a.number = old.number`,
       [cutoffId],

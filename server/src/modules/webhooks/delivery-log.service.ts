@@ -6,22 +6,32 @@ import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
 import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
-import type { DeliveryEngine } from './delivery-engine.js';
+import type { PostgresPubSub } from '../../platform/pubsub.js';
+import type { DeliveryEngine } from './delivery/delivery-engine.js';
+import { CLOSE_ABANDONED_ATTEMPTS, COUNT_UNCLAIMED_DUE, RECORD_MANUAL_ATTEMPT, RESERVE_MANUAL_ATTEMPT, SETTLE_AFTER_MANUAL_ATTEMPT, type ClaimedDelivery, type UpdatedRow } from './delivery/delivery-queries.js';
+import { deliveryUpdate, publishDeliveryUpdates } from './delivery-updates.js';
 import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { EVENT_WIRE_NAME } from './webhook.types.js';
+import { AttemptTrigger, EVENT_WIRE_NAME } from './webhook.types.js';
 
 /** Delivery ids are `dlv_` + ULID, so a creation time bounds them: time ranges become id ranges on the same index. */
 const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
 
-/** The Webhook Logs: owners see their apps' deliveries, admins everyone's. */
+/**
+ * The Webhook Logs: owners see their apps' deliveries, admins everyone's; a manual redelivery (sent
+ * through the engine) and the recovery pass that keeps the log truthful after a worker died.
+ */
 export class DeliveryLogService {
   /** Attempts of one delivery, oldest first; the deliveries of one page ask together (one query). */
   readonly attempts: (deliveryId: string) => Promise<DeliveryAttempt[]>;
   /** The body of a delivery that came without it (a live update); the updates of one turn ask together. */
   readonly payload: (deliveryId: string) => Promise<string>;
 
-  constructor(private readonly db: DataSource, private readonly engine: DeliveryEngine) {
+  constructor(
+    private readonly db: DataSource,
+    private readonly pubSub: PostgresPubSub,
+    private readonly engine: DeliveryEngine,
+  ) {
     this.attempts = perTickLoader(
       async (deliveryIds: string[]) => {
         const attempts = await this.db.getRepository(DeliveryAttempt).find({ where: { deliveryId: In(deliveryIds) }, order: { deliveryId: 'ASC', number: 'ASC' } });
@@ -102,8 +112,32 @@ export class DeliveryLogService {
   async redeliver(principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
     const delivery = await this.get(principal, deliveryId);
     if (!delivery) throw notFound('Delivery');
-    await this.engine.redeliver(deliveryId);
+    await this.attemptNow(deliveryId);
     return (await this.get(principal, deliveryId))!;
+  }
+
+  /**
+   * One immediate MANUAL attempt. Success settles the delivery; failure leaves its status and schedule
+   * as they were (decisions.md: a manual redelivery starts no new schedule).
+   */
+  private async attemptNow(deliveryId: string): Promise<void> {
+    const [delivery]: ClaimedDelivery[] = await this.db.query(RESERVE_MANUAL_ATTEMPT, [deliveryId]);
+    const { number, startedAt, url, headers, response } = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
+    const [[row]]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
+      await manager.query(RECORD_MANUAL_ATTEMPT, [deliveryId, number, startedAt, response.durationMs, response.statusCode, response.error, response.responseBodyExcerpt, url, headers]);
+      return manager.query(SETTLE_AFTER_MANUAL_ATTEMPT, [deliveryId, response.error === null]);
+    });
+    await publishDeliveryUpdates(this.db.manager, this.pubSub, [deliveryUpdate(delivery, row)]);
+  }
+
+  /**
+   * The recovery pass: closes attempts left open by a process that died (their claim or request is
+   * long gone) so the log tells the truth, and says whether deliveries are due with no one on them.
+   */
+  async recover(): Promise<{ closedAttempts: number; dueDeliveries: number }> {
+    const closed = await this.db.query(CLOSE_ABANDONED_ATTEMPTS, [this.engine.leaseMs]);
+    const [{ due }] = await this.db.query(COUNT_UNCLAIMED_DUE);
+    return { closedAttempts: closed[1] ?? 0, dueDeliveries: due };
   }
 }
 

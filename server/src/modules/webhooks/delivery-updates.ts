@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import type { DeliveryStatus } from './webhook.types.js';
+import type { ClaimedDelivery, UpdatedRow } from './delivery/delivery-queries.js';
 
 /** What travels through NOTIFY when a delivery changes: small, so many fit in one message. */
 export interface DeliveryUpdate {
@@ -16,6 +17,20 @@ export interface DeliveryUpdate {
   createdAt: Date | string;
   updatedAt: Date | string;
 }
+
+/** The update for a delivery the engine sent (its claimed row) after a statement moved it on (`row`). */
+export const deliveryUpdate = (delivery: ClaimedDelivery, row: UpdatedRow): DeliveryUpdate => ({
+  id: row.id,
+  appId: delivery.app_id,
+  ownerId: delivery.owner_id,
+  eventType: delivery.event_type,
+  purchaseId: delivery.purchase_id,
+  status: row.status,
+  attemptCount: row.attempt_count,
+  nextAttemptAt: row.next_attempt_at,
+  createdAt: delivery.created_at,
+  updatedAt: row.updated_at,
+});
 
 /** Routed by app id; subscribers to all of a developer's apps filter on ownerId. */
 export function publishDeliveryUpdates(manager: EntityManager, pubSub: PostgresPubSub, updates: DeliveryUpdate[]): Promise<void> {

@@ -2,14 +2,11 @@ import type { WebhookEvent } from '@plaza/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import { afterCommit } from '../../platform/after-commit.js';
 import { badInput } from '../../platform/errors.js';
-import { logger } from '../../platform/logger.js';
 import { newPurchaseId, newWebhookId } from '../../platform/ids.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
 import { DeliveryStatus, EVENT_WIRE_NAME, WebhookEventType } from './webhook.types.js';
-
-/** Workers LISTEN here; a delivery committed anywhere wakes them at once. */
-export const DELIVERIES_DUE_CHANNEL = 'plaza_deliveries_due';
 
 export interface EventFacts {
   type: WebhookEventType;
@@ -34,19 +31,11 @@ export function webhookPayload(facts: EventFacts, at: Date): string {
   } satisfies WebhookEvent);
 }
 
-/** Wake-ups within this window share one NOTIFY. */
-const WAKE_COALESCE_MS = 2;
-
 export class WebhookEventsService {
-  private wakeTimer: NodeJS.Timeout | undefined;
+  private readonly workers: DeliveryWakeUps;
 
-  constructor(private readonly db: DataSource) {}
-
-  private wakeWorkers(): void {
-    this.wakeTimer ??= setTimeout(() => {
-      this.wakeTimer = undefined;
-      this.db.query('SELECT pg_notify($1, $2)', [DELIVERIES_DUE_CHANNEL, '']).catch((err) => logger.warn({ err }, 'could not wake the delivery workers; their one-second check will'));
-    }, WAKE_COALESCE_MS);
+  constructor(private readonly db: DataSource) {
+    this.workers = new DeliveryWakeUps(db);
   }
 
   /**
@@ -95,10 +84,8 @@ export class WebhookEventsService {
       ],
     );
     if (recorded.length === 0) return [];
-    // Not a NOTIFY inside the caller's transaction: PostgreSQL serialises the commits of transactions
-    // that notify (a global lock held through the fsync). Workers are woken after the commit instead,
-    // coalesced; their one-second check covers a wake-up that is lost.
-    afterCommit(manager, () => this.wakeWorkers());
+    // Not a NOTIFY inside the caller's transaction (see DeliveryWakeUps): after the commit.
+    afterCommit(manager, () => this.workers.notify());
     const ids = new Set(recorded.map((r) => r.delivery_id));
     return rows
       .filter((r) => ids.has(r.deliveryId))

@@ -1,0 +1,167 @@
+import type pg from 'pg';
+import type { DataSource } from 'typeorm';
+import { logger } from '../../../platform/logger.js';
+import type { PlazaMetrics } from '../../../platform/metrics.js';
+import { runPrepared } from '../../../platform/prepared-query.js';
+import type { PostgresPubSub } from '../../../platform/pubsub.js';
+import type { GuardedResponse } from '../../../platform/outbound-http/guarded-http-client.js';
+import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
+import { DeliveryStatus } from '../webhook.types.js';
+import { WRITE_RESULTS, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
+
+/** One attempt as it ended, before it is written. */
+export interface AttemptResult {
+  delivery: ClaimedDelivery;
+  number: number;
+  startedAt: Date;
+  url: string | null;
+  headers: Record<string, string> | null;
+  response: GuardedResponse;
+}
+
+/** The wait before the next attempt once `scheduledAttemptsDone` scheduled attempts have failed; undefined when none is left. */
+function retryDelayAfter(retryScheduleMs: number[], scheduledAttemptsDone: number): number | undefined {
+  return retryScheduleMs[scheduledAttemptsDone - 1];
+}
+
+/** Where a delivery goes after a scheduled attempt: done, failed for good, or due again after the next delay. */
+export function nextState(retryScheduleMs: number[], scheduledAttemptsDone: number, succeeded: boolean, finishedAt: Date): { status: DeliveryStatus; nextAttemptAt: Date | null } {
+  if (succeeded) return { status: DeliveryStatus.SUCCEEDED, nextAttemptAt: null };
+  const delay = retryDelayAfter(retryScheduleMs, scheduledAttemptsDone);
+  if (delay === undefined) return { status: DeliveryStatus.FAILED, nextAttemptAt: null };
+  return { status: DeliveryStatus.RETRYING, nextAttemptAt: new Date(finishedAt.getTime() + delay) };
+}
+
+export interface AttemptResultsOptions {
+  /** Delays before attempts 2..n, each counted from the end of the previous attempt. */
+  retryScheduleMs: number[];
+  /** The claim lease a kept delivery gets, in ms. */
+  leaseMs: number;
+  /** A retry due within this many ms stays claimed by this worker. */
+  claimAheadMs: number;
+  /** Results written at once when this many are pending. */
+  batchSize: number;
+  /** Otherwise written after at most this many ms. */
+  flushIntervalMs: number;
+}
+
+/** What the engine lends the writer: whether near retries may be kept, how to send one, and a wake-up. */
+export interface AttemptResultsHooks {
+  /** Only while the run claims: a stopped run keeps nothing it would not send. */
+  keepsNearRetries(): boolean;
+  /** Sends a delivery this worker kept for its near retry. */
+  sendKept(delivery: ClaimedDelivery): void;
+  /** Results were written (or failed to be): a retry may be due now. */
+  written(): void;
+}
+
+/**
+ * The results of attempts, written back together: in multi-row statements, at once when a batch is
+ * full or a retry is near, else after the flush interval. Moves each delivery on (retry policy from
+ * the schedule), counts and logs the finished ones and publishes the live updates.
+ */
+export class AttemptResults {
+  private pending: AttemptResult[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  /** A write is chained behind the running one and has not started: more results join it. */
+  private writeQueued = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly db: DataSource,
+    private readonly pubSub: PostgresPubSub,
+    private readonly options: AttemptResultsOptions,
+    private readonly hooks: AttemptResultsHooks,
+    private readonly metrics?: PlazaMetrics,
+  ) {}
+
+  add(result: AttemptResult): void {
+    this.pending.push(result);
+    if (this.pending.length >= this.options.batchSize || this.retriesSoon(result)) void this.flush();
+    else this.flushTimer ??= setTimeout(() => void this.flush(), this.options.flushIntervalMs);
+  }
+
+  /**
+   * A failed attempt whose retry is due within a second is written at once rather than with the
+   * next batch: its retry can only be claimed once its due time is written.
+   */
+  private retriesSoon({ delivery, response }: AttemptResult): boolean {
+    return response.error !== null && (retryDelayAfter(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1) ?? Infinity) <= 1000;
+  }
+
+  /**
+   * Writes the pending results after the write in progress, if any. At most one write waits behind
+   * the running one, and it takes every result pending when it starts: when writes are slower than
+   * the flush interval, they grow instead of queueing up (a queue of small writes made every result,
+   * and so every retry's due time, later than the one before).
+   */
+  flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.length === 0 || this.writeQueued) return this.flushing;
+    this.writeQueued = true;
+    this.flushing = this.flushing.then(async () => {
+      this.writeQueued = false;
+      const results = this.pending.splice(0);
+      if (results.length === 0) return;
+      try {
+        await this.write(results);
+      } catch (err) {
+        logger.error({ err, count: results.length }, 'delivery results could not be written; their claims will expire and they will be retried');
+      } finally {
+        // The written results may have set the next due time (a retry); look again now rather than after the idle wait.
+        this.hooks.written();
+      }
+    });
+    return this.flushing;
+  }
+
+  /**
+   * Records the attempts' outcomes and moves each delivery on. A retry due within claimAheadMs stays
+   * claimed by this worker in the same statement (as a claim ahead would take it) and is sent by a
+   * local timer: claiming it back a few milliseconds later would make a short first retry late.
+   */
+  private async write(results: AttemptResult[]): Promise<void> {
+    const keepRetriesDueBefore = this.hooks.keepsNearRetries() ? Date.now() + this.options.claimAheadMs : -Infinity;
+    const rows = results.map(({ delivery, number, startedAt, url, headers, response }) => {
+      const finishedAt = new Date(startedAt.getTime() + response.durationMs);
+      const { status, nextAttemptAt } = nextState(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, response.error === null, finishedAt);
+      return {
+        keep: nextAttemptAt !== null && nextAttemptAt.getTime() <= keepRetriesDueBefore,
+        delivery_id: delivery.id,
+        claim_token: delivery.claim_token,
+        number,
+        started_at: startedAt.toISOString(),
+        duration_ms: response.durationMs,
+        status_code: response.statusCode,
+        error: response.error,
+        excerpt: response.responseBodyExcerpt,
+        url,
+        headers,
+        status,
+        next_attempt_at: nextAttemptAt?.toISOString() ?? null,
+      };
+    });
+    const updated = await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [JSON.stringify(rows), this.options.leaseMs]);
+    const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
+    for (const row of updated) {
+      if (row.status === DeliveryStatus.SUCCEEDED || row.status === DeliveryStatus.FAILED) this.metrics?.countFinished(row.status);
+      // One line per delivery given up on (not per attempt): the endpoint's owner has something to fix.
+      if (row.status === DeliveryStatus.FAILED) logger.info({ deliveryId: row.id, appId: byId.get(row.id)!.app_id, attempts: row.attempt_count }, 'webhook delivery failed: no scheduled attempts left');
+    }
+    // Kept deliveries are this worker's to send, committed above: started before the live updates are
+    // published, so a failure to publish cannot leave them waiting for their lease to expire.
+    for (const row of updated) {
+      if (!row.keep) continue;
+      const delivery = byId.get(row.id)!;
+      this.hooks.sendKept({
+        ...delivery,
+        attempt_count: row.attempt_count + 1,
+        scheduled_attempts_done: delivery.scheduled_attempts_done + 1,
+        wait_ms: Math.max(0, row.next_attempt_at!.getTime() - Date.now()),
+      });
+    }
+    await publishDeliveryUpdates(this.db.manager, this.pubSub, updated.map((row) => deliveryUpdate(byId.get(row.id)!, row)));
+  }
+}

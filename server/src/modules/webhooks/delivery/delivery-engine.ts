@@ -1,0 +1,298 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { DataSource } from 'typeorm';
+import type { EncryptionKey } from '../../../config.js';
+import { logger } from '../../../platform/logger.js';
+import type { PlazaMetrics } from '../../../platform/metrics.js';
+import { runPrepared } from '../../../platform/prepared-query.js';
+import type { PostgresPubSub } from '../../../platform/pubsub.js';
+import type { GuardedHttpClient } from '../../../platform/outbound-http/guarded-http-client.js';
+import { webhookHeaders } from '../webhook-signing.js';
+import { AttemptTrigger } from '../webhook.types.js';
+import { AttemptResults, type AttemptResult } from './attempt-results.js';
+import { CLAIM_DUE_DELIVERIES, CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, HAND_BACK, NEXT_DUE, NEXT_DUE_PAST_SATURATED_APPS, type ClaimedDelivery } from './delivery-queries.js';
+import { OpenedSecrets } from './opened-secrets.js';
+
+export interface DeliveryEngineOptions {
+  /** Delays before attempts 2..n, each counted from the end of the previous attempt. */
+  retryScheduleMs: number[];
+  /** How long a claim protects a delivery; a dead worker's deliveries are free again after it. @default 45s */
+  claimLeaseMs?: number;
+  /** Deliveries claimed per round trip. @default 200 */
+  batchSize?: number;
+  /** Attempts in flight per worker process. @default 512 */
+  maxInFlight?: number;
+  /** Attempts in flight per app (destination) per worker, so a slow endpoint cannot take every slot. @default 32 */
+  maxInFlightPerApp?: number;
+  /** Results are written back together after at most this long (or at once when a batch is full). @default 20 ms */
+  flushIntervalMs?: number;
+  /**
+   * After a claim that emptied the queue, the next claim waits at least this long, so deliveries
+   * committed meanwhile are claimed together: under load one claim per few milliseconds instead of
+   * one per commit, each costing a statement and a commit. Adds at most this much latency. @default 8 ms
+   */
+  claimIntervalMs?: number;
+  /**
+   * Deliveries due within this long are claimed now and sent by a local timer at their due time, so
+   * a retry starts on time however long the claim statement takes under load. Kept short: a
+   * delivery claimed ahead holds one of its app's slots while it waits. @default 50 ms
+   */
+  claimAheadMs?: number;
+}
+
+/** Per attempt, so only at debug: a busy worker makes thousands a second. Never the URL or headers (they can carry credentials). */
+function logAttempt({ delivery, number, response }: AttemptResult, trigger: AttemptTrigger): void {
+  if (!logger.isLevelEnabled('debug')) return;
+  const outcome = response.error === null ? 'succeeded' : 'failed';
+  logger.debug({ deliveryId: delivery.id, appId: delivery.app_id, attempt: number, trigger, outcome, statusCode: response.statusCode, durationMs: response.durationMs, error: response.error ?? undefined }, 'webhook attempt');
+}
+
+/**
+ * Claims due deliveries in batches and sends them through the guarded HTTP client; their results go
+ * to AttemptResults, which writes them back in multi-row statements. Several engines (one per worker
+ * process) share the queue safely: rows are claimed with SKIP LOCKED under a lease, and a claim that
+ * outlives its worker simply expires. When a run starts and stops is DeliveryRunner's to decide.
+ */
+export class DeliveryEngine {
+  /** How long a claim protects a delivery, in ms. */
+  readonly leaseMs: number;
+  private readonly batchSize: number;
+  private readonly maxInFlight: number;
+  private readonly maxInFlightPerApp: number;
+  private readonly claimIntervalMs: number;
+  private readonly claimAheadMs: number;
+  private readonly secrets: OpenedSecrets;
+  private readonly results: AttemptResults;
+  private readonly inFlightByApp = new Map<string, number>();
+  private inFlight = 0;
+  /** Claimed deliveries whose attempt has not ended, by id: what a stopping worker hands back. */
+  private readonly claimedInFlight = new Map<string, ClaimedDelivery>();
+  /** Handed back at shutdown: their late results are dropped, the delivery is another worker's now. */
+  private readonly handedBack = new Set<string>();
+  private handingBack: Promise<void> = Promise.resolve();
+  /** Set by handBack(): a claim that was already under way when the deadline passed is handed back too. */
+  private pastDeadline = false;
+  private wakeUp: (() => void) | undefined;
+  /** Between run()'s start and its drain (the loop claims): only then may a written result keep its delivery for a near retry. */
+  private claiming = false;
+  /** Set by wake(): something may be due, so the next wait skips asking the database when. */
+  private woken = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    db: DataSource,
+    private readonly http: GuardedHttpClient,
+    pubSub: PostgresPubSub,
+    encryptionKeys: EncryptionKey[],
+    options: DeliveryEngineOptions,
+    private readonly metrics?: PlazaMetrics,
+  ) {
+    this.leaseMs = options.claimLeaseMs ?? 45_000;
+    this.batchSize = options.batchSize ?? 200;
+    this.maxInFlight = options.maxInFlight ?? 512;
+    this.maxInFlightPerApp = options.maxInFlightPerApp ?? 32;
+    this.claimIntervalMs = options.claimIntervalMs ?? 8;
+    this.claimAheadMs = options.claimAheadMs ?? 50;
+    this.secrets = new OpenedSecrets(encryptionKeys);
+    this.results = new AttemptResults(
+      pool,
+      db,
+      pubSub,
+      { retryScheduleMs: options.retryScheduleMs, leaseMs: this.leaseMs, claimAheadMs: this.claimAheadMs, batchSize: this.batchSize, flushIntervalMs: options.flushIntervalMs ?? 20 },
+      { keepsNearRetries: () => this.claiming, sendKept: (delivery) => void this.attempt(delivery), written: () => this.wake() },
+      metrics,
+    );
+  }
+
+  /** Something may be due (a commit, a finished attempt): stop waiting and look. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  get attemptsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /**
+   * The loop of one run (DeliveryRunner starts it as the delivery job's body): claim and send until
+   * nothing has been due for `idleMs` or `shouldStop` says so, then wait for the attempts in flight
+   * and write their results.
+   */
+  async run({ idleMs, shouldStop, keepAlive }: { idleMs: number; shouldStop: () => boolean; keepAlive: () => Promise<void> }): Promise<number> {
+    const claimToken = randomUUID();
+    this.claiming = true;
+    let sent = 0;
+    let idleSince = Date.now();
+    let lastKeepAlive = Date.now();
+    while (!shouldStop()) {
+      if (Date.now() - lastKeepAlive > 15_000) {
+        await keepAlive();
+        lastKeepAlive = Date.now();
+      }
+      const capacity = this.maxInFlight - this.inFlight;
+      const claimStarted = Date.now();
+      this.woken = false;
+      const claimed = capacity > 0 ? await this.claim(claimToken, Math.min(capacity, this.batchSize)) : [];
+      for (const delivery of claimed) void this.attempt(delivery);
+      sent += claimed.length;
+      if (claimed.length > 0) {
+        idleSince = Date.now();
+        if (claimed.length === Math.min(capacity, this.batchSize)) continue; // more may be due right now
+      }
+      // The queue is drained: let what is committed in the next few milliseconds gather into one claim.
+      await this.sleep(this.claimIntervalMs - (Date.now() - claimStarted));
+      if (this.inFlight === 0 && Date.now() - idleSince >= idleMs) break;
+      if (this.woken) continue; // a commit or a finished attempt since the claim: look again without asking when
+      await this.waitUntil(capacity > 0 ? await this.msUntilNextDue() : 1000);
+    }
+    this.claiming = false;
+    await this.drain();
+    return sent;
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  private async waitUntil(ms: number): Promise<void> {
+    if (this.woken) return; // woken while the due time was being asked for
+
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, ms));
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wakeUp = undefined;
+  }
+
+  /** Apps with as many attempts in flight here as one destination may have: not claimed until one ends. */
+  private saturatedApps(): string[] {
+    return [...this.inFlightByApp].filter(([, n]) => n >= this.maxInFlightPerApp).map(([app]) => app);
+  }
+
+  /**
+   * How long until the next delivery this worker could claim can be claimed (claimAheadMs before it
+   * is due), at most a second (other processes add work too). Saturated apps are left out as in the
+   * claim, or a backlog for one slow destination would look due forever and spin the loop; a
+   * finishing attempt wakes it instead.
+   */
+  async msUntilNextDue(): Promise<number> {
+    const saturated = this.saturatedApps();
+    const [row] = await runPrepared<{ ms: number }>(
+      this.pool,
+      saturated.length ? 'plaza_deliveries_next_due_past_saturated_apps' : 'plaza_deliveries_next_due',
+      saturated.length ? NEXT_DUE_PAST_SATURATED_APPS : NEXT_DUE,
+      [saturated, this.claimAheadMs],
+    );
+    return row ? Math.min(Number(row.ms), 1000) : 1000;
+  }
+
+  private async claim(claimToken: string, limit: number): Promise<ClaimedDelivery[]> {
+    const saturated = this.saturatedApps();
+    const claimed = await runPrepared<ClaimedDelivery>(
+      this.pool,
+      saturated.length ? 'plaza_deliveries_claim_past_saturated_apps' : 'plaza_deliveries_claim',
+      saturated.length ? CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS : CLAIM_DUE_DELIVERIES,
+      [claimToken, limit, saturated, this.leaseMs, JSON.stringify(Object.fromEntries(this.inFlightByApp)), this.maxInFlightPerApp, this.claimAheadMs],
+    );
+    this.metrics?.countClaim(claimed.length);
+    return claimed;
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    this.inFlight += 1;
+    this.inFlightByApp.set(delivery.app_id, (this.inFlightByApp.get(delivery.app_id) ?? 0) + 1);
+    this.claimedInFlight.set(delivery.id, delivery);
+    try {
+      if (delivery.wait_ms > 0) {
+        // Claimed ahead: its slot is held meanwhile, and a shutdown may hand it back before it is sent.
+        await this.sleep(delivery.wait_ms);
+        if (this.handedBack.has(delivery.id)) return;
+      }
+      const result = await this.send(delivery, delivery.attempt_count, AttemptTrigger.SCHEDULED);
+      if (this.handedBack.has(delivery.id)) return;
+      this.results.add(result);
+    } finally {
+      this.claimedInFlight.delete(delivery.id);
+      // Only a slot that was full makes claimable work that was not claimable before.
+      const freedASlot = this.inFlight === this.maxInFlight || this.inFlightByApp.get(delivery.app_id)! === this.maxInFlightPerApp;
+      this.inFlight -= 1;
+      const left = this.inFlightByApp.get(delivery.app_id)! - 1;
+      if (left === 0) this.inFlightByApp.delete(delivery.app_id);
+      else this.inFlightByApp.set(delivery.app_id, left);
+      if (freedASlot) this.wake();
+    }
+  }
+
+  /**
+   * Signs and sends one attempt (scheduled, or a manual one for the log service's redeliver). Never
+   * throws: every failure becomes part of the attempt's record.
+   */
+  async send(delivery: ClaimedDelivery, number: number, trigger: AttemptTrigger): Promise<AttemptResult> {
+    const result = await this.post(delivery, number);
+    logAttempt(result, trigger);
+    return result;
+  }
+
+  private async post(delivery: ClaimedDelivery, number: number): Promise<AttemptResult> {
+    const startedAt = new Date();
+    if (!delivery.webhook_url) {
+      return { delivery, number, startedAt, url: null, headers: null, response: { statusCode: null, error: 'the app no longer has a webhook URL', responseBodyExcerpt: null, durationMs: 0 } };
+    }
+    try {
+      const secret = this.secrets.open(delivery.app_id, delivery.key_id, delivery.ciphertext);
+      const headers = webhookHeaders({ deliveryId: delivery.id, eventName: delivery.event_type, attemptNumber: number, body: delivery.payload, clientSecret: secret, now: startedAt });
+      const response = await this.http.post(delivery.webhook_url, headers, delivery.payload, delivery.app_id);
+      this.metrics?.observeAttempt(response.durationMs, response.error === null);
+      return { delivery, number, startedAt, url: delivery.webhook_url, headers, response };
+    } catch (err) {
+      logger.error({ err, deliveryId: delivery.id }, 'webhook attempt could not be prepared');
+      return { delivery, number, startedAt, url: delivery.webhook_url, headers: null, response: { statusCode: null, error: 'internal error preparing the request; it has been logged', responseBodyExcerpt: null, durationMs: 0 } };
+    }
+  }
+
+  /** Waits for every attempt in flight (or its hand-back) and writes all results; used on job end and shutdown. */
+  async drain(): Promise<void> {
+    do {
+      while (this.claimedInFlight.size > 0) {
+        if (this.pastDeadline) void this.releaseInFlight();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await this.handingBack;
+      await this.results.flush();
+      // A write that began before the run stopped may have kept deliveries for near retries: send those too.
+    } while (this.claimedInFlight.size > 0);
+  }
+
+  /**
+   * Shutdown past its deadline: releases the claims of deliveries whose attempts are still in flight
+   * and closes those attempts as interrupted, so another worker sends them now instead of after the
+   * lease. Their late results are dropped; the receiver may see the delivery twice (at least once).
+   */
+  handBack(): Promise<void> {
+    this.pastDeadline = true;
+    return this.releaseInFlight();
+  }
+
+  private releaseInFlight(): Promise<void> {
+    const held = [...this.claimedInFlight.values()];
+    if (held.length === 0) return this.handingBack;
+    for (const delivery of held) {
+      this.handedBack.add(delivery.id);
+      this.claimedInFlight.delete(delivery.id);
+    }
+    const claims = held.map((d) => ({ id: d.id, claim_token: d.claim_token, number: d.attempt_count }));
+    const release = () => this.pool.query(HAND_BACK, [JSON.stringify(claims)]);
+    this.handingBack = this.handingBack
+      .then(release)
+      .then(
+        () => logger.warn({ deliveries: held.length }, 'shutdown deadline passed: handed back the deliveries whose attempts were still in flight'),
+        // Not fatal: their claims expire after the lease and another worker takes them then.
+        (err) => logger.error({ err, deliveries: held.length }, 'could not hand back deliveries at shutdown; their claims will expire'),
+      );
+    return this.handingBack;
+  }
+}

@@ -1,0 +1,134 @@
+import type { JobRuntime } from '../../../platform/jobs.js';
+import { logger } from '../../../platform/logger.js';
+import type { DeliveryLogService } from '../delivery-log.service.js';
+import { defineDeliverWebhooksJob, DELIVER_WEBHOOKS_JOB } from '../jobs/deliver-webhooks.job.js';
+import { defineRecoverDeliveriesJob, RECOVER_DELIVERIES_JOB, RECOVERY_INTERVAL } from '../jobs/recover-deliveries.job.js';
+import type { DeliveryEngine } from './delivery-engine.js';
+
+/** Where this process's delivery run stands; only the runner moves it. */
+export enum RunState {
+  /** No run here: the next-due timer watches for work, and a wake-up asks Agenda for a run. */
+  IDLE = 'idle',
+  /**
+   * A run was asked of Agenda less than QUEUE_DEBOUNCE_MS ago. Agenda gives it to whichever worker
+   * locks it first, so this proves nothing about this process: it only de-bounces the asking, and
+   * after the debounce a wake-up asks again.
+   */
+  QUEUED = 'queued',
+  /** The delivery job runs here: the engine's loop claims and sends. */
+  RUNNING = 'running',
+  /** stop() was called: no more claims or runs; attempts in flight finish, or are handed back after the grace. */
+  STOPPING = 'stopping',
+  /** Stopped: every attempt ended or was handed back, every result written. */
+  STOPPED = 'stopped',
+}
+
+/** Wake-ups within this long of asking Agenda for a run do not ask again. */
+const QUEUE_DEBOUNCE_MS = 1000;
+
+/** How long a run keeps watching for work after the last delivery, so bursts and near retries need no new job. */
+const IDLE_MS = 10_000;
+
+/**
+ * The delivery run's lifecycle in this process, in one place: keeps one run going while work is due
+ * (woken by commits through `onDue`, and by a timer set to the next due retry), defines the delivery
+ * and recovery jobs, and stops: no more claims, attempts in flight finish or are handed back.
+ * The loop itself is DeliveryEngine.run.
+ */
+export class DeliveryRunner {
+  private current = RunState.IDLE;
+  private queuedAt = 0;
+  private dueTimer: NodeJS.Timeout | undefined;
+  /** Settles when the run in progress here has ended (drained); undefined while none runs. */
+  private runEnded: Promise<void> | undefined;
+
+  constructor(
+    private readonly jobs: JobRuntime,
+    private readonly engine: DeliveryEngine,
+    log: DeliveryLogService,
+  ) {
+    defineDeliverWebhooksJob(jobs.agenda, (keepAlive) => this.runHere(keepAlive));
+    defineRecoverDeliveriesJob(jobs.agenda, () => log.recover(), this.onDue);
+  }
+
+  get state(): RunState {
+    return this.current;
+  }
+
+  private get stopping(): boolean {
+    return this.current === RunState.STOPPING || this.current === RunState.STOPPED;
+  }
+
+  /** Something may be due (a commit, a recovery pass, the due timer): wake the loop, or ask for a run. */
+  readonly onDue = (): void => {
+    this.engine.wake();
+    if (this.current === RunState.QUEUED && Date.now() - this.queuedAt >= QUEUE_DEBOUNCE_MS) this.current = RunState.IDLE;
+    if (this.current !== RunState.IDLE) return;
+    this.current = RunState.QUEUED;
+    this.queuedAt = Date.now();
+    this.jobs.agenda.now(DELIVER_WEBHOOKS_JOB, {}).catch((err: Error) => {
+      if (this.current === RunState.QUEUED) this.current = RunState.IDLE;
+      logger.error({ err }, 'could not queue a delivery run; the next wake-up will try again');
+    });
+  };
+
+  async start(): Promise<void> {
+    await this.jobs.agenda.every(RECOVERY_INTERVAL, RECOVER_DELIVERIES_JOB);
+    this.onDue();
+    void this.watchNextDue();
+  }
+
+  /**
+   * Ends the run in this process: no more claims; attempts in flight finish and their results are
+   * written, or, those still running after `graceMs`, are handed back to other workers.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.current = RunState.STOPPING;
+    clearTimeout(this.dueTimer);
+    const deadline = setTimeout(() => void this.engine.handBack(), graceMs);
+    try {
+      if (this.runEnded) {
+        this.engine.wake();
+        await this.runEnded;
+      }
+      await this.engine.drain();
+    } finally {
+      clearTimeout(deadline);
+      this.current = RunState.STOPPED;
+    }
+  }
+
+  /** The delivery job's body (one at a time per process): the engine's loop until the queue is quiet or stop() is called. */
+  private async runHere(keepAlive: () => Promise<void>): Promise<number> {
+    // Taken from Agenda after stop(): nothing to claim; stop() drains what is in flight.
+    if (this.stopping) return 0;
+    this.current = RunState.RUNNING;
+    let ended!: () => void;
+    this.runEnded = new Promise((resolve) => (ended = resolve));
+    try {
+      return await this.engine.run({ idleMs: IDLE_MS, shouldStop: () => this.stopping, keepAlive });
+    } finally {
+      if (this.current === RunState.RUNNING) this.current = RunState.IDLE;
+      this.runEnded = undefined;
+      ended();
+      void this.watchNextDue();
+    }
+  }
+
+  /** While no run is active here, wake up exactly when the next retry falls due (checking at least every second). */
+  private async watchNextDue(): Promise<void> {
+    clearTimeout(this.dueTimer);
+    if (this.stopping) return;
+    let ms = 1000;
+    try {
+      if (this.current !== RunState.RUNNING) ms = await this.engine.msUntilNextDue();
+    } catch (err) {
+      logger.warn({ err }, 'could not read the delivery queue; trying again in a second');
+    }
+    if (ms === 0) this.onDue();
+    this.dueTimer = setTimeout(() => {
+      if (ms > 0 && ms < 1000) this.onDue();
+      void this.watchNextDue();
+    }, ms || 1000);
+  }
+}
