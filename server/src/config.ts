@@ -259,7 +259,8 @@ export const SETTINGS = {
   }),
   SMTP_FROM: setting({ doc: 'sender address of e-mails', default: 'Plaza <no-reply@localhost>', value: z.string() }),
   SESSION_TTL: setting({ doc: 'lifetime of a sign-in', default: '12h', value: duration() }),
-  API_TOKEN_DEFAULT_TTL_DAYS: setting({ doc: 'lifetime of an API token when its creator does not choose, in days', default: '90', blankIsUnset: true, value: wholeNumber(3650) }),
+  // At most what a creator may choose (createApiToken's expiresInDays is 1..365): tokens expire.
+  API_TOKEN_DEFAULT_TTL_DAYS: setting({ doc: 'lifetime of an API token when its creator does not choose, in days', default: '90', blankIsUnset: true, value: wholeNumber(365) }),
   RUN_WORKER: setting({ doc: 'deliver webhooks inside the API process; false when running `pnpm worker` processes', default: 'true', blankIsUnset: true, value: flag }),
   WEB_DIST_DIR: setting({ doc: 'directory of the built SPA', default: path.join(REPO_ROOT, 'web/dist'), defaultText: '`web/dist/`', value: directory }),
   // A minute's worth at once, refilled continuously: room for people behind one NAT and for automated clients, a wall for floods.
