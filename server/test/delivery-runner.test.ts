@@ -1,0 +1,73 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DeliveryRunner, RunState } from '../src/modules/webhooks/delivery/delivery-runner.js';
+import { sqlLiterals } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import { createJobRuntime } from '../src/platform/jobs.js';
+import { submitApp } from './helpers/factories.js';
+import { startTestPlaza } from './helpers/plaza.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { DELIVERY, emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
+
+const SRC = path.resolve(import.meta.dirname, '../src');
+const sources = (dir: string) =>
+  readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => path.join(entry.parentPath, entry.name));
+
+describe('the delivery engine along its seams', () => {
+  it('spells statuses and triggers in its SQL only through DeliveryStatus/AttemptTrigger, and only platform/database.ts reaches into TypeORM for the pool', () => {
+    const webhooks = path.join(SRC, 'modules/webhooks');
+    const literals = sources(webhooks)
+      // The enums themselves and the entities' index declarations (a colleague's, read by migrations) aside.
+      .filter((file) => !file.endsWith('webhook.types.ts') && !file.endsWith('.entity.ts') && !file.endsWith('webhook-events.service.ts'))
+      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/'(PENDING|RETRYING|SUCCEEDED|FAILED|SCHEDULED|MANUAL)'/g)].map((m) => `${path.relative(SRC, file)}: ${m[0]}`));
+    expect(literals).toEqual([]);
+
+    const intoDriver = sources(SRC)
+      .filter((file) => /\.driver as unknown|\.master\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => path.relative(SRC, file));
+    expect(intoDriver).toEqual(['platform/database.ts']);
+
+    expect(sqlLiterals('PENDING', 'RETRYING')).toBe(`'PENDING', 'RETRYING'`);
+    expect(() => sqlLiterals("x'; DROP TABLE apps; --")).toThrow(/not a plain constant/);
+  });
+
+  it('says where the run stands: queued on a wake-up, running while it delivers, stopped after stop(), and asks for no run once stopped', async () => {
+    // The API process runs no worker: this test's runner is the only one.
+    const plaza = await startTestPlaza({ RUN_WORKER: 'false' });
+    const developer = await plaza.signIn('runner@studio.test');
+    const receiver = await WebhookReceiver.start();
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const jobs = await createJobRuntime(plaza.services.config, plaza.databaseUrl, 'runner-test');
+    try {
+      const runner = new DeliveryRunner(jobs, plaza.services.webhookEngine, plaza.services.deliveryLog);
+      expect(runner.state).toBe(RunState.IDLE);
+      await jobs.agenda.start();
+      await runner.start();
+      // start() asks Agenda for a run at once; Agenda may already have handed it over.
+      expect([RunState.QUEUED, RunState.RUNNING]).toContain(runner.state);
+
+      const first = await emitEvent(plaza, app.id);
+      expect((await waitForDelivery(developer, first.id, isFinal, 20_000)).status).toBe('SUCCEEDED');
+      // A run keeps watching for work for a while after its last delivery.
+      expect(runner.state).toBe(RunState.RUNNING);
+
+      const stopping = runner.stop(5_000);
+      expect(runner.state).toBe(RunState.STOPPING);
+      await stopping;
+      expect(runner.state).toBe(RunState.STOPPED);
+
+      // Stopped: a wake-up neither claims nor asks for a run, so a new delivery waits for another worker.
+      const second = await emitEvent(plaza, app.id);
+      runner.onDue();
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(runner.state).toBe(RunState.STOPPED);
+      expect((await developer.ok<{ webhookDelivery: { status: string; attemptCount: number } }>(DELIVERY, { id: second.id })).webhookDelivery).toMatchObject({ status: 'PENDING', attemptCount: 0 });
+      expect(receiver.requests.length).toBe(1);
+    } finally {
+      await jobs.close();
+      await receiver.close();
+    }
+  });
+});
