@@ -25,4 +25,5 @@ export {
   type WebhookReceiver,
 } from './webhook-receiver.js';
 export { type DedupeStore, MemoryDedupeStore, dedupeKey } from './dedupe-store.js';
+export { DEFAULT_REPLAY_TOLERANCE_SECONDS } from './webhook-timestamp.js';
 export { parseWebhookEvent, MalformedWebhookError } from './webhook-payload.js';

@@ -3,6 +3,7 @@ import type { WebhookEvent } from '../types.js';
 import { type DedupeStore, MemoryDedupeStore, dedupeKey } from './dedupe-store.js';
 import { MalformedWebhookError, parseWebhookEvent } from './webhook-payload.js';
 import { verifyStandardWebhook, verifyWebhookSignature } from './webhook-signature.js';
+import { DEFAULT_REPLAY_TOLERANCE_SECONDS, webhookTimestampProblem } from './webhook-timestamp.js';
 
 /** About the delivery rather than the event: useful for logs. */
 export interface WebhookDeliveryMeta {
@@ -28,10 +29,12 @@ export interface WebhookHandlerOptions {
   /** Larger bodies are answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /**
-   * When set, the Standard Webhooks headers must also verify and `webhook-timestamp` must be within
-   * this many seconds of now: a captured request then cannot be replayed later.
+   * Replay protection: the Standard Webhooks headers must also verify and `webhook-timestamp` must be
+   * within this many seconds of now, either way, so a captured request cannot be replayed later.
+   * Default 300 (5 minutes, as the Standard Webhooks libraries). `false` turns it off: only
+   * `X-Platform-Signature`, which covers no time, is checked.
    */
-  replayToleranceSeconds?: number;
+  replayToleranceSeconds?: number | false;
 }
 
 /** What to answer, and what to run once the answer is sent. */
@@ -68,8 +71,11 @@ export function errorReporter(options: Pick<WebhookHandlerOptions, 'onError'>): 
 
 /** The framework-free core shared by the node:http handler and the express middleware. */
 export function createWebhookReceiver(options: WebhookHandlerOptions): WebhookReceiver {
-  const { clientSecret, onEvent, replayToleranceSeconds } = options;
+  const { clientSecret, onEvent, replayToleranceSeconds = DEFAULT_REPLAY_TOLERANCE_SECONDS } = options;
   if (typeof clientSecret !== 'string' || clientSecret === '') throw new TypeError('clientSecret is required');
+  if (replayToleranceSeconds !== false && !(Number.isFinite(replayToleranceSeconds) && replayToleranceSeconds > 0)) {
+    throw new TypeError('replayToleranceSeconds must be a positive number of seconds, or false to turn replay protection off');
+  }
   if (typeof onEvent !== 'function') throw new TypeError('onEvent must be a function');
   const seen = options.seen ?? new MemoryDedupeStore();
   const onError = errorReporter(options);
@@ -78,11 +84,14 @@ export function createWebhookReceiver(options: WebhookHandlerOptions): WebhookRe
     if (!verifyWebhookSignature(rawBody, headerValue(headers, 'x-platform-signature'), clientSecret)) {
       return { status: 401, message: 'Invalid webhook signature' };
     }
-    if (
-      replayToleranceSeconds !== undefined &&
-      !verifyStandardWebhook(rawBody, headers, clientSecret, { toleranceSeconds: replayToleranceSeconds })
-    ) {
-      return { status: 401, message: 'Invalid or expired webhook timestamp' };
+    if (replayToleranceSeconds !== false) {
+      // One clock reading for both checks, so a request on the boundary gets one consistent answer.
+      const now = new Date();
+      const stale = webhookTimestampProblem(headers, replayToleranceSeconds, now);
+      if (stale) return { status: 401, message: stale };
+      if (!verifyStandardWebhook(rawBody, headers, clientSecret, { toleranceSeconds: replayToleranceSeconds, now: () => now })) {
+        return { status: 401, message: 'Invalid webhook-signature' };
+      }
     }
 
     let event: WebhookEvent;

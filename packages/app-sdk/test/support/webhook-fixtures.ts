@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 /** A secret shaped like the platform's: `whsec_` + base64 of 32 bytes. */
 export const newClientSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -21,8 +22,17 @@ export function eventBody(overrides: Record<string, unknown> = {}): string {
   });
 }
 
-/** Headers as the platform sends them for one attempt of one delivery. */
-export function deliveryHeaders(body: string, clientSecret: string, { deliveryId = `dlv_${randomBytes(6).toString('hex')}`, attempt = 1 } = {}) {
+/** The Standard Webhooks headers, signed by the standardwebhooks package (not the SDK) at `at`. */
+export function standardHeadersForTest(body: string, clientSecret: string, id: string, at = new Date()) {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(clientSecret).sign(id, at, body),
+  };
+}
+
+/** Headers as the platform sends them for one attempt of one delivery, signed at `at` (default now). */
+export function deliveryHeaders(body: string, clientSecret: string, { deliveryId = `dlv_${randomBytes(6).toString('hex')}`, attempt = 1, at = new Date() } = {}) {
   const event = (JSON.parse(body) as { event: string }).event;
   return {
     'content-type': 'application/json',
@@ -30,5 +40,6 @@ export function deliveryHeaders(body: string, clientSecret: string, { deliveryId
     'x-platform-event': event,
     'x-platform-delivery': deliveryId,
     'x-platform-attempt': String(attempt),
+    ...standardHeadersForTest(body, clientSecret, deliveryId, at),
   };
 }

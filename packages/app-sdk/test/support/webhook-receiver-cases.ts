@@ -4,7 +4,7 @@ import type { DedupeStore, WebhookHandlerOptions } from '../../src/server/index.
 import { deferred } from './deferred.js';
 import type { RunningServer } from './http-server.js';
 import { recordingListener } from './recording-listener.js';
-import { deliveryHeaders, eventBody, newClientSecret, platformSignatureForTest } from './webhook-fixtures.js';
+import { deliveryHeaders, eventBody, newClientSecret, platformSignatureForTest, standardHeadersForTest } from './webhook-fixtures.js';
 
 /** Starts a receiver built from `options` and answers the URL webhooks are POSTed to. */
 export type StartReceiver = (options: WebhookHandlerOptions) => Promise<RunningServer & { webhookUrl: string }>;
@@ -87,7 +87,8 @@ export function webhookReceiverCases(start: StartReceiver): void {
   it('answers 400 text/plain to malformed JSON with a valid signature', async () => {
     const { post, started } = await receiver();
     for (const body of ['{"event":', '[1,2]', 'null', eventBody({ purchase_id: 42 }), eventBody({ amount_vnd: '50000' })]) {
-      const response = await post(body, { 'content-type': 'application/json', 'x-platform-signature': platformSignatureForTest(body, clientSecret) });
+      const headers = { 'content-type': 'application/json', 'x-platform-signature': platformSignatureForTest(body, clientSecret), ...standardHeadersForTest(body, clientSecret, 'dlv_m') };
+      const response = await post(body, headers);
       expect(response.status).toBe(400);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(await response.text()).toMatch(/^Malformed webhook payload/);
@@ -164,5 +165,60 @@ export function webhookReceiverCases(start: StartReceiver): void {
     const fresh = await post(body, { ...deliveryHeaders(body, clientSecret), ...standard(new Date()) });
     expect(fresh.status).toBe(200);
     await vi.waitFor(() => expect(started).toHaveLength(1));
+  });
+
+  it('by default refuses a request signed more than 5 minutes ago or ahead, saying why, and processes nothing', async () => {
+    const { post, started } = await receiver();
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    const replayed = eventBody();
+    const early = eventBody();
+
+    const stale = await post(replayed, deliveryHeaders(replayed, clientSecret, { at: minutesAgo(6) }));
+    expect(stale.status).toBe(401);
+    expect(stale.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await stale.text()).toMatch(/^Webhook timestamp too old: signed 3[5-9]\d s ago, more than the 300 s tolerance/);
+    const ahead = await post(early, deliveryHeaders(early, clientSecret, { at: minutesAgo(-6) }));
+    expect(ahead.status).toBe(401);
+    expect(await ahead.text()).toMatch(/^Webhook timestamp too new: signed 3[5-9]\d s in the future/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toHaveLength(0);
+
+    // Inside the tolerance, the same events go through: refusing them claimed nothing in the dedupe store.
+    expect((await post(replayed, deliveryHeaders(replayed, clientSecret, { at: minutesAgo(4) }))).status).toBe(200);
+    expect((await post(early, deliveryHeaders(early, clientSecret, { at: minutesAgo(-4) }))).status).toBe(200);
+    await vi.waitFor(() => expect(started).toHaveLength(2));
+  });
+
+  it('by default requires the Standard Webhooks headers, and their signature over the timestamp', async () => {
+    const { post, started } = await receiver();
+    const body = eventBody();
+    const { 'webhook-timestamp': _timestamp, ...undated } = deliveryHeaders(body, clientSecret);
+    const missing = await post(body, undated);
+    expect(missing.status).toBe(401);
+    expect(await missing.text()).toBe(
+      'Missing webhook-timestamp: Plaza signs every delivery with these Standard Webhooks headers, which replay protection needs',
+    );
+    // A fresh timestamp put on a captured request breaks the webhook-signature that covered the old one.
+    const captured = deliveryHeaders(body, clientSecret, { at: new Date(Date.now() - 60 * 60_000) });
+    const refreshed = await post(body, { ...captured, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) });
+    expect(refreshed.status).toBe(401);
+    expect(await refreshed.text()).toBe('Invalid webhook-signature');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toHaveLength(0);
+  });
+
+  it('with replayToleranceSeconds: false, checks X-Platform-Signature only', async () => {
+    const { post, started } = await receiver({ replayToleranceSeconds: false });
+    const old = eventBody();
+    const bare = eventBody();
+    expect((await post(old, deliveryHeaders(old, clientSecret, { at: new Date(Date.now() - 60 * 60_000) }))).status).toBe(200);
+    expect((await post(bare, { 'content-type': 'application/json', 'x-platform-signature': platformSignatureForTest(bare, clientSecret) })).status).toBe(200);
+    await vi.waitFor(() => expect(started).toHaveLength(2));
+  });
+
+  it('refuses a replay tolerance that is not a positive number of seconds', async () => {
+    for (const replayToleranceSeconds of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(receiver({ replayToleranceSeconds })).rejects.toThrow('replayToleranceSeconds must be a positive number of seconds, or false');
+    }
   });
 }
