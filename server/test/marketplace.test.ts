@@ -179,6 +179,31 @@ describe('refunds', () => {
     // Refunded, the app can be bought again.
     await buyer.ok(BUY, { appId: app.id });
   });
+
+  it('of a bought app that was reinstalled end the reinstall too; the reinstall itself is free and not refundable', async () => {
+    const app = await paidApp();
+    const buyer = await buyerWith(PRICE);
+    const { purchaseApp } = await buyer.ok<{ purchaseApp: any }>(BUY, { appId: app.id });
+    await buyer.ok(UNINSTALL, { appId: app.id });
+    const before = await snapshot();
+    const { installApp } = await buyer.ok<{ installApp: any }>(INSTALL, { appId: app.id });
+    // An acquisition of its own: a new purchase id, nothing charged, no sale in the ledger.
+    expect(installApp.purchaseId).not.toBe(purchaseApp.purchaseId);
+    expect(await snapshot()).toEqual({ ...before, purchases: before.purchases + 1, installations: before.installations + 1, webhook_deliveries: before.webhook_deliveries + 1 });
+    expect((await buyer.ok<{ me: any }>(ME)).me.points).toBe(0);
+    const [installed] = await eventsFor(installApp.purchaseId, 1);
+    expect(installed).toMatchObject({ event: 'app.installed', amount_vnd: 0, developer_share_vnd: 0 });
+
+    const refundReinstall = await admin.error(REFUND, { purchaseId: installApp.purchaseId });
+    expect(refundReinstall.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'purchaseId' });
+    expect(refundReinstall.message).toBe(`This is a free reinstall of a bought app: refund the original purchase ${purchaseApp.purchaseId} instead`);
+
+    await admin.ok(REFUND, { purchaseId: purchaseApp.purchaseId });
+    expect((await buyer.ok<{ myLibrary: any[] }>(ME)).myLibrary).toEqual([]);
+    expect((await buyer.error(LAUNCH, { appId: app.id })).extensions?.code).toBe('FORBIDDEN');
+    // Bought no more: installing again needs a new purchase.
+    expect((await buyer.error(INSTALL, { appId: app.id })).extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'appId', reason: 'PAID_APP' });
+  });
 });
 
 describe('earnings', () => {

@@ -6,6 +6,7 @@ import { int64Column } from '../../platform/int64.js';
 export enum PurchaseKindType {
   PURCHASE = 'PURCHASE',
   INSTALL = 'INSTALL',
+  REINSTALL = 'REINSTALL',
 }
 registerEnumType(PurchaseKindType, {
   name: 'PurchaseKind',
@@ -13,6 +14,7 @@ registerEnumType(PurchaseKindType, {
   valuesConfig: {
     PURCHASE: { description: 'A paid app bought with points; can be refunded' },
     INSTALL: { description: 'A free app installed: a zero-amount purchase, nothing to refund' },
+    REINSTALL: { description: 'A bought app installed again: a zero-amount acquisition of its own (own purchase_id); refunds go to the original purchase' },
   },
 });
 
@@ -92,9 +94,17 @@ export class Installation {
   @Column({ type: 'text', name: 'user_id' })
   userId: string;
 
-  @Field({ description: 'The purchase (or zero-amount install) that gave access' })
+  @Field({ description: 'The acquisition this installation is: the purchase, the zero-amount install, or the zero-amount reinstall; the purchase_id of its app.installed/app.purchased and app.uninstalled events' })
   @Column({ type: 'text', name: 'purchase_id' })
   purchaseId: string;
+
+  /**
+   * The paid purchase access comes from, so a refund finds whichever installation is current: the
+   * installation's own purchase when bought, the original purchase on a reinstall; null for free apps.
+   */
+  @Field(() => String, { nullable: true, description: 'The paid purchase this access comes from (the one to refund): purchaseId itself when bought, the original purchase on a reinstall; null for free apps' })
+  @Column({ type: 'text', name: 'original_purchase_id', nullable: true })
+  originalPurchaseId: string | null;
 
   @Field({ description: 'When the app was installed or bought' })
   @Column({ type: 'timestamptz', name: 'installed_at' })

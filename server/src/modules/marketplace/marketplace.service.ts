@@ -16,7 +16,7 @@ import { Installation, PointMovement, Purchase, RevenueEntry } from './marketpla
 import { splitRevenue } from './revenue.js';
 
 export const PurchaseStatus = { COMPLETED: 'COMPLETED', REFUNDED: 'REFUNDED' } as const;
-export const PurchaseKind = { PURCHASE: 'PURCHASE', INSTALL: 'INSTALL' } as const;
+export const PurchaseKind = { PURCHASE: 'PURCHASE', INSTALL: 'INSTALL', REINSTALL: 'REINSTALL' } as const;
 
 /** PostgreSQL's unique_violation: the database's word that a racing request already won. */
 const isUniqueViolation = (err: unknown) => err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '23505';
@@ -76,7 +76,7 @@ export class MarketplaceService {
         refundReason: null,
       });
       await manager.insert(Purchase, purchase);
-      await manager.insert(Installation, { id: `ins_${ulid()}`, appId, userId: principal.userId, purchaseId: purchase.purchaseId, installedAt: now, uninstalledAt: null });
+      await manager.insert(Installation, { id: `ins_${ulid()}`, appId, userId: principal.userId, purchaseId: purchase.purchaseId, originalPurchaseId: purchase.purchaseId, installedAt: now, uninstalledAt: null });
       await manager.insert(RevenueEntry, { purchaseId: purchase.purchaseId, appId, developerId: app.ownerId, kind: 'SALE', ...this.ledgerAmounts(split, 1), createdAt: now });
       await manager.insert(PointMovement, { userId: principal.userId, delta: -pricePoints, reason: 'purchase', purchaseId: purchase.purchaseId, actorId: principal.userId, createdAt: now });
       await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId, userId: principal.userId, purchaseId: purchase.purchaseId, amountVnd: split.amountVnd, developerShareVnd: split.developerShareVnd, at: now });
@@ -89,40 +89,41 @@ export class MarketplaceService {
   }
 
   /**
-   * Installs a free app (recorded as a zero-amount purchase), or puts a paid app the user already
-   * bought back in their library without charging again.
+   * Installs a free app, or puts a paid app the user already bought back in their library without
+   * charging again. Either way it is an acquisition of its own: a zero-amount purchase record with its
+   * own purchase_id, so (event, purchase_id) names exactly one thing that happened (api-contract.md,
+   * Deduplication). A reinstall writes no ledger entry and moves no points; its installation remembers
+   * the original purchase, which stays the one to refund.
    */
   async install(principal: Principal, appId: string): Promise<Installation> {
     const alreadyInstalled = marketplaceErrors.alreadyInstalled;
     return this.inTransaction(async (manager) => {
       const app = await this.listedApp(manager, appId);
       if (await this.hasActiveInstallation(manager, principal.userId, appId)) throw alreadyInstalled();
-      const now = new Date();
-      let purchase: Purchase | null;
+      let originalPurchaseId: string | null = null;
       if (app.publishedListing.pricing === Pricing.PAID) {
-        purchase = await this.completedPurchase(manager, appId, principal.userId);
-        if (!purchase) {
-          throw marketplaceErrors.paidApp(app.publishedListing.pricePoints);
-        }
-      } else {
-        purchase = manager.create(Purchase, {
-          purchaseId: newPurchaseId(now.getTime()),
-          appId,
-          userId: principal.userId,
-          kind: PurchaseKind.INSTALL,
-          pricePoints: 0,
-          amountVnd: 0,
-          developerShareVnd: 0,
-          status: PurchaseStatus.COMPLETED,
-          createdAt: now,
-          refundedAt: null,
-          refundReason: null,
-        });
-        await manager.insert(Purchase, purchase);
+        const bought = await this.completedPurchase(manager, appId, principal.userId);
+        if (!bought) throw marketplaceErrors.paidApp(app.publishedListing.pricePoints);
+        originalPurchaseId = bought.purchaseId;
       }
-      const installation = manager.create(Installation, { id: `ins_${ulid()}`, appId, userId: principal.userId, purchaseId: purchase.purchaseId, installedAt: now, uninstalledAt: null });
+      const now = new Date();
+      const acquisition = manager.create(Purchase, {
+        purchaseId: newPurchaseId(now.getTime()),
+        appId,
+        userId: principal.userId,
+        kind: originalPurchaseId ? PurchaseKind.REINSTALL : PurchaseKind.INSTALL,
+        pricePoints: 0,
+        amountVnd: 0,
+        developerShareVnd: 0,
+        status: PurchaseStatus.COMPLETED,
+        createdAt: now,
+        refundedAt: null,
+        refundReason: null,
+      });
+      await manager.insert(Purchase, acquisition);
+      const installation = manager.create(Installation, { id: `ins_${ulid()}`, appId, userId: principal.userId, purchaseId: acquisition.purchaseId, originalPurchaseId, installedAt: now, uninstalledAt: null });
       await manager.insert(Installation, installation);
-      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_INSTALLED, appId, userId: principal.userId, purchaseId: purchase.purchaseId, amountVnd: purchase.amountVnd, developerShareVnd: purchase.developerShareVnd, at: now });
+      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_INSTALLED, appId, userId: principal.userId, purchaseId: acquisition.purchaseId, amountVnd: 0, developerShareVnd: 0, at: now });
       return installation;
     }, alreadyInstalled);
   }
@@ -152,6 +153,10 @@ export class MarketplaceService {
     return this.db.transaction(async (manager) => {
       const purchase = await manager.getRepository(Purchase).createQueryBuilder('p').setLock('pessimistic_write').where('p.purchase_id = :purchaseId', { purchaseId }).getOne();
       if (!purchase) throw new PlazaError('NOT_FOUND', `No purchase ${purchaseId}`, 'purchaseId');
+      if (purchase.kind === PurchaseKind.REINSTALL) {
+        const original = (await manager.findOneBy(Installation, { purchaseId }))?.originalPurchaseId;
+        throw badInput('purchaseId', `This is a free reinstall of a bought app: refund the original purchase${original ? ` ${original}` : ''} instead`);
+      }
       if (purchase.kind !== PurchaseKind.PURCHASE) throw badInput('purchaseId', 'This is a free install: there is nothing to refund');
       if (purchase.status === PurchaseStatus.REFUNDED) throw marketplaceErrors.alreadyRefunded(purchaseId);
       const app = await manager.findOneByOrFail(App, { id: purchase.appId });
@@ -161,7 +166,8 @@ export class MarketplaceService {
       await manager.query('UPDATE accounts SET points = points + $2 WHERE id = $1', [purchase.userId, purchase.pricePoints]);
       await manager.insert(PointMovement, { userId: purchase.userId, delta: purchase.pricePoints, reason: 'refund', purchaseId, actorId: admin.userId, createdAt: now });
       await manager.insert(RevenueEntry, { purchaseId, appId: purchase.appId, developerId: app.ownerId, kind: 'REFUND', ...this.ledgerAmounts(purchase, -1), createdAt: now });
-      await manager.query('UPDATE installations SET uninstalled_at = $2 WHERE purchase_id = $1 AND uninstalled_at IS NULL', [purchaseId, now]);
+      // Whichever installation is current ends, the purchase's own or a later reinstall (it remembers the purchase).
+      await manager.query('UPDATE installations SET uninstalled_at = $4 WHERE app_id = $2 AND user_id = $3 AND original_purchase_id = $1 AND uninstalled_at IS NULL', [purchaseId, purchase.appId, purchase.userId, now]);
       await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_REFUNDED, appId: purchase.appId, userId: purchase.userId, purchaseId, amountVnd: purchase.amountVnd, developerShareVnd: purchase.developerShareVnd, at: now });
       return purchase;
     });
