@@ -4,6 +4,7 @@ export {
   verifyWebhookSignature,
   verifyStandardWebhook,
   signWebhookBody,
+  type ClientSecrets,
   type StandardWebhookHeaders,
   type StandardWebhookOptions,
 } from './webhook-signature.js';

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookEvent } from '../types.js';
 import { type DedupeStore, MemoryDedupeStore, dedupeKey } from './dedupe-store.js';
 import { MalformedWebhookError, parseWebhookEvent } from './webhook-payload.js';
-import { verifyStandardWebhook, verifyWebhookSignature } from './webhook-signature.js';
+import { type ClientSecrets, clientSecretList, verifyStandardWebhook, verifyWebhookSignature } from './webhook-signature.js';
 import { DEFAULT_REPLAY_TOLERANCE_SECONDS, webhookTimestampProblem } from './webhook-timestamp.js';
 
 /** About the delivery rather than the event: useful for logs. */
@@ -18,8 +18,12 @@ export interface WebhookDeliveryMeta {
 export type WebhookEventListener = (event: WebhookEvent, meta: WebhookDeliveryMeta) => Promise<void> | void;
 
 export interface WebhookHandlerOptions {
-  /** Your app's client secret (`whsec_...`). Server-side only: never ship it to a browser. */
-  clientSecret: string;
+  /**
+   * Your app's client secret (`whsec_...`), or a list while you rotate it: deploy `[new, old]` after
+   * rotateClientSecret, and drop the old one once the rotation has finished. A request is accepted when
+   * any of them signed it. Server-side only: never ship it to a browser.
+   */
+  clientSecret: ClientSecrets;
   /** Runs after the platform has been answered 200; a throw is reported to `onError`, not to the platform. */
   onEvent: WebhookEventListener;
   /** Where processed (event, purchase_id) pairs are remembered. Default: in memory, last 10,000. */
@@ -72,7 +76,7 @@ export function errorReporter(options: Pick<WebhookHandlerOptions, 'onError'>): 
 /** The framework-free core shared by the node:http handler and the express middleware. */
 export function createWebhookReceiver(options: WebhookHandlerOptions): WebhookReceiver {
   const { clientSecret, onEvent, replayToleranceSeconds = DEFAULT_REPLAY_TOLERANCE_SECONDS } = options;
-  if (typeof clientSecret !== 'string' || clientSecret === '') throw new TypeError('clientSecret is required');
+  if (clientSecretList(clientSecret) === null) throw new TypeError('clientSecret is required: a non-empty string, or a non-empty list of them while rotating');
   if (replayToleranceSeconds !== false && !(Number.isFinite(replayToleranceSeconds) && replayToleranceSeconds > 0)) {
     throw new TypeError('replayToleranceSeconds must be a positive number of seconds, or false to turn replay protection off');
   }

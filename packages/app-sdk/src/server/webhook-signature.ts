@@ -14,6 +14,19 @@ function constantTimeEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/**
+ * One client secret, or several while Plaza rotates it (the new one and the one it replaces): a
+ * request verifies when any of them signed it, so a receiver holding both never fails mid-rotation.
+ */
+export type ClientSecrets = string | readonly string[];
+
+/** The secrets to try, or null when there are none usable (an empty list, an empty or non-string entry). */
+export function clientSecretList(clientSecret: ClientSecrets): readonly string[] | null {
+  const list = typeof clientSecret === 'string' ? [clientSecret] : clientSecret;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((secret) => typeof secret === 'string' && secret !== '')) return null;
+  return list;
+}
+
 /** `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with the whole client secret as UTF-8. */
 export function signWebhookBody(rawBody: Buffer | string, clientSecret: string): string {
   return `${SIGNATURE_PREFIX}${createHmac('sha256', clientSecret).update(rawBody).digest('hex')}`;
@@ -27,12 +40,14 @@ export function signWebhookBody(rawBody: Buffer | string, clientSecret: string):
 export function verifyWebhookSignature(
   rawBody: Buffer | string,
   signatureHeader: string | undefined | null,
-  clientSecret: string,
+  clientSecret: ClientSecrets,
 ): boolean {
   try {
-    if (!isBody(rawBody) || typeof signatureHeader !== 'string' || typeof clientSecret !== 'string') return false;
-    if (clientSecret === '' || !signatureHeader.startsWith(SIGNATURE_PREFIX)) return false;
-    return constantTimeEqual(signatureHeader, signWebhookBody(rawBody, clientSecret));
+    const secrets = clientSecretList(clientSecret);
+    if (!isBody(rawBody) || typeof signatureHeader !== 'string' || secrets === null) return false;
+    if (!signatureHeader.startsWith(SIGNATURE_PREFIX)) return false;
+    // Every secret is tried (no early exit), so the time taken does not tell which one matched.
+    return secrets.map((secret) => constantTimeEqual(signatureHeader, signWebhookBody(rawBody, secret))).includes(true);
   } catch {
     return false;
   }
@@ -66,11 +81,12 @@ function header(headers: StandardWebhookHeaders, name: string): string | undefin
 export function verifyStandardWebhook(
   rawBody: Buffer | string,
   headers: StandardWebhookHeaders,
-  clientSecret: string,
+  clientSecret: ClientSecrets,
   { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = () => new Date() }: StandardWebhookOptions = {},
 ): boolean {
   try {
-    if (!isBody(rawBody) || typeof clientSecret !== 'string' || clientSecret === '' || !headers) return false;
+    const secrets = clientSecretList(clientSecret);
+    if (!isBody(rawBody) || secrets === null || !headers) return false;
     const id = header(headers, 'webhook-id');
     const timestamp = header(headers, 'webhook-timestamp');
     const signatures = header(headers, 'webhook-signature');
@@ -80,11 +96,11 @@ export function verifyStandardWebhook(
     if (!(ageSeconds <= toleranceSeconds)) return false;
 
     const signedContent = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), Buffer.from(rawBody)]);
-    const expected = createHmac('sha256', standardWebhookKey(clientSecret)).update(signedContent).digest('base64');
-    // The header may list several space-separated signatures (e.g. during secret rotation).
+    const expected = secrets.map((secret) => createHmac('sha256', standardWebhookKey(secret)).update(signedContent).digest('base64'));
+    // The header may list several space-separated signatures (during a rotation Plaza sends `v1,<new> v1,<old>`).
     return signatures.split(' ').some((entry) => {
       const [version, signature] = entry.split(',', 2);
-      return version === 'v1' && signature !== undefined && constantTimeEqual(signature, expected);
+      return version === 'v1' && signature !== undefined && expected.map((mac) => constantTimeEqual(signature, mac)).includes(true);
     });
   } catch {
     return false;
