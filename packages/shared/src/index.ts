@@ -3,3 +3,4 @@ export * from './app-rules.js';
 export * from './readable-text.js';
 export * from './session-messages.js';
 export * from './webhook-payload.js';
+export * from './webhook-event-schemas.js';

@@ -9,7 +9,10 @@ export interface WebhookEvent {
   event: WebhookEventName;
   app_id: string;
   user_id: string;
-  /** `APP-<digits>-<suffix>`; a refund or uninstall carries the purchase_id of the purchase it ends. */
+  /**
+   * `APP-<digits>-<suffix>`: each purchase and each install (a reinstall included) has its own; an uninstall
+   * carries the purchase_id of the install or purchase it ends, a refund that of the refunded purchase.
+   */
   purchase_id: string;
   amount_vnd: number;
   /** floor(amount_vnd * 80 / 100). */

@@ -20,6 +20,7 @@ import { noStore, securityHeaders } from '../platform/security-headers.js';
 import { isBuilt, notFound, webRoutes } from '../platform/web-surface.js';
 import { sendError } from '../platform/http-errors.js';
 import { attachWebSocketServer } from './websocket-server.js';
+import { eventCatalogueRoutes } from '../modules/webhooks/event-catalogue.routes.js';
 
 /** What /graphql answers: queries and mutations over GET and POST, the WebSocket upgrade on GET. */
 const GRAPHQL_METHODS = 'GET, HEAD, POST, OPTIONS';
@@ -114,6 +115,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       next(err);
     }
   });
+  // The webhook event catalogue (JSON Schema per event), linked from the README and the portal.
+  app.use(eventCatalogueRoutes(services.config.platformOrigin));
   app.use(['/graphql', '/auth'], guards.limitAddress);
   // Sign-in answers carry a token, and GraphQL answers secrets (revealClientSecret, createApiToken).
   app.use(['/graphql', '/auth'], noStore);

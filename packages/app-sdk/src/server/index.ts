@@ -27,4 +27,6 @@ export {
 } from './webhook-receiver.js';
 export { type DedupeStore, MemoryDedupeStore, dedupeKey } from './dedupe-store.js';
 export { DEFAULT_REPLAY_TOLERANCE_SECONDS } from './webhook-timestamp.js';
+// The event catalogue Plaza serves at /webhooks/schemas/: validate payloads with any JSON Schema validator.
+export { webhookEventSchema, webhookSchemaIndex, webhookSchemaPath, WEBHOOK_PAYLOAD_FIELDS, WEBHOOK_SCHEMAS_PATH } from '@plaza/shared';
 export { parseWebhookEvent, MalformedWebhookError } from './webhook-payload.js';
