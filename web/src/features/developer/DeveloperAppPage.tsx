@@ -14,6 +14,7 @@ import { AppForm } from './AppForm';
 import { toAppInput, type AppFormValues } from './app-rules';
 import { ClientSecretPanel } from './ClientSecretPanel';
 import { DeveloperAppQuery, UpdateAppMutation } from './developer-app';
+import { WebhookEventCatalogue } from './WebhookEventCatalogue';
 
 type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
 
@@ -87,6 +88,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
       <ReviewHistory decisions={app.reviewDecisions} />
       <PreCheckReport report={app.preChecks} headingId="pre-checks-heading" />
       <ClientSecretPanel appId={app.id} />
+      <WebhookEventCatalogue />
       <Earnings earnings={app.earnings} />
     </>
   );
