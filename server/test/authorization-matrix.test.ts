@@ -65,6 +65,7 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     storeApps: { document: '{ storeApps(first: 100) { edges { node { id } } } }', reveals: (f) => f.apps.listed, expect: { all: 'ALLOWED' } },
     // Unfiltered, so the answer shows everything the principal may read.
     webhookDeliveries: { document: '{ webhookDeliveries(first: 100) { edges { node { id } } } }', reveals: (f) => f.deliveryId, expect: DELIVERY_READ },
+    userByEmail: { document: '{ userByEmail(email: "owner@studio.test") { id } }', reveals: (f) => f.ownerId, expect: ADMIN_ONLY },
     webhookDelivery: { document: 'query($id: ID!) { webhookDelivery(id: $id) { id } }', variables: byId((f) => f.deliveryId), reveals: (f) => f.deliveryId, expect: DELIVERY_READ },
   },
 
@@ -82,6 +83,8 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
       // Not even the owner may approve their own app.
       expect: { anonymous: 'UNAUTHENTICATED', people: 'FORBIDDEN', reviewer: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN' },
     },
+    // On a user outside the matrix, so no principal's roles change under the other rows.
+    grantRole: { document: 'mutation($userId: ID!) { grantRole(userId: $userId, role: "REVIEWER") { id } }', variables: (f) => ({ userId: f.bystanderId }), expect: ADMIN_ONLY },
     installApp: { document: 'mutation($appId: ID!) { installApp(appId: $appId) { id } }', variables: byAppId((f) => f.apps.installable), expect: PEOPLE_ONLY },
     // Only the developer opens an approved app without having installed it.
     launchApp: { document: 'mutation($appId: ID!) { launchApp(appId: $appId) { token } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
@@ -98,6 +101,7 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     },
     refundPurchase: { document: 'mutation($purchaseId: String!) { refundPurchase(purchaseId: $purchaseId) { status } }', variables: (f) => ({ purchaseId: f.purchaseId }), expect: ADMIN_ONLY },
     revealClientSecret: { document: 'mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
+    revokeRole: { document: 'mutation($userId: ID!) { revokeRole(userId: $userId, role: "REVIEWER") { id } }', variables: (f) => ({ userId: f.bystanderId }), expect: ADMIN_ONLY },
     revokeApiToken: { document: 'mutation($id: ID!) { revokeApiToken(id: $id) }', variables: byId((f) => f.revocableTokenId), expect: OWNER_ONLY },
     // The listed app's receiver does not check signatures, so a new secret breaks no later row.
     rotateClientSecret: { document: 'mutation($appId: ID!) { rotateClientSecret(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },

@@ -25,7 +25,7 @@ export function resolverContainer(services: Services): ResolverContainer {
     new AppResolver(apps, review, preChecks, secrets),
     new ReviewResolver(review, notifications),
     new SecretsResolver(secrets),
-    new WebhookResolver(deliveryLog, webhookEvents, apps, pubSub),
+    new WebhookResolver(deliveryLog, webhookEvents, apps, pubSub, marketplace),
     new DeliveryAttemptResolver(),
     new MarketplaceResolver(marketplace, identity, apps, sessionTokens),
     new InstallationResolver(apps),

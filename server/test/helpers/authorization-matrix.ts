@@ -57,6 +57,8 @@ export interface MatrixFixture {
   clients: Record<PrincipalName, GraphQLTestClient>;
   receiver: WebhookReceiver;
   ownerId: string;
+  /** A user outside the matrix (the buyer): grantRole and revokeRole act on them, so no principal's roles change. */
+  bystanderId: string;
   apps: {
     /** Approved, free, webhook to the receiver: secrets, launches, test events, live deliveries. */
     listed: string;
@@ -152,6 +154,7 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
     clients,
     receiver,
     ownerId: owner.userId,
+    bystanderId: buyer.userId,
     apps: { listed, paid, installable, uninstallable, editable, underReview, toDecide: Object.fromEntries(PRINCIPALS.map((p, i) => [p, toDecide[i]])) as Record<PrincipalName, string> },
     purchaseId,
     deliveryId,

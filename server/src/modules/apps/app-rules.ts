@@ -9,7 +9,7 @@ import {
 } from '@plaza/shared';
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 import { describeTextIssue } from '../../platform/readable-text.js';
-import { CATEGORIES, Pricing } from './app.types.js';
+import { CATEGORIES, Pricing, SUBSCRIBABLE_EVENTS } from './app.types.js';
 
 // The listing rules themselves are in @plaza/shared, where the web form runs them too; these decorators
 // apply them to the DTOs and word the answer for the API ("name must be at most 60 characters ...").
@@ -77,3 +77,17 @@ export const IsCategory = () =>
 export const IsPricing = () => rule('pricing', (v) => ((Object.values(Pricing) as unknown[]).includes(v) ? undefined : 'must be FREE or PAID'));
 
 export const IsPricePoints = () => rule('pricePoints', worded(pricePointsIssue));
+
+/**
+ * At least one of the four business events (an app that wants none removes its webhook URL instead, so
+ * a webhook never sits there silently); APP_TEST is not a subscription, test events are always sent.
+ * Null or absent means the default (submit) or no change (update).
+ */
+export const IsWebhookEvents = () =>
+  rule('webhookEvents', (v) => {
+    if (v === null || v === undefined) return undefined;
+    if (!Array.isArray(v) || v.length === 0) return `must name at least one of ${SUBSCRIBABLE_EVENTS.join(', ')}; to receive no events, remove the webhook URL`;
+    const other = v.find((event) => !SUBSCRIBABLE_EVENTS.includes(event));
+    if (other !== undefined) return `cannot include ${String(other)}: choose from ${SUBSCRIBABLE_EVENTS.join(', ')} (test events are always sent)`;
+    return undefined;
+  });

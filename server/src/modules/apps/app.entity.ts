@@ -1,6 +1,7 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { AppStatus, Pricing, type Listing } from './app.types.js';
+import { WebhookEventType } from '../webhooks/webhook.types.js';
+import { AppStatus, Pricing, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
 
 @ObjectType({ description: 'An app in the marketplace. Its developer and reviewers see the current version; everyone else the last approved listing' })
 @Entity('apps')
@@ -48,6 +49,11 @@ export class App {
   @Field(() => String, { nullable: true, description: 'Where webhook events are sent; only its developer and reviewers see it (null for everyone else, and when none is set)' })
   @Column({ type: 'text', name: 'webhook_url', nullable: true })
   webhookUrl: string | null;
+
+  /** Event filters (issue 18): which of the four business events are sent; app.test always is. Changes without review. */
+  @Field(() => [WebhookEventType], { description: 'The events sent to the webhook URL (all four by default); APP_TEST is always sendable. Changed through submitApp/updateApp without a new review' })
+  @Column({ type: 'text', array: true, name: 'webhook_events', default: () => `'{${SUBSCRIBABLE_EVENTS.join(',')}}'` })
+  webhookEvents: WebhookEventType[];
 
   @Field(() => AppStatus, { description: 'Where the current version stands in review; APPROVED for everyone who sees only the listing' })
   @Column({ type: 'text' })

@@ -12,11 +12,12 @@ import { blockedHostReason } from '../../platform/outbound-http/address-policy.j
 import { App } from './app.entity.js';
 import { requireOwnedApp, viewOf, type OwnedAppOptions } from './app-access.js';
 import { appErrors } from './app.errors.js';
-import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, type Listing } from './app.types.js';
+import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
+import type { WebhookEventType } from '../webhooks/webhook.types.js';
 import type { SubmitAppInput } from './dto/submit-app.input.js';
 import type { UpdateAppInput } from './dto/update-app.input.js';
 
-type AppFields = Listing & { webhookUrl: string | null };
+type AppFields = Listing & { webhookUrl: string | null; webhookEvents: WebhookEventType[] };
 
 export const listingOf = (app: Listing): Listing => ({
   name: app.name,
@@ -65,8 +66,11 @@ export class AppService {
     }
   }
 
-  private normalise<T extends Partial<AppFields>>(input: T): T {
+  private normalise<T extends Partial<Omit<AppFields, 'webhookEvents'>> & { webhookEvents?: WebhookEventType[] | null }>(input: T): T {
     const out = { ...input };
+    // Kept in one order without repeats, so an edit that lists the same events changes nothing.
+    if (out.webhookEvents) out.webhookEvents = SUBSCRIBABLE_EVENTS.filter((event) => out.webhookEvents!.includes(event));
+    else out.webhookEvents = undefined;
     if (typeof out.name === 'string') out.name = out.name.trim();
     if (typeof out.shortDescription === 'string') out.shortDescription = out.shortDescription.trim();
     if (typeof out.category === 'string') out.category = out.category.trim().toLowerCase();
@@ -75,7 +79,8 @@ export class AppService {
   }
 
   async submit(principal: Principal, rawInput: SubmitAppInput): Promise<App> {
-    const input = this.normalise({ ...rawInput, pricePoints: rawInput.pricePoints ?? null, webhookUrl: rawInput.webhookUrl ?? null });
+    const normalised = this.normalise({ ...rawInput, pricePoints: rawInput.pricePoints ?? null, webhookUrl: rawInput.webhookUrl ?? null });
+    const input = { ...normalised, webhookEvents: normalised.webhookEvents ?? [...SUBSCRIBABLE_EVENTS] };
     this.checkFields(input);
     const now = new Date();
     const app = this.db.getRepository(App).create({
@@ -101,7 +106,7 @@ export class AppService {
   /**
    * Edits an app. A rejected app goes back to review (resubmission) even without changes; an
    * approved app goes back to review when a listing field changes, while the store keeps showing
-   * the approved version. The webhook URL is not part of the listing and changes at once.
+   * the approved version. The webhook URL and events are not part of the listing and change at once.
    */
   async update(principal: Principal, id: string, rawInput: UpdateAppInput): Promise<App> {
     const input = this.normalise(rawInput);
@@ -110,11 +115,11 @@ export class AppService {
       const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<AppFields>;
       // Switching to FREE clears the price unless the caller said otherwise.
       if (given.pricing === Pricing.FREE && !('pricePoints' in given)) given.pricePoints = null;
-      const merged: AppFields = { ...listingOf(app), webhookUrl: app.webhookUrl, ...given };
+      const merged: AppFields = { ...listingOf(app), webhookUrl: app.webhookUrl, webhookEvents: app.webhookEvents, ...given };
       this.checkFields(merged);
 
       const listingChanged = LISTING_FIELDS.some((f) => merged[f] !== app[f]);
-      const webhookChanged = merged.webhookUrl !== app.webhookUrl;
+      const webhookChanged = merged.webhookUrl !== app.webhookUrl || merged.webhookEvents.join() !== app.webhookEvents.join();
       const resubmit = app.status === AppStatus.REJECTED || (app.status === AppStatus.APPROVED && listingChanged);
       if (!listingChanged && !webhookChanged && !resubmit) return app;
 

@@ -1,4 +1,5 @@
 import { registerEnumType } from 'type-graphql';
+import { WebhookEventType } from '../webhooks/webhook.types.js';
 
 export enum Pricing {
   FREE = 'FREE',
@@ -39,3 +40,6 @@ export const REVIEW_DUE_AFTER_MS = 24 * 60 * 60 * 1000;
 /** The fields users see in the store; editing one of them on an approved app sends it back to review. */
 export const LISTING_FIELDS = ['name', 'shortDescription', 'iconUrl', 'appUrl', 'category', 'pricing', 'pricePoints'] as const;
 export type Listing = { name: string; shortDescription: string; iconUrl: string; appUrl: string; category: string; pricing: Pricing; pricePoints: number | null };
+
+/** The events an app may choose to be sent (webhookEvents), in this order; APP_TEST is always sendable and never chosen. */
+export const SUBSCRIBABLE_EVENTS: readonly WebhookEventType[] = [WebhookEventType.APP_PURCHASED, WebhookEventType.APP_INSTALLED, WebhookEventType.APP_UNINSTALLED, WebhookEventType.APP_REFUNDED];

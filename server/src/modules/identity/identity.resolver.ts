@@ -32,6 +32,31 @@ export class IdentityResolver {
     return this.identity.rolesOf(account);
   }
 
+  @FieldResolver(() => [String], { description: 'The REVIEWER and ADMIN roles that PLATFORM_REVIEWER_EMAILS / PLATFORM_ADMIN_EMAILS give this account: revokeRole cannot take these away' })
+  configuredRoles(@Root() account: Account): string[] {
+    return this.identity.configuredRolesOf(account);
+  }
+
+  @Authorized('ADMIN')
+  @Query(() => Account, { nullable: true, description: 'Admin: the account that signs in with this e-mail address (any case); null when there is none' })
+  userByEmail(@Arg('email', { description: 'The address the user signs in with' }) email: string): Promise<Account | null> {
+    return this.identity.findAccountByEmail(email);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Account, { description: 'Admin: gives REVIEWER or ADMIN to a user (nothing changes if they have it); their sessions have it from their next request' })
+  grantRole(@Arg('userId', () => ID, { description: 'The user’s id' }) userId: string, @Arg('role', { description: 'REVIEWER or ADMIN' }) role: string): Promise<Account> {
+    return this.identity.grantRole(userId, role);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Account, {
+    description: 'Admin: takes back a granted REVIEWER or ADMIN role. CONFLICT when it would stay anyway: given by PLATFORM_*_EMAILS, REVIEWER of an admin, or your own ADMIN',
+  })
+  revokeRole(@Arg('userId', () => ID, { description: 'The user’s id' }) userId: string, @Arg('role', { description: 'REVIEWER or ADMIN' }) role: string, @Ctx() context: RequestContext): Promise<Account> {
+    return this.identity.revokeRole(requirePrincipal(context), userId, role);
+  }
+
   /** The contract's Int: a balance past 2^31 - 1 is a clear error naming pointsExact, never a wrong number. */
   @FieldResolver(() => Int, { description: 'Your points balance while it fits a 32-bit Int; past 2,147,483,647 an error that points to pointsExact' })
   points(@Root() account: Account): number {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataSource, IsNull } from 'typeorm';
 import type { Config } from '../../config.js';
-import { badInput, forbidden, notFound, PlazaError, ErrorCode } from '../../platform/errors.js';
+import { badInput, conflict, forbidden, notFound, PlazaError, ErrorCode } from '../../platform/errors.js';
 import { newCredential, newId } from '../../platform/ids.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
@@ -9,8 +9,8 @@ import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';
 import { Session } from './session.entity.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import { API_TOKEN_SCOPES, isApiTokenScope } from '../../platform/auth/roles.js';
-import { API_TOKEN_ROLES, rolesOf } from './roles.js';
+import { API_TOKEN_SCOPES, isApiTokenScope, Role } from '../../platform/auth/roles.js';
+import { API_TOKEN_ROLES, GRANTABLE_ROLES, grantableRole, rolesOf } from './roles.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -117,6 +117,64 @@ export class IdentityService {
 
   async findAccount(id: string): Promise<Account | null> {
     return this.db.getRepository(Account).findOneBy({ id });
+  }
+
+  /** The account that signs in with this address (any case); the most recently active one should two providers share it. */
+  async findAccountByEmail(email: string): Promise<Account | null> {
+    const address = email.trim().toLowerCase();
+    if (!address) throw badInput('email', 'email is required: the address the user signs in with');
+    return this.db.getRepository(Account).findOne({ where: { email: address }, order: { lastSignInAt: 'DESC' } });
+  }
+
+  /** The roles configuration gives this account by its e-mail: an admin's grant or revocation cannot change them. */
+  configuredRolesOf(account: Pick<Account, 'email'>): Role[] {
+    return rolesOf(account.email, [], this.config).filter((role) => GRANTABLE_ROLES.includes(role));
+  }
+
+  /**
+   * An admin gives REVIEWER or ADMIN to an account (a no-op when it has it). Roles are read on every
+   * request, so the user's sessions act with it from their next request.
+   */
+  async grantRole(userId: string, rawRole: string): Promise<Account> {
+    const role = grantableRole(rawRole);
+    return this.db.transaction(async (manager) => {
+      const account = await manager.getRepository(Account).findOne({ where: { id: userId }, lock: { mode: 'pessimistic_write' } });
+      if (!account) throw notFound('User');
+      if (!account.grantedRoles.includes(role)) {
+        account.grantedRoles = [...account.grantedRoles, role];
+        await manager.update(Account, { id: userId }, { grantedRoles: account.grantedRoles });
+      }
+      return account;
+    });
+  }
+
+  /**
+   * An admin takes back a granted role. A role that would stay anyway is refused (CONFLICT) rather than
+   * silently kept: one from PLATFORM_*_EMAILS, REVIEWER of an admin (admins review), and an admin's own
+   * ADMIN (so the platform cannot lose its last admin by a slip). Not holding the role is a no-op.
+   */
+  async revokeRole(actor: Principal, userId: string, rawRole: string): Promise<Account> {
+    const role = grantableRole(rawRole);
+    return this.db.transaction(async (manager) => {
+      const account = await manager.getRepository(Account).findOne({ where: { id: userId }, lock: { mode: 'pessimistic_write' } });
+      if (!account) throw notFound('User');
+      if (role === Role.ADMIN && account.id === actor.userId) throw conflict('You cannot revoke your own ADMIN role; another admin can', 'OWN_ADMIN_ROLE');
+      const email = account.email.toLowerCase();
+      const byConfiguration = role === Role.ADMIN ? this.config.adminEmails.has(email) : this.config.reviewerEmails.has(email);
+      if (byConfiguration) {
+        const variable = role === Role.ADMIN ? 'PLATFORM_ADMIN_EMAILS' : 'PLATFORM_REVIEWER_EMAILS';
+        throw conflict(`${account.email} is ${role} by configuration (${variable}); remove the address there and restart Plaza to take the role away`, 'ROLE_FROM_CONFIGURATION');
+      }
+      const remaining = account.grantedRoles.filter((r) => r !== role);
+      if (role === Role.REVIEWER && rolesOf(account.email, remaining, this.config).includes(Role.ADMIN)) {
+        throw conflict(`${account.email} is an ADMIN, and admins also review; revoke ADMIN to take REVIEWER away`, 'ROLE_IMPLIED_BY_ADMIN');
+      }
+      if (remaining.length !== account.grantedRoles.length) {
+        account.grantedRoles = remaining;
+        await manager.update(Account, { id: userId }, { grantedRoles: remaining });
+      }
+      return account;
+    });
   }
 
   /** Sets the account's locale and theme, each only when given; the account as it now is. */

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import { badInput } from '../../platform/errors.js';
 import { Role } from '../../platform/auth/roles.js';
 
 /**
@@ -17,4 +18,14 @@ export function rolesOf(email: string, grantedRoles: string[], config: Pick<Conf
     roles.add(Role.REVIEWER);
   }
   return [...roles];
+}
+
+/** The roles an admin may grant and revoke (grantRole, revokeRole); DEVELOPER and USER belong to everyone. */
+export const GRANTABLE_ROLES: readonly Role[] = [Role.REVIEWER, Role.ADMIN];
+
+/** The role named exactly, or BAD_USER_INPUT on `role`. */
+export function grantableRole(role: string): Role {
+  const found = GRANTABLE_ROLES.find((r) => r === role);
+  if (!found) throw badInput('role', `role must be ${GRANTABLE_ROLES.join(' or ')} (got "${role.slice(0, 40)}"); every account is already a DEVELOPER and a USER`);
+  return found;
 }

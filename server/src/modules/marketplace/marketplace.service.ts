@@ -24,6 +24,13 @@ const isUniqueViolation = (err: unknown) => err instanceof QueryFailedError && (
 export class MarketplaceService {
   constructor(private readonly db: DataSource, private readonly config: Config, private readonly webhookEvents: WebhookEventsService) {}
 
+  /** What a sale at this price carries in its webhook (0 for a free app): the amounts of a test event. */
+  saleAmounts(pricePoints: number | null): { amountVnd: number; developerShareVnd: number } {
+    if (!pricePoints) return { amountVnd: 0, developerShareVnd: 0 };
+    const { amountVnd, developerShareVnd } = splitRevenue(pricePoints, this.config.pointValueVnd);
+    return { amountVnd, developerShareVnd };
+  }
+
   /** The listed (approved) version of an app, or a clear refusal. */
   private async listedApp(manager: EntityManager, appId: string): Promise<App & { publishedListing: NonNullable<App['publishedListing']> }> {
     const app = await manager.findOneBy(App, { id: appId });

@@ -2,7 +2,7 @@ import type { WebhookEvent } from '@plaza/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import { afterCommit } from '../../platform/after-commit.js';
 import { badInput } from '../../platform/errors.js';
-import { newPurchaseId, newWebhookId } from '../../platform/ids.js';
+import { newTestPurchaseId, newWebhookId } from '../../platform/ids.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
@@ -16,6 +16,8 @@ export interface EventFacts {
   amountVnd: number;
   developerShareVnd: number;
   at?: Date;
+  /** A developer's test (sendTestWebhook): sent whatever the app's event filter says. */
+  test?: boolean;
 }
 
 /** The body of interface.md: exactly these seven fields (the app SDK's WebhookEvent, from @plaza/shared), in this order. */
@@ -41,7 +43,8 @@ export class WebhookEventsService {
   /**
    * The entry point for everything that causes a webhook: call it with the manager of the
    * transaction that records the purchase, install or refund, so the event and its delivery commit
-   * with it or not at all. Returns null (and records nothing) when the app has no webhook URL.
+   * with it or not at all. Returns null (and records nothing) when the app has no webhook URL or does
+   * not subscribe to this event (webhookEvents), as Svix makes no message for a filtered-out endpoint.
    */
   async recordEvent(manager: EntityManager, facts: EventFacts): Promise<WebhookDelivery | null> {
     const [delivery] = await this.insert(manager, [facts]);
@@ -50,7 +53,8 @@ export class WebhookEventsService {
 
   /**
    * Records events and their deliveries in one statement (one round trip inside the caller's
-   * transaction, whatever the count), skipping apps without a webhook URL. Returns what it recorded.
+   * transaction, whatever the count), skipping apps without a webhook URL and events an app does not
+   * subscribe to (tests and app.test always go). Returns what it recorded.
    */
   async insert(manager: EntityManager, all: EventFacts[]): Promise<WebhookDelivery[]> {
     const rows = all.map((facts) => {
@@ -62,9 +66,9 @@ export class WebhookEventsService {
       manager,
       'plaza_record_webhook_events',
       `WITH input AS (
-         SELECT i.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
-                AS i(event_id, type, app_id, user_id, purchase_id, payload, at, delivery_id)
-           JOIN apps a ON a.id = i.app_id AND a.webhook_url IS NOT NULL
+         SELECT i.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[])
+                AS i(event_id, type, app_id, user_id, purchase_id, payload, at, delivery_id, filtered_as)
+           JOIN apps a ON a.id = i.app_id AND a.webhook_url IS NOT NULL AND (i.filtered_as IS NULL OR i.filtered_as = ANY (a.webhook_events))
        ), events AS (
          INSERT INTO webhook_events (id, type, app_id, user_id, purchase_id, payload, created_at)
          SELECT event_id, type, app_id, user_id, purchase_id, payload, at FROM input
@@ -81,6 +85,8 @@ export class WebhookEventsService {
         column((r) => r.payload),
         column((r) => r.at.toISOString()),
         column((r) => r.deliveryId),
+        // The enum name the app's webhookEvents lists; null for what is sent regardless (tests, app.test).
+        column((r) => (r.facts.test || r.facts.type === WebhookEventType.APP_TEST ? null : r.facts.type)),
       ],
     );
     if (recorded.length === 0) return [];
@@ -109,10 +115,15 @@ export class WebhookEventsService {
       );
   }
 
-  /** A signed `app.test` delivery to the app's webhook URL, through the same engine as real events. */
-  async sendTest(appId: string, userId: string): Promise<WebhookDelivery> {
+  /**
+   * A signed sample event (app.test by default) to the app's webhook URL, through the same engine as
+   * real events. Nothing is bought or credited; the purchase_id is a test one (APP-<ms>-TEST..), which
+   * also puts `X-Platform-Test: true` on every attempt. Amounts are what a sale of the app would carry.
+   */
+  async sendTest(appId: string, userId: string, type: WebhookEventType = WebhookEventType.APP_TEST, amounts = { amountVnd: 0, developerShareVnd: 0 }): Promise<WebhookDelivery> {
+    const sample = type === WebhookEventType.APP_TEST ? { amountVnd: 0, developerShareVnd: 0 } : amounts;
     return this.db.transaction(async (manager) => {
-      const delivery = await this.recordEvent(manager, { type: WebhookEventType.APP_TEST, appId, userId, purchaseId: newPurchaseId(), amountVnd: 0, developerShareVnd: 0 });
+      const delivery = await this.recordEvent(manager, { type, appId, userId, purchaseId: newTestPurchaseId(), ...sample, test: true });
       if (!delivery) throw badInput('webhookUrl', 'This app has no webhook URL; set one before sending a test event');
       return delivery;
     });

@@ -7,6 +7,7 @@ import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { wiredResolver } from '../../platform/resolver-container.js';
 import type { AppService } from '../apps/app.service.js';
+import type { MarketplaceService } from '../marketplace/marketplace.service.js';
 import type { DeliveryLogService } from './delivery-log.service.js';
 import type { WebhookEventsService } from './webhook-events.service.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
@@ -39,6 +40,7 @@ export class WebhookResolver {
     private readonly webhookEvents: WebhookEventsService,
     private readonly apps: AppService,
     private readonly pubSub: PostgresPubSub,
+    private readonly marketplace: MarketplaceService,
   ) {}
 
   @Authorized(tokenScope('deliveries:read'))
@@ -67,11 +69,18 @@ export class WebhookResolver {
   }
 
   @Authorized(tokenScope('deliveries:write'))
-  @Mutation(() => WebhookDelivery, { description: 'Owner: a signed app.test event to the app’s webhook URL' })
-  async sendTestWebhook(@Arg('appId', () => ID, { description: 'One of your apps with a webhook URL' }) appId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
+  @Mutation(() => WebhookDelivery, {
+    description:
+      'Owner: a signed sample event to the app’s webhook URL, sent whatever its webhookEvents say. Marked as a test: header X-Platform-Test: true and a purchase_id APP-<ms>-TEST.. that names no purchase; nothing is bought or credited',
+  })
+  async sendTestWebhook(
+    @Arg('appId', () => ID, { description: 'One of your apps with a webhook URL' }) appId: string,
+    @Ctx() context: RequestContext,
+    @Arg('event', () => WebhookEventType, { nullable: true, description: 'The event to imitate; APP_TEST when not given. Amounts are those of a sale of the app (0 for a free app and for APP_TEST)' }) event?: WebhookEventType | null,
+  ): Promise<WebhookDelivery> {
     const principal = requirePrincipal(context);
-    await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can send it test events' });
-    return this.webhookEvents.sendTest(appId, principal.userId);
+    const app = await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can send it test events' });
+    return this.webhookEvents.sendTest(appId, principal.userId, event ?? WebhookEventType.APP_TEST, this.marketplace.saleAmounts(app.pricePoints));
   }
 
   @Authorized(tokenScope('deliveries:read'))

@@ -1,6 +1,7 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { Pricing } from '../app.types.js';
-import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsShortDescription, IsWebhookUrl } from '../app-rules.js';
+import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsShortDescription, IsWebhookEvents, IsWebhookUrl } from '../app-rules.js';
+import { WebhookEventType } from '../../webhooks/webhook.types.js';
 
 @InputType({ description: 'A new app for submitApp' })
 export class SubmitAppInput {
@@ -34,4 +35,8 @@ export class SubmitAppInput {
   @Field(() => String, { nullable: true, description: 'Where webhook events are sent; optional; HTTPS unless the platform allows private URLs' })
   @IsWebhookUrl()
   webhookUrl?: string | null;
+
+  @Field(() => [WebhookEventType], { nullable: true, description: 'The events to send to the webhook URL: one or more of APP_PURCHASED, APP_INSTALLED, APP_UNINSTALLED, APP_REFUNDED (all four when not given). Takes effect at once, without review' })
+  @IsWebhookEvents()
+  webhookEvents?: WebhookEventType[] | null;
 }

@@ -1,7 +1,8 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { ValidateIf } from 'class-validator';
 import { Pricing } from '../app.types.js';
-import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsPricing, IsShortDescription, IsWebhookUrl } from '../app-rules.js';
+import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsPricing, IsShortDescription, IsWebhookEvents, IsWebhookUrl } from '../app-rules.js';
+import { WebhookEventType } from '../../webhooks/webhook.types.js';
 
 /** Only the fields given change; the same rules as SubmitAppInput apply to each. */
 @InputType({ description: 'Changes for updateApp: only the fields given change, each by the rules of SubmitAppInput' })
@@ -43,4 +44,8 @@ export class UpdateAppInput {
   @Field(() => String, { nullable: true, description: 'Pass null to remove the webhook' })
   @IsWebhookUrl()
   webhookUrl?: string | null;
+
+  @Field(() => [WebhookEventType], { nullable: true, description: 'The events to send to the webhook URL: one or more of APP_PURCHASED, APP_INSTALLED, APP_UNINSTALLED, APP_REFUNDED (unchanged when not given). Takes effect at once, without review' })
+  @IsWebhookEvents()
+  webhookEvents?: WebhookEventType[] | null;
 }

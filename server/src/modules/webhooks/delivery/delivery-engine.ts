@@ -7,6 +7,7 @@ import type { PlazaMetrics } from '../../../platform/metrics.js';
 import { runPrepared } from '../../../platform/prepared-query.js';
 import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedHttpClient } from '../../../platform/outbound-http/guarded-http-client.js';
+import { isTestPurchaseId } from '../../../platform/ids.js';
 import { webhookHeaders } from '../webhook-signing.js';
 import { AttemptTrigger } from '../webhook.types.js';
 import { AttemptResults, type AttemptResult } from './attempt-results.js';
@@ -245,6 +246,8 @@ export class DeliveryEngine {
     try {
       const secret = this.secrets.open(delivery.app_id, delivery.key_id, delivery.ciphertext);
       const headers = webhookHeaders({ deliveryId: delivery.id, eventName: delivery.event_type, attemptNumber: number, body: delivery.payload, clientSecret: secret, now: startedAt });
+      // A developer's test event (sendTestWebhook) says so, beside a payload of exactly the seven fields.
+      if (isTestPurchaseId(delivery.purchase_id)) headers['x-platform-test'] = 'true';
       const response = await this.http.post(delivery.webhook_url, headers, delivery.payload, delivery.app_id);
       this.metrics?.observeAttempt(response.durationMs, response.error === null);
       return { delivery, number, startedAt, url: delivery.webhook_url, headers, response };
