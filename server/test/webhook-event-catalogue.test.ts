@@ -30,7 +30,7 @@ async function catalogueValidator() {
     ajv.addSchema(body);
   }
   const origin = plaza.services.config.platformOrigin;
-  return (payload: { event: string }) => {
+  return (payload: { event: string; [field: string]: unknown }) => {
     const validate = ajv.getSchema(`${origin}/webhooks/schemas/${payload.event}.json`);
     if (!validate) throw new Error(`no schema for ${payload.event}`);
     return validate(payload) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
