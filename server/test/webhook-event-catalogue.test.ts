@@ -86,9 +86,14 @@ describe('the webhook event catalogue', () => {
     await install(free);
     await uninstall(free);
     await developer.ok('mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }', { appId: free });
+    // Test imitations of the paid app's events carry what a sale would, the install's included.
+    for (const event of ['APP_PURCHASED', 'APP_INSTALLED']) {
+      await developer.ok('mutation($appId: ID!, $event: WebhookEventType) { sendTestWebhook(appId: $appId, event: $event) { id } }', { appId: paid, event });
+    }
 
-    const payloads = (await receiver.waitForRequests(7)).map((request) => JSON.parse(request.rawBody.toString('utf8')));
-    expect(payloads.map((p) => p.event).sort()).toEqual(['app.installed', 'app.installed', 'app.purchased', 'app.refunded', 'app.test', 'app.uninstalled', 'app.uninstalled']);
+    const payloads = (await receiver.waitForRequests(9)).map((request) => JSON.parse(request.rawBody.toString('utf8')));
+    expect(payloads.map((p) => p.event).sort()).toEqual(['app.installed', 'app.installed', 'app.installed', 'app.purchased', 'app.purchased', 'app.refunded', 'app.test', 'app.uninstalled', 'app.uninstalled']);
+    expect(payloads.filter((p) => p.event === 'app.installed').map((p) => p.amount_vnd).sort()).toEqual([0, 0, 7 * plaza.services.config.pointValueVnd]);
     const problems = await catalogueValidator();
     for (const payload of payloads) expect(problems(payload), JSON.stringify(payload)).toEqual([]);
   });
