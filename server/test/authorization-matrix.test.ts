@@ -105,6 +105,7 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     revokeApiToken: { document: 'mutation($id: ID!) { revokeApiToken(id: $id) }', variables: byId((f) => f.revocableTokenId), expect: OWNER_ONLY },
     // The listed app's receiver does not check signatures, so a new secret breaks no later row.
     rotateClientSecret: { document: 'mutation($appId: ID!) { rotateClientSecret(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
+    finishClientSecretRotation: { document: 'mutation($appId: ID!) { finishClientSecretRotation(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
     rotateSessionSigningKey: { document: 'mutation { rotateSessionSigningKey }', expect: ADMIN_ONLY },
     sendTestWebhook: {
       document: 'mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }',

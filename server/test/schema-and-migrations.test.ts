@@ -21,7 +21,7 @@ describe('schema.graphql', () => {
     for (const name of [
       'me: Viewer', 'categories: [Category!]!', 'app(id: ID!): App', 'myApps: [App!]!', 'storeApps(', 'reviewQueue(', 'notifications(',
       'submitApp(input: SubmitAppInput!): App!', 'updateApp(id: ID!, input: UpdateAppInput!): App!', 'decideReview(input: ReviewDecisionInput!): ReviewDecision!',
-      'revealClientSecret(appId: ID!): ClientSecret!', 'rotateClientSecret(appId: ID!): ClientSecret!',
+      'revealClientSecret(appId: ID!): ClientSecret!', 'rotateClientSecret(appId: ID!, overlapHours: Int): ClientSecret!', 'finishClientSecretRotation(appId: ID!): ClientSecret!', 'previousValidUntil: DateTime',
       'createApiToken(input: CreateApiTokenInput!): CreatedApiToken!', 'revokeApiToken(id: ID!): Boolean!', 'notificationAdded: Notification!',
       'enum AppStatus', 'enum ReviewOutcome', 'enum RejectionReason', 'enum Pricing', 'scalar DateTime',
     ]) {

@@ -130,7 +130,10 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   app.use(
     '/graphql',
     express.json({ limit: '1mb' }),
-    expressMiddleware(apollo, { context: async ({ req, res }) => ({ ...(await guards.context(requestCredential(req), req.ip ?? null)), log: requestLogger(res) }) }),
+    // The argument is typed here: the integration's own view of express's types can resolve to nothing under pnpm.
+    expressMiddleware(apollo, {
+      context: async ({ req, res }: { req: express.Request; res: express.Response }) => ({ ...(await guards.context(requestCredential(req), req.ip ?? null)), log: requestLogger(res) }),
+    }),
   );
 
   const webDist = services.config.webDistDir;

@@ -5,6 +5,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 export enum SecretAuditAction {
   REVEAL = 'REVEAL',
   ROTATE = 'ROTATE',
+  FINISH_ROTATION = 'FINISH_ROTATION',
 }
 registerEnumType(SecretAuditAction, {
   name: 'SecretAuditAction',
@@ -12,6 +13,7 @@ registerEnumType(SecretAuditAction, {
   valuesConfig: {
     REVEAL: { description: 'revealClientSecret showed the secret' },
     ROTATE: { description: 'rotateClientSecret replaced the secret' },
+    FINISH_ROTATION: { description: 'finishClientSecretRotation ended an overlap: the replaced secret stopped signing' },
   },
 });
 
@@ -32,8 +34,8 @@ export class SecretAuditEntry {
   @Column({ type: 'text', name: 'actor_id' })
   actorId: string;
 
-  /** REVEAL or ROTATE; a string here because the service writes its own constants. */
-  @Field(() => SecretAuditAction, { description: 'REVEAL or ROTATE' })
+  /** A SecretAuditAction; a string here because the service writes its own constants. */
+  @Field(() => SecretAuditAction, { description: 'REVEAL, ROTATE or FINISH_ROTATION' })
   @Column({ type: 'text' })
   action: string;
 

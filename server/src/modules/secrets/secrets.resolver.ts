@@ -1,6 +1,7 @@
-import { Arg, Authorized, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { ClientSecret } from './client-secret.type.js';
+import { DEFAULT_OVERLAP_HOURS, RotateClientSecretArgs } from './dto/rotate-client-secret.args.js';
 import type { SecretsService } from './secrets.service.js';
 
 @Resolver()
@@ -14,8 +15,16 @@ export class SecretsResolver {
   }
 
   @Authorized()
-  @Mutation(() => ClientSecret, { description: 'Owner only: a new client secret; the old one stops signing at once; audited' })
-  rotateClientSecret(@Arg('appId', () => ID, { description: 'One of your apps (app_<ULID>)' }) appId: string, @Ctx() context: RequestContext): Promise<ClientSecret> {
-    return this.secrets.rotate(requirePrincipal(context), appId, context.ipAddress);
+  @Mutation(() => ClientSecret, {
+    description: 'Owner only: a new client secret. During the overlap (24 h by default, 0 = at once, at most 168) webhook-signature carries both signatures and X-Platform-Signature keeps the old secret; audited',
+  })
+  rotateClientSecret(@Args() { appId, overlapHours }: RotateClientSecretArgs, @Ctx() context: RequestContext): Promise<ClientSecret> {
+    return this.secrets.rotate(requirePrincipal(context), appId, overlapHours ?? DEFAULT_OVERLAP_HOURS, context.ipAddress);
+  }
+
+  @Authorized()
+  @Mutation(() => ClientSecret, { description: 'Owner only: ends a rotation’s overlap now, so only the new secret signs (both headers) from the next attempt on; audited' })
+  finishClientSecretRotation(@Arg('appId', () => ID, { description: 'One of your apps (app_<ULID>)' }) appId: string, @Ctx() context: RequestContext): Promise<ClientSecret> {
+    return this.secrets.finishRotation(requirePrincipal(context), appId, context.ipAddress);
   }
 }

@@ -7,10 +7,8 @@ import { requireOwnedApp } from '../apps/app-access.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { StoredClientSecret } from './client-secret.entity.js';
 import type { ClientSecret } from './client-secret.type.js';
-import { SecretAuditEntry } from './secret-audit.entity.js';
+import { SecretAuditAction, SecretAuditEntry } from './secret-audit.entity.js';
 import { generateClientSecret, openSecret, sealSecret } from '../../platform/secret-crypto.js';
-
-type SecretAction = 'REVEAL' | 'ROTATE';
 
 /** Audit entries shown per app; the query cost estimate counts `clientSecretAudit` by it (graphql-limits LIST_BOUNDS). */
 export const AUDIT_TRAIL_LENGTH = 100;
@@ -36,26 +34,70 @@ export class SecretsService {
   async reveal(principal: Principal, appId: string, ipAddress: string | null): Promise<ClientSecret> {
     return this.db.transaction(async (manager) => {
       await this.assertOwner(manager, principal, appId);
-      const stored = await manager.findOneByOrFail(StoredClientSecret, { appId });
-      const value = openSecret(stored, appId, this.config.encryptionKeys);
-      if (stored.keyId !== this.currentKey.id) {
-        // Re-seal under the current key as it is read, so an old key can be retired once all rows have moved.
-        await manager.update(StoredClientSecret, { appId }, sealSecret(value, appId, this.currentKey));
+      const stored = await this.lockStored(manager, appId);
+      const now = new Date();
+      const shown = this.inClear(stored, appId, now);
+      const overlapEnded = stored.previousCiphertext !== null && shown.previousValue === null;
+      if (stored.keyId !== this.currentKey.id || (shown.previousValue !== null && stored.previousKeyId !== this.currentKey.id) || overlapEnded) {
+        // Re-seal under the current key as it is read, so an old key can be retired once all rows have moved;
+        // an overlap that has ended drops the replaced secret on the way.
+        await manager.update(StoredClientSecret, { appId }, { ...sealSecret(shown.value, appId, this.currentKey), ...this.sealPrevious(shown.previousValue, shown.previousValidUntil, appId) });
       }
-      await this.audit(manager, principal, appId, 'REVEAL', ipAddress);
-      return { appId, value, createdAt: stored.createdAt };
+      await this.audit(manager, principal, appId, SecretAuditAction.REVEAL, ipAddress);
+      return shown;
     });
   }
 
-  async rotate(principal: Principal, appId: string, ipAddress: string | null): Promise<ClientSecret> {
+  /**
+   * A new secret. With an overlap the replaced one keeps signing until then (both in webhook-signature,
+   * the old alone in X-Platform-Signature), so receivers move over without a failed delivery; 0 switches
+   * at once. Rotating during an overlap replaces the secret that was new; the oldest stops at once.
+   */
+  async rotate(principal: Principal, appId: string, overlapHours: number, ipAddress: string | null): Promise<ClientSecret> {
     return this.db.transaction(async (manager) => {
       await this.assertOwner(manager, principal, appId);
-      const value = generateClientSecret();
+      const stored = await this.lockStored(manager, appId);
       const createdAt = new Date();
-      await manager.update(StoredClientSecret, { appId }, { createdAt, ...sealSecret(value, appId, this.currentKey) });
-      await this.audit(manager, principal, appId, 'ROTATE', ipAddress);
-      return { appId, value, createdAt };
+      const replaced = overlapHours > 0 ? openSecret(stored, appId, this.config.encryptionKeys) : null;
+      const previousValidUntil = replaced === null ? null : new Date(createdAt.getTime() + overlapHours * 3_600_000);
+      const value = generateClientSecret();
+      await manager.update(StoredClientSecret, { appId }, { createdAt, ...sealSecret(value, appId, this.currentKey), ...this.sealPrevious(replaced, previousValidUntil, appId) });
+      await this.audit(manager, principal, appId, SecretAuditAction.ROTATE, ipAddress);
+      return { appId, value, createdAt, previousValue: replaced, previousValidUntil };
     });
+  }
+
+  /** Ends an overlap now: only the current secret signs from the next attempt on. Harmless when none runs. */
+  async finishRotation(principal: Principal, appId: string, ipAddress: string | null): Promise<ClientSecret> {
+    return this.db.transaction(async (manager) => {
+      await this.assertOwner(manager, principal, appId);
+      const stored = await this.lockStored(manager, appId);
+      const value = openSecret(stored, appId, this.config.encryptionKeys);
+      if (stored.previousCiphertext !== null) await manager.update(StoredClientSecret, { appId }, this.sealPrevious(null, null, appId));
+      // Audited like a reveal: the answer holds the secret in clear.
+      await this.audit(manager, principal, appId, SecretAuditAction.FINISH_ROTATION, ipAddress);
+      return { appId, value, createdAt: stored.createdAt, previousValue: null, previousValidUntil: null };
+    });
+  }
+
+  /** The row, locked: a reveal, rotation and finish of one secret are serialised, each seeing the last one's result. */
+  private lockStored(manager: EntityManager, appId: string): Promise<StoredClientSecret> {
+    return manager.findOneOrFail(StoredClientSecret, { where: { appId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Both secrets in clear; the replaced one only while its overlap runs at `now` (an overlap ends on its own). */
+  private inClear(stored: StoredClientSecret, appId: string, now: Date): ClientSecret {
+    const value = openSecret(stored, appId, this.config.encryptionKeys);
+    const overlapping = stored.previousCiphertext !== null && stored.previousKeyId !== null && stored.previousValidUntil !== null && stored.previousValidUntil > now;
+    if (!overlapping) return { appId, value, createdAt: stored.createdAt, previousValue: null, previousValidUntil: null };
+    const previousValue = openSecret({ keyId: stored.previousKeyId!, ciphertext: stored.previousCiphertext! }, appId, this.config.encryptionKeys);
+    return { appId, value, createdAt: stored.createdAt, previousValue, previousValidUntil: stored.previousValidUntil };
+  }
+
+  private sealPrevious(previous: string | null, validUntil: Date | null, appId: string): Pick<StoredClientSecret, 'previousKeyId' | 'previousCiphertext' | 'previousValidUntil'> {
+    if (previous === null) return { previousKeyId: null, previousCiphertext: null, previousValidUntil: null };
+    const sealed = sealSecret(previous, appId, this.currentKey);
+    return { previousKeyId: sealed.keyId, previousCiphertext: sealed.ciphertext, previousValidUntil: validUntil };
   }
 
   /** The newest AUDIT_TRAIL_LENGTH entries of an app, newest first; the apps of one list ask together (one query). */
@@ -82,7 +124,7 @@ export class SecretsService {
     await requireOwnedApp(manager, principal, appId, { lock: 'pessimistic_read', forbiddenMessage: 'Only the developer who owns this app can see or rotate its client secret' });
   }
 
-  private async audit(manager: EntityManager, principal: Principal, appId: string, action: SecretAction, ipAddress: string | null): Promise<void> {
+  private async audit(manager: EntityManager, principal: Principal, appId: string, action: SecretAuditAction, ipAddress: string | null): Promise<void> {
     await manager.insert(SecretAuditEntry, { id: newId.secretAudit(), appId, actorId: principal.userId, action, ipAddress, at: new Date() });
   }
 }

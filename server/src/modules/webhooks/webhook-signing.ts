@@ -20,21 +20,30 @@ export interface SignedRequestParts {
   attemptNumber: number;
   body: string;
   clientSecret: string;
+  /** The secret a rotation replaced, while its overlap runs at `now`; null or absent otherwise. */
+  previousSecret?: string | null;
   now?: Date;
 }
 
-/** Every header of a webhook request (api-contract.md, Webhook request). */
-export function webhookHeaders({ deliveryId, eventName, attemptNumber, body, clientSecret, now = new Date() }: SignedRequestParts): Record<string, string> {
+/**
+ * Every header of a webhook request (api-contract.md, Webhook request). During a rotation's overlap
+ * `webhook-signature` lists both signatures, new first (`v1,<new> v1,<old>`, space separated as
+ * Standard Webhooks allows), and `X-Platform-Signature`, which holds one, keeps the old secret: a
+ * receiver not yet redeployed verifies both headers, a redeployed one verifies webhook-signature.
+ */
+export function webhookHeaders({ deliveryId, eventName, attemptNumber, body, clientSecret, previousSecret, now = new Date() }: SignedRequestParts): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
+  let standardSignature = standardWebhookSignature(clientSecret, deliveryId, timestamp, body);
+  if (previousSecret) standardSignature += ` ${standardWebhookSignature(previousSecret, deliveryId, timestamp, body)}`;
   return {
     'content-type': 'application/json',
     'user-agent': 'Plaza-Webhooks/1.0',
-    'x-platform-signature': platformSignature(clientSecret, body),
+    'x-platform-signature': platformSignature(previousSecret || clientSecret, body),
     'x-platform-event': eventName,
     'x-platform-delivery': deliveryId,
     'x-platform-attempt': String(attemptNumber),
     'webhook-id': deliveryId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardWebhookSignature(clientSecret, deliveryId, timestamp, body),
+    'webhook-signature': standardSignature,
   };
 }

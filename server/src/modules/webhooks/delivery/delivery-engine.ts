@@ -63,6 +63,8 @@ export class DeliveryEngine {
   private readonly claimIntervalMs: number;
   private readonly claimAheadMs: number;
   private readonly secrets: OpenedSecrets;
+  /** Replaced secrets whose rotation overlap still runs. */
+  private readonly previousSecrets: OpenedSecrets;
   private readonly results: AttemptResults;
   private readonly inFlightByApp = new Map<string, number>();
   private inFlight = 0;
@@ -95,6 +97,7 @@ export class DeliveryEngine {
     this.claimIntervalMs = options.claimIntervalMs ?? 8;
     this.claimAheadMs = options.claimAheadMs ?? 50;
     this.secrets = new OpenedSecrets(encryptionKeys);
+    this.previousSecrets = new OpenedSecrets(encryptionKeys);
     this.results = new AttemptResults(
       pool,
       db,
@@ -245,7 +248,8 @@ export class DeliveryEngine {
     }
     try {
       const secret = this.secrets.open(delivery.app_id, delivery.key_id, delivery.ciphertext);
-      const headers = webhookHeaders({ deliveryId: delivery.id, eventName: delivery.event_type, attemptNumber: number, body: delivery.payload, clientSecret: secret, now: startedAt });
+      const previousSecret = this.previousSecret(delivery, startedAt);
+      const headers = webhookHeaders({ deliveryId: delivery.id, eventName: delivery.event_type, attemptNumber: number, body: delivery.payload, clientSecret: secret, previousSecret, now: startedAt });
       // A developer's test event (sendTestWebhook) says so, beside a payload of exactly the seven fields.
       if (isTestPurchaseId(delivery.purchase_id)) headers['x-platform-test'] = 'true';
       const response = await this.http.post(delivery.webhook_url, headers, delivery.payload, delivery.app_id);
@@ -255,6 +259,13 @@ export class DeliveryEngine {
       logger.error({ err, deliveryId: delivery.id }, 'webhook attempt could not be prepared');
       return { delivery, number, startedAt, url: delivery.webhook_url, headers: null, response: { statusCode: null, error: 'internal error preparing the request; it has been logged', responseBodyExcerpt: null, durationMs: 0 } };
     }
+  }
+
+  /** The replaced secret if a rotation's overlap runs when the attempt starts (a claim ahead may outlive it). */
+  private previousSecret(delivery: ClaimedDelivery, startedAt: Date): string | null {
+    const { previous_key_id: keyId, previous_ciphertext: ciphertext, previous_valid_until: validUntil } = delivery;
+    if (keyId === null || ciphertext === null || validUntil === null || validUntil <= startedAt) return null;
+    return this.previousSecrets.open(delivery.app_id, keyId, ciphertext);
   }
 
   /** Waits for every attempt in flight (or its hand-back) and writes all results; used on job end and shutdown. */

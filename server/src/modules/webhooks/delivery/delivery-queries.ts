@@ -48,6 +48,11 @@ export interface ClaimedDelivery {
   webhook_url: string | null;
   key_id: string;
   ciphertext: Buffer;
+  /** The replaced secret while a rotation's overlap ran at the claim; null otherwise. */
+  previous_key_id: string | null;
+  previous_ciphertext: Buffer | null;
+  /** When it stops signing: compared with the attempt's own start, so an overlap ends on time without a job. */
+  previous_valid_until: Date | null;
 }
 
 /** The delivery's row as an UPDATE ... RETURNING gives it back. */
@@ -68,12 +73,20 @@ export const INTERRUPTED = 'interrupted: the worker stopped before this attempt 
 const CLOSE_AS_INTERRUPTED = `finished = true, error = '${INTERRUPTED}',
                 duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int`;
 
+/** A rotation's overlap still runs for the client secret row `alias`. */
+const OVERLAPPING = (alias: string) => `${alias}.previous_valid_until > clock_timestamp()`;
+
 /**
  * What sending a claimed delivery needs besides its row: the body, the current webhook URL and owner,
- * and the sealed secret. The body is read by key for each row, not joined: joined, the planner read
+ * and the sealed secret (with the replaced one while a rotation's overlap runs; an ended overlap's is
+ * not fetched). The body is read by key for each row, not joined: joined, the planner read
  * the whole events table for a claim once it held some tens of thousands of rows (see the claim).
  */
-const ATTEMPT_MATERIALS = (alias: string) => `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext`;
+const ATTEMPT_MATERIALS = (alias: string) => `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext,
+              CASE WHEN ${OVERLAPPING('s')} THEN s.previous_key_id END AS previous_key_id,
+              CASE WHEN ${OVERLAPPING('s')} THEN s.previous_ciphertext END AS previous_ciphertext,
+              CASE WHEN ${OVERLAPPING('s')} THEN s.previous_valid_until END AS previous_valid_until`;
+
 const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN apps a ON a.id = ${alias}.app_id
          JOIN client_secrets s ON s.app_id = ${alias}.app_id`;
 

@@ -9,7 +9,8 @@ const OPENED_SECRETS_MAX = 10_000;
  * more than signing. A rotated secret has a new ciphertext, so it is opened again. Process memory
  * only, bounded, never logged. The sealed secret arrives with each claimed delivery (no query of its
  * own), so this opens it with the platform's secret encryption; the secrets feature keeps owning how
- * secrets are stored, rotated and revealed.
+ * secrets are stored, rotated and revealed. The engine keeps one of these for current secrets and one
+ * for the secrets a rotation replaced, so an overlap does not make the two evict each other.
  */
 export class OpenedSecrets {
   private readonly byApp = new Map<string, { keyId: string; ciphertext: Buffer; secret: string }>();
