@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
-import type { GraphQLTestClient } from './helpers/graphql-client.js';
+import { subscribe, type GraphQLTestClient } from './helpers/graphql-client.js';
+import { submitApp } from './helpers/factories.js';
 
 // The contract's second round: admins find users by e-mail and grant or revoke REVIEWER and ADMIN.
 // Roles are read on every request, so a session already open acts with the change at its next one.
@@ -86,5 +87,35 @@ describe('grantRole and revokeRole', () => {
     const own = await admin.error(REVOKE, { userId: admin.userId, role: 'ADMIN' });
     expect(own.extensions).toMatchObject({ code: 'CONFLICT', reason: 'OWN_ADMIN_ROLE' });
     expect((await admin.ok<{ me: { roles: string[] } }>(ME)).me.roles).toContain('ADMIN');
+  });
+});
+
+describe('open WebSockets after revokeRole', () => {
+  const DELIVERIES = 'subscription { webhookDeliveryUpdated { id appId } }';
+
+  it('a revoked admin’s live subscription to every app’s deliveries is closed, not kept with the old role', async () => {
+    const granted = await plaza.signIn('socket-admin@plaza.test');
+    await admin.ok(GRANT, { userId: granted.userId, role: 'ADMIN' });
+    const developer = await plaza.signIn('socket-owner@studio.test');
+    const { id: appId } = await submitApp(developer, { webhookUrl: 'https://hooks.example/plaza' });
+
+    // A real graphql-ws client, connected while its user is an ADMIN: it sees another developer's deliveries.
+    const live = granted.websocket();
+    let closed: { code: number; reason: string } | undefined;
+    live.on('closed', (event) => (closed = event as { code: number; reason: string }));
+    const before = plaza.services.pubSub.subscriptionCount;
+    const updates = subscribe<{ webhookDeliveryUpdated: { appId: string } }>(live, DELIVERIES);
+    await plaza.waitForSubscriptions(before + 1);
+    await developer.ok('mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }', { appId });
+    expect((await updates.waitFor(1, 15_000))[0].webhookDeliveryUpdated.appId).toBe(appId);
+
+    await admin.ok(REVOKE, { userId: granted.userId, role: 'ADMIN' });
+    // The socket is closed (4403, saying why) and the subscription is gone from the server.
+    await expect.poll(() => closed, { timeout: 15_000 }).toBeDefined();
+    expect(closed).toMatchObject({ code: 4403, reason: expect.stringMatching(/role/) });
+    await expect.poll(() => plaza.services.pubSub.subscriptionCount, { timeout: 15_000 }).toBe(before);
+    // The same session still works over HTTP, without the role.
+    expect((await granted.ok<{ me: { roles: string[] } }>(ME)).me.roles).toEqual(['DEVELOPER', 'USER']);
+    await live.dispose();
   });
 });

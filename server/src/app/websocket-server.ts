@@ -47,11 +47,15 @@ export function isAllowedOrigin(origin: string | undefined, config: Config): boo
 
 /**
  * Closes the socket when its credential is revoked (sign-out, a revoked API token: published on every
- * process through PostgreSQL) or expires. Returns what to undo when the socket closes first.
+ * process through PostgreSQL) or expires, and a signed-in person's socket when an admin revokes one of
+ * their roles: a socket keeps the roles it connected with, so it must not outlive them (clients
+ * reconnect and act with the roles they now have). Returns what to undo when the socket closes first.
  */
 function endWithCredential(socket: WebSocket, principal: Principal, pubSub: Services['pubSub']): () => void {
   const close = (reason: string) => socket.close(CloseCode.Forbidden, reason);
   const stopListening = pubSub.addListener(Topic.CREDENTIAL_REVOKED, credentialIdOf(principal), () => close('Forbidden: the credential was revoked'));
+  // An API token's roles are its scopes alone, which no role change touches.
+  const stopRoles = principal.kind === 'session' ? pubSub.addListener(Topic.ROLES_REVOKED, principal.userId, () => close('Forbidden: a role of this account was revoked; reconnect')) : () => undefined;
   let timer: NodeJS.Timeout | undefined;
   const armExpiry = () => {
     if (!principal.expiresAt) return;
@@ -62,6 +66,7 @@ function endWithCredential(socket: WebSocket, principal: Principal, pubSub: Serv
   armExpiry();
   return () => {
     stopListening();
+    stopRoles();
     clearTimeout(timer);
   };
 }

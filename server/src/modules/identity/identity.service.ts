@@ -172,6 +172,9 @@ export class IdentityService {
       if (remaining.length !== account.grantedRoles.length) {
         account.grantedRoles = remaining;
         await manager.update(Account, { id: userId }, { grantedRoles: remaining });
+        // HTTP requests read roles afresh, but open WebSockets keep those they connected with: close them
+        // on every process once this commits.
+        await this.pubSub.publishIn(manager, Topic.ROLES_REVOKED, userId, {});
       }
       return account;
     });
