@@ -4,9 +4,18 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
 import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { formatDateTime } from '../../i18n/dates';
 import { ClientSecretPanel } from './ClientSecretPanel';
 
-const secret = (value: string) => ({ __typename: 'ClientSecret', appId: 'app_1', value, createdAt: '2030-01-01T00:00:00.000Z' });
+const secret = (value: string, previous: { previousValue: string; previousValidUntil: string } | null = null) => ({
+  __typename: 'ClientSecret',
+  appId: 'app_1',
+  value,
+  createdAt: '2030-01-01T00:00:00.000Z',
+  previousValue: previous?.previousValue ?? null,
+  previousValidUntil: previous?.previousValidUntil ?? null,
+});
+const OVERLAP_ENDS = '2030-01-02T00:00:00.000Z';
 
 let server: FakePlazaServer;
 let calls: GraphqlCall[];
@@ -24,7 +33,11 @@ beforeEach(() => {
     graphqlResponder(
       {
         RevealClientSecret: () => ({ data: { revealClientSecret: secret('whsec_revealed') } }),
-        RotateClientSecret: () => ({ data: { rotateClientSecret: secret('whsec_rotated') } }),
+        // As the server answers: an overlap unless overlapHours is 0.
+        RotateClientSecret: (variables) => ({
+          data: { rotateClientSecret: secret('whsec_rotated', variables.overlapHours === 0 ? null : { previousValue: 'whsec_revealed', previousValidUntil: OVERLAP_ENDS }) },
+        }),
+        FinishClientSecretRotation: () => ({ data: { finishClientSecretRotation: secret('whsec_rotated') } }),
       },
       calls,
     ),
@@ -75,5 +88,37 @@ describe('client secret', () => {
     expect(await screen.findByText('whsec_rotated')).toBeTruthy();
     expect(calls).toEqual([{ operationName: 'RotateClientSecret', variables: { appId: 'app_1' } }]);
     expect(screen.getByText(/The secret was rotated/).getAttribute('role')).toBe('status');
+  });
+
+  it('rotates with a 24-hour overlap by default, shows both secrets and when the old one stops, and finishes the rotation now', async () => {
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate secret…' }));
+    expect((screen.getByLabelText('Old secret keeps signing for') as HTMLSelectElement).value).toBe('24');
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate now' }));
+
+    expect(await screen.findByText('whsec_rotated')).toBeTruthy();
+    const previous = screen.getByRole('group', { name: 'Previous secret' });
+    expect(screen.getByTestId('previous-client-secret').textContent).toBe('whsec_revealed');
+    expect(previous.textContent).toContain(`Still signs until ${formatDateTime(OVERLAP_ENDS)}`);
+    expect(screen.getByText(/^The secret was rotated\. Both secrets sign webhooks until/).textContent).toContain(formatDateTime(OVERLAP_ENDS));
+
+    fireEvent.click(screen.getByRole('button', { name: 'Finish rotation now' }));
+    expect(await screen.findByText(/Rotation finished: only the new secret signs/)).toBeTruthy();
+    expect(screen.queryByRole('group', { name: 'Previous secret' })).toBeNull();
+    expect(shownSecret()).toBe('whsec_rotated');
+    expect(calls).toEqual([
+      { operationName: 'RotateClientSecret', variables: { appId: 'app_1' } },
+      { operationName: 'FinishClientSecretRotation', variables: { appId: 'app_1' } },
+    ]);
+  });
+
+  it('switches at once for a leaked secret: no previous secret is shown', async () => {
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate secret…' }));
+    fireEvent.change(screen.getByLabelText('Old secret keeps signing for'), { target: { value: '0' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate now' }));
+
+    expect(await screen.findByText('whsec_rotated')).toBeTruthy();
+    expect(calls).toEqual([{ operationName: 'RotateClientSecret', variables: { appId: 'app_1', overlapHours: 0 } }]);
+    expect(screen.queryByRole('group', { name: 'Previous secret' })).toBeNull();
+    expect(screen.getByText('The secret was rotated. Update your server with the new one.').getAttribute('role')).toBe('status');
   });
 });

@@ -1,35 +1,62 @@
 import { useMutation } from '@apollo/client/react';
 import { useId, useState } from 'react';
+import { useFragment as readFragment, type FragmentType } from '../../gql';
 import { useT } from '../../i18n/i18n';
+import { formatDateTime } from '../../i18n/dates';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
 import { KeyIcon } from '../../ui/icons';
-import { RevealClientSecretMutation, RotateClientSecretMutation } from './client-secret';
+import { ClientSecretFields, FinishClientSecretRotationMutation, RevealClientSecretMutation, RotateClientSecretMutation } from './client-secret';
 
 const MASK = '•'.repeat(24);
+/** The overlaps offered, in hours; 24 is the server's default, 0 switches at once for a leaked secret. */
+const OVERLAPS = [24, 1, 72, 168, 0] as const;
+const DEFAULT_OVERLAP = 24;
+
+interface ShownSecret {
+  value: string;
+  previousValue: string | null;
+  previousValidUntil: string | null;
+}
 
 /** Each reveal is audited by the server, so the secret is fetched only when asked for, never on page load. */
 export function ClientSecretPanel({ appId }: { appId: string }) {
   const t = useT();
   const headingId = useId();
-  const [secret, setSecret] = useState<string | null>(null);
+  const overlapId = useId();
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
   const [confirmingRotate, setConfirmingRotate] = useState(false);
+  const [overlapHours, setOverlapHours] = useState<number>(DEFAULT_OVERLAP);
   const [problem, setProblem] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [reveal, revealing] = useMutation(RevealClientSecretMutation);
   const [rotate, rotating] = useMutation(RotateClientSecretMutation);
+  const [finish, finishing] = useMutation(FinishClientSecretRotationMutation);
 
-  async function run(fetchSecret: () => Promise<string | undefined>, afterwards: string | null) {
+  async function run(fetchSecret: () => Promise<FragmentType<typeof ClientSecretFields> | undefined>, afterwards: (shown: ShownSecret) => string | null) {
     setProblem(null);
     setNotice(null);
     try {
-      const value = await fetchSecret();
-      if (value) setSecret(value);
-      setNotice(afterwards);
+      const fetched = await fetchSecret();
+      if (!fetched) return;
+      const fields = readFragment(ClientSecretFields, fetched);
+      const shown = { value: fields.value, previousValue: fields.previousValue ?? null, previousValidUntil: fields.previousValidUntil ?? null };
+      setSecret(shown);
+      setNotice(afterwards(shown));
     } catch (err) {
       setProblem(serverProblem(err).message);
     }
+  }
+
+  function rotateNow() {
+    setConfirmingRotate(false);
+    // The default overlap is the server's own, so it is not sent.
+    const variables = overlapHours === DEFAULT_OVERLAP ? { appId } : { appId, overlapHours };
+    void run(
+      async () => (await rotate({ variables })).data?.rotateClientSecret,
+      (shown) => (shown.previousValidUntil ? t('secret.rotatedWithOverlap', { until: formatDateTime(shown.previousValidUntil) }) : t('secret.rotated')),
+    );
   }
 
   return (
@@ -37,32 +64,54 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
       <h2 id={headingId}>{t('secret.heading')}</h2>
       <p className="hint">{t('secret.lede')}</p>
       <div className="secret-row">
-        <code data-testid="client-secret">{secret ?? MASK}</code>
+        <code data-testid="client-secret">{secret?.value ?? MASK}</code>
         {secret ? (
           <>
-            <CopyButton value={secret} />
+            <CopyButton value={secret.value} />
             <button type="button" className="secondary" onClick={() => setSecret(null)}>
               {t('secret.hide')}
             </button>
           </>
         ) : (
-          <button type="button" className="icon-button" aria-label={t('secret.reveal')} title={t('secret.reveal')} onClick={() => void run(async () => (await reveal({ variables: { appId } })).data?.revealClientSecret.value, null)} disabled={revealing.loading}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label={t('secret.reveal')}
+            title={t('secret.reveal')}
+            onClick={() => void run(async () => (await reveal({ variables: { appId } })).data?.revealClientSecret, () => null)}
+            disabled={revealing.loading}
+          >
             <KeyIcon />
           </button>
         )}
       </div>
+      {secret?.previousValue && secret.previousValidUntil && (
+        <div role="group" aria-label={t('secret.previous')}>
+          <h3>{t('secret.previous')}</h3>
+          <div className="secret-row">
+            <code data-testid="previous-client-secret">{secret.previousValue}</code>
+            <CopyButton value={secret.previousValue} />
+          </div>
+          <p className="hint">{t('secret.previousUntil', { until: formatDateTime(secret.previousValidUntil) })}</p>
+          <button type="button" className="secondary" onClick={() => void run(async () => (await finish({ variables: { appId } })).data?.finishClientSecretRotation, () => t('secret.finished'))} disabled={finishing.loading}>
+            {t('secret.finish')}
+          </button>
+        </div>
+      )}
       {confirmingRotate ? (
         <div role="group" aria-label={t('secret.confirmLabel')} className="confirm">
           <p>{t('secret.confirmText')}</p>
-          <button
-            type="button"
-            className="danger"
-            onClick={() => {
-              setConfirmingRotate(false);
-              void run(async () => (await rotate({ variables: { appId } })).data?.rotateClientSecret.value, t('secret.rotated'));
-            }}
-            disabled={rotating.loading}
-          >
+          <p>
+            <label htmlFor={overlapId}>{t('secret.overlap')}</label>{' '}
+            <select id={overlapId} value={overlapHours} onChange={(e) => setOverlapHours(Number(e.target.value))}>
+              {OVERLAPS.map((hours) => (
+                <option key={hours} value={hours}>
+                  {t(`secret.overlap.${hours}`)}
+                </option>
+              ))}
+            </select>
+          </p>
+          <button type="button" className="danger" onClick={rotateNow} disabled={rotating.loading}>
             {t('secret.rotateNow')}
           </button>
           <button type="button" className="secondary" onClick={() => setConfirmingRotate(false)}>
