@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
@@ -35,33 +35,32 @@ class RotationEndpoint {
   readonly failFirstAttempt = new Set<string>();
   /** Refuses everything until deploy() gives it the app's secret. */
   sdk: WebhookReceiver = async () => ({ status: 503, message: 'not deployed yet' });
-  private constructor(private readonly server: Server, readonly url: string) {}
+  url = '';
+  private readonly server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => void this.answer(Buffer.concat(chunks), req.headers, res));
+  });
 
   static async start(): Promise<RotationEndpoint> {
-    let endpoint!: RotationEndpoint;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        void (async () => {
-          const raw = Buffer.concat(chunks);
-          const body = raw.toString('utf8');
-          const attempt = Number(req.headers['x-platform-attempt']);
-          const record: Received = { body, headers: req.headers, deliveryId: String(req.headers['x-platform-delivery']), attempt, sdkStatus: null };
-          let status = 503;
-          if (!(attempt === 1 && endpoint.failFirstAttempt.has(JSON.parse(body).purchase_id))) {
-            const outcome = await endpoint.sdk(raw, req.headers);
-            status = record.sdkStatus = outcome.status;
-            await outcome.process?.();
-          }
-          endpoint.received.push(record);
-          res.writeHead(status, { 'content-type': 'text/plain' }).end(String(status));
-        })();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    endpoint = new RotationEndpoint(server, `http://127.0.0.1:${(server.address() as { port: number }).port}/webhooks/plaza`);
+    const endpoint = new RotationEndpoint();
+    await new Promise<void>((resolve) => endpoint.server.listen(0, '127.0.0.1', resolve));
+    endpoint.url = `http://127.0.0.1:${(endpoint.server.address() as { port: number }).port}/webhooks/plaza`;
     return endpoint;
+  }
+
+  private async answer(raw: Buffer, headers: IncomingHttpHeaders, res: ServerResponse): Promise<void> {
+    const body = raw.toString('utf8');
+    const attempt = Number(headers['x-platform-attempt']);
+    const record: Received = { body, headers, deliveryId: String(headers['x-platform-delivery']), attempt, sdkStatus: null };
+    let status = 503;
+    if (!(attempt === 1 && this.failFirstAttempt.has(JSON.parse(body).purchase_id))) {
+      const outcome = await this.sdk(raw, headers);
+      status = record.sdkStatus = outcome.status;
+      await outcome.process?.();
+    }
+    this.received.push(record);
+    res.writeHead(status, { 'content-type': 'text/plain' }).end(String(status));
   }
 
   /** Redeploys the app's receiver with other secrets, as a developer does during a rotation. */
