@@ -264,6 +264,17 @@ const en = {
   'admin.newBalance': 'New balance of {userId}: {points} points',
   'admin.required': 'Required.',
   'admin.wholeNumber': 'Enter a whole number of points.',
+  'form.events': 'Webhook events',
+  'form.eventsHint': 'The events Plaza sends to your webhook URL. The webhook URL and these events change at once, without a new review; test events can always be sent.',
+  'form.eventsNone': 'Tick at least one event. To receive none, remove the webhook URL instead.',
+  'form.approvedNotice': 'This app is approved. Changing its listing (name, short description, icon URL, App URL, category or pricing) sends it back to review, and the store keeps showing the approved version until the review is decided. The webhook URL and webhook events change at once, without review.',
+  'testEvent.heading': 'Send a test event',
+  'testEvent.lede': 'Plaza signs a sample of the chosen event and sends it to your webhook URL, whichever events the app subscribes to. It is marked as a test (header X-Platform-Test: true, a purchase_id that names no purchase); nothing is bought or credited.',
+  'testEvent.event': 'Event to send',
+  'testEvent.sending': 'Sending…',
+  'testEvent.sent': 'Sent {event}.',
+  'testEvent.open': 'Open delivery {id}',
+  'testEvent.noWebhook': 'This app has no webhook URL yet: edit the app to set one, then send a test event.',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -532,6 +543,17 @@ const vi: Record<MessageKey, string> = {
   'admin.newBalance': 'Số dư mới của {userId}: {points} điểm',
   'admin.required': 'Bắt buộc.',
   'admin.wholeNumber': 'Nhập số điểm nguyên.',
+  'form.events': 'Sự kiện webhook',
+  'form.eventsHint': 'Các sự kiện Plaza gửi tới webhook URL của bạn. Webhook URL và các sự kiện này thay đổi ngay, không cần duyệt lại; sự kiện thử luôn gửi được.',
+  'form.eventsNone': 'Hãy chọn ít nhất một sự kiện. Nếu không muốn nhận sự kiện nào, hãy xóa webhook URL.',
+  'form.approvedNotice': 'Ứng dụng này đã được duyệt. Thay đổi thông tin niêm yết (tên, mô tả ngắn, URL biểu tượng, App URL, danh mục hoặc giá) sẽ đưa ứng dụng về hàng chờ duyệt, và cửa hàng vẫn hiển thị phiên bản đã duyệt cho tới khi có kết quả. Webhook URL và các sự kiện webhook thay đổi ngay, không cần duyệt.',
+  'testEvent.heading': 'Gửi sự kiện thử',
+  'testEvent.lede': 'Plaza ký một mẫu của sự kiện đã chọn và gửi tới webhook URL của bạn, bất kể ứng dụng đăng ký những sự kiện nào. Sự kiện được đánh dấu là thử (header X-Platform-Test: true, purchase_id không ứng với giao dịch nào); không có gì được mua hay cộng điểm.',
+  'testEvent.event': 'Sự kiện cần gửi',
+  'testEvent.sending': 'Đang gửi…',
+  'testEvent.sent': 'Đã gửi {event}.',
+  'testEvent.open': 'Mở lượt gửi {id}',
+  'testEvent.noWebhook': 'Ứng dụng này chưa có webhook URL: hãy sửa ứng dụng để đặt URL, rồi gửi sự kiện thử.',
 };
 
 export const STRINGS: Record<Locale, Record<MessageKey, string>> = { en, vi };

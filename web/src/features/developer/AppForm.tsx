@@ -4,18 +4,21 @@ import { useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
 import { AppCategoriesQuery } from './app-form';
-import { charCount, httpsProblem, localProblems, SHORT_DESCRIPTION_MAX_CHARS, type AppField, type AppFormValues } from './app-rules';
+import type { WebhookEventType } from '../../gql/graphql';
+import { charCount, eventWireName, httpsProblem, localProblems, SHORT_DESCRIPTION_MAX_CHARS, SUBSCRIBABLE_EVENTS, type AppField, type AppFormValues } from './app-rules';
 
 interface AppFormProps {
   initialValues: AppFormValues;
   submitLabel: string;
   busyLabel: string;
   onSubmit: (values: AppFormValues) => Promise<void>;
+  /** Editing an approved app: say which changes go back to review and which take effect at once. */
+  approved?: boolean;
 }
 
-const FIELD_ORDER: AppField[] = ['name', 'shortDescription', 'appUrl', 'iconUrl', 'category', 'pricing', 'pricePoints', 'webhookUrl'];
+const FIELD_ORDER: AppField[] = ['name', 'shortDescription', 'appUrl', 'iconUrl', 'category', 'pricing', 'pricePoints', 'webhookUrl', 'webhookEvents'];
 
-export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit }: AppFormProps) {
+export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, approved = false }: AppFormProps) {
   const t = useT();
   const categories = useQuery(AppCategoriesQuery);
   const [values, setValues] = useState(initialValues);
@@ -41,6 +44,7 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit }: App
     event.preventDefault();
     setFormProblem(null);
     const found = localProblems(values);
+    if (values.webhookEvents.length === 0) found.webhookEvents = t('form.eventsNone');
     setProblems(found);
     if (Object.keys(found).length > 0) return focusFirst(found);
     setSending(true);
@@ -67,6 +71,11 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit }: App
 
   return (
     <form ref={form} className="app-form" onSubmit={submit} noValidate aria-busy={sending}>
+      {approved && (
+        <p className="notice" role="note">
+          {t('form.approvedNotice')}
+        </p>
+      )}
       <div className="field">
         <label htmlFor={idOf('name')}>{t('form.name')}</label>
         <input {...fieldProps('name')} value={values.name} onChange={(event) => set('name', event.target.value)} autoComplete="off" />
@@ -119,6 +128,14 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit }: App
 
       <UrlField label={t('form.webhookUrl')} hint={t('form.webhookUrlHint')} field="webhookUrl" value={values.webhookUrl} onChange={(value) => set('webhookUrl', value)} fieldProps={fieldProps} problem={problemFor('webhookUrl')} optional />
 
+      <EventsField
+        firstId={idOf('webhookEvents')}
+        selected={values.webhookEvents}
+        onChange={(events) => set('webhookEvents', events)}
+        // Said as soon as the last box is unticked, not only on submit; one message either way.
+        problem={problems.webhookEvents ?? (values.webhookEvents.length === 0 ? t('form.eventsNone') : undefined)}
+      />
+
       <button type="submit" disabled={sending}>
         {sending ? busyLabel : submitLabel}
       </button>
@@ -154,6 +171,34 @@ function UrlField({ label, hint, field, value, onChange, fieldProps, problem, op
       </p>
       {problem}
     </div>
+  );
+}
+
+interface EventsFieldProps {
+  firstId: string;
+  selected: WebhookEventType[];
+  onChange: (events: WebhookEventType[]) => void;
+  problem: string | undefined;
+}
+
+function EventsField({ firstId, selected, onChange, problem }: EventsFieldProps) {
+  const t = useT();
+  const hintId = `${firstId}-hint`;
+  const problemId = `${firstId}-problem`;
+  const toggle = (event: WebhookEventType, on: boolean) => onChange(on ? [...selected, event] : selected.filter((e) => e !== event));
+  return (
+    <fieldset className="field" aria-describedby={[hintId, problem ? problemId : undefined].filter(Boolean).join(' ')} aria-invalid={problem ? true : undefined}>
+      <legend>{t('form.events')}</legend>
+      <p id={hintId} className="hint">
+        {t('form.eventsHint')}
+      </p>
+      {SUBSCRIBABLE_EVENTS.map((event, index) => (
+        <label key={event} className="inline">
+          <input type="checkbox" id={index === 0 ? firstId : undefined} checked={selected.includes(event)} onChange={(e) => toggle(event, e.target.checked)} /> {eventWireName(event)}
+        </label>
+      ))}
+      {problem && <FieldProblem id={problemId}>{problem}</FieldProblem>}
+    </fieldset>
   );
 }
 

@@ -11,9 +11,10 @@ import { PreCheckReport } from '../review/PreCheckReport';
 import { ReviewHistory } from '../review/ReviewHistory';
 import { NotificationAddedSubscription, NotificationFields } from '../notifications/notifications';
 import { AppForm } from './AppForm';
-import { toAppInput, type AppFormValues } from './app-rules';
+import { eventWireName, toAppInput, type AppFormValues } from './app-rules';
 import { ClientSecretPanel } from './ClientSecretPanel';
 import { DeveloperAppQuery, UpdateAppMutation } from './developer-app';
+import { SendTestEvent } from './SendTestEvent';
 import { WebhookEventCatalogue } from './WebhookEventCatalogue';
 
 type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
@@ -60,8 +61,9 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
             initialValues={formValuesOf(app)}
             submitLabel={t(app.status === 'REJECTED' ? 'dev.saveResubmit' : 'dev.save')}
             busyLabel={t('dev.saving')}
+            approved={app.status === 'APPROVED'}
             onSubmit={async (values) => {
-              await updateApp({ variables: { id: app.id, input: toAppInput(values) } });
+              await updateApp({ variables: { id: app.id, input: toAppInput(values, formValuesOf(app)) } });
               setEditing(false);
               await refetch();
             }}
@@ -88,6 +90,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
       <ReviewHistory decisions={app.reviewDecisions} />
       <PreCheckReport report={app.preChecks} headingId="pre-checks-heading" />
       <ClientSecretPanel appId={app.id} />
+      <SendTestEvent appId={app.id} hasWebhookUrl={app.webhookUrl !== null && app.webhookUrl !== undefined} />
       <WebhookEventCatalogue />
       <Earnings earnings={app.earnings} />
     </>
@@ -104,6 +107,7 @@ function formValuesOf(app: DeveloperApp): AppFormValues {
     pricing: app.pricing,
     pricePoints: app.pricePoints ? String(app.pricePoints) : '',
     webhookUrl: app.webhookUrl ?? '',
+    webhookEvents: [...app.webhookEvents],
   };
 }
 
@@ -123,6 +127,8 @@ function AppFacts({ app }: { app: DeveloperApp }) {
       <dd>{app.pricing === 'PAID' ? t('store.price', { points: app.pricePoints ?? 0 }) : t('store.free')}</dd>
       <dt>Webhook URL</dt>
       <dd>{app.webhookUrl ?? t('dev.none')}</dd>
+      <dt>{t('form.events')}</dt>
+      <dd>{app.webhookEvents.map(eventWireName).join(', ')}</dd>
       <dt>{t('dev.submitted')}</dt>
       <dd>
         <time dateTime={app.submittedAt}>{formatDateTime(app.submittedAt)}</time>

@@ -156,4 +156,34 @@ describe('Submit App form', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(calls.map((call) => call.operationName)).not.toContain('SubmitApp');
   });
+
+  it('ticks all four webhook events by default, says at once when none is ticked, and sends only the ones ticked', async () => {
+    await renderForm({ SubmitApp: () => ({ data: { submitApp: { __typename: 'App', id: 'app_1', status: 'PENDING_REVIEW', reviewDueAt: '2030-01-02T00:00:00.000Z' } } }) });
+    const events = ['app.purchased', 'app.installed', 'app.uninstalled', 'app.refunded'];
+    for (const event of events) expect((screen.getByLabelText(event) as HTMLInputElement).checked).toBe(true);
+
+    for (const event of events) fireEvent.click(screen.getByLabelText(event));
+    // Before any submit: the last untick is enough to say so.
+    expect(screen.getByRole('alert').textContent).toBe('Tick at least one event. To receive none, remove the webhook URL instead.');
+
+    type('Name', 'Quiz Time');
+    type('Short description', 'Daily trivia');
+    type('App URL', 'https://quiz.example/play');
+    type('Icon URL', 'https://quiz.example/icon.png');
+    fireEvent.change(screen.getByLabelText('Category'), { target: { value: 'games' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Submit for review' }));
+    // One message for the one problem, and the first box has the focus.
+    expect(screen.getAllByText('Tick at least one event. To receive none, remove the webhook URL instead.')).toHaveLength(1);
+    expect(document.activeElement).toBe(screen.getByLabelText('app.purchased'));
+
+    fireEvent.click(screen.getByLabelText('app.refunded'));
+    fireEvent.click(screen.getByLabelText('app.purchased'));
+    expect(screen.queryByRole('alert')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Submit for review' }));
+
+    await waitFor(() => expect(calls.map((call) => call.operationName)).toContain('SubmitApp'));
+    // The server hears of the submit only after the events were fixed, and gets them in the catalogue's order.
+    expect(calls.filter((call) => call.operationName === 'SubmitApp')).toHaveLength(1);
+    expect((calls.find((call) => call.operationName === 'SubmitApp')?.variables.input as { webhookEvents: string[] }).webhookEvents).toEqual(['APP_PURCHASED', 'APP_REFUNDED']);
+  });
 });

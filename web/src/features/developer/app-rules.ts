@@ -8,6 +8,7 @@ import {
   webhookUrlIssue,
   type AppRuleIssue,
 } from '@plaza/shared';
+import type { WebhookEventType } from '../../gql/graphql';
 
 // The rules are the server's own (@plaza/shared), run here so people see a problem while typing; the server
 // still decides, and its answer is attached to the field it names. Only the wording is the form's.
@@ -64,7 +65,15 @@ export interface AppFormValues {
   pricing: 'FREE' | 'PAID';
   pricePoints: string;
   webhookUrl: string;
+  /** The business events sent to the webhook URL; at least one (test events are always sendable). */
+  webhookEvents: WebhookEventType[];
 }
+
+/** The events an app can subscribe to, in the order the form lists them; the server's default is all four. */
+export const SUBSCRIBABLE_EVENTS: readonly WebhookEventType[] = ['APP_PURCHASED', 'APP_INSTALLED', 'APP_UNINSTALLED', 'APP_REFUNDED'];
+
+/** The name an event has on the wire and in the docs: APP_PURCHASED is "app.purchased". */
+export const eventWireName = (event: WebhookEventType) => `app.${event.slice('APP_'.length).toLowerCase()}`;
 
 export const EMPTY_APP_FORM: AppFormValues = {
   name: '',
@@ -75,10 +84,18 @@ export const EMPTY_APP_FORM: AppFormValues = {
   pricing: 'FREE',
   pricePoints: '',
   webhookUrl: '',
+  webhookEvents: [...SUBSCRIBABLE_EVENTS],
 };
 
-/** The mutation input: a free app carries no price, and an empty webhook URL means none. */
-export function toAppInput(values: AppFormValues) {
+const sameEvents = (a: readonly WebhookEventType[], b: readonly WebhookEventType[]) => a.length === b.length && a.every((event) => b.includes(event));
+
+/**
+ * The mutation input: a free app carries no price, and an empty webhook URL means none. The events are
+ * sent only when they differ from `initial` (what the app has, or the server's default of all four for
+ * a new app): the server reads an absent list as "unchanged" or "all four".
+ */
+export function toAppInput(values: AppFormValues, initial: AppFormValues = EMPTY_APP_FORM) {
+  const events = SUBSCRIBABLE_EVENTS.filter((event) => values.webhookEvents.includes(event));
   return {
     name: values.name.trim(),
     shortDescription: values.shortDescription.trim(),
@@ -88,6 +105,7 @@ export function toAppInput(values: AppFormValues) {
     pricing: values.pricing,
     pricePoints: values.pricing === 'PAID' ? Number(values.pricePoints) : null,
     webhookUrl: values.webhookUrl.trim() === '' ? null : values.webhookUrl.trim(),
+    ...(sameEvents(events, initial.webhookEvents) ? {} : { webhookEvents: events }),
   };
 }
 

@@ -12,6 +12,7 @@ export const DeveloperAppQuery = graphql(`
       pricing
       pricePoints
       webhookUrl
+      webhookEvents
       status
       submittedAt
       reviewDueAt

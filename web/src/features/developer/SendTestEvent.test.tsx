@@ -1,0 +1,69 @@
+import { ApolloProvider } from '@apollo/client/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApolloClient } from '../../apollo-client';
+import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { SendTestEvent } from './SendTestEvent';
+
+let server: FakePlazaServer;
+let calls: GraphqlCall[];
+
+beforeAll(async () => {
+  server = await startFakePlazaServer();
+  browseFrom(server.origin);
+});
+
+afterAll(() => server.close());
+
+afterEach(() => cleanup());
+
+const wire = (event: unknown) => (event ? `app.${String(event).slice(4).toLowerCase()}` : 'app.test');
+
+function renderPanel(hasWebhookUrl = true, answers: Parameters<typeof graphqlResponder>[0] = {}) {
+  calls = [];
+  server.respondWith(
+    graphqlResponder(
+      {
+        SendAppTestEvent: (variables) => ({ data: { sendTestWebhook: { __typename: 'WebhookDelivery', id: `dlv_${calls.length}`, eventName: wire(variables.event), status: 'PENDING' } } }),
+        ...answers,
+      },
+      calls,
+    ),
+  );
+  render(
+    <ApolloProvider client={createApolloClient()}>
+      <SendTestEvent appId="app_1" hasWebhookUrl={hasWebhookUrl} />
+    </ApolloProvider>,
+  );
+}
+
+describe('Send a test event', () => {
+  it('sends app.test by default, and the event picked otherwise, linking to the delivery', async () => {
+    renderPanel();
+    expect((screen.getByLabelText('Event to send') as HTMLSelectElement).value).toBe('APP_TEST');
+    fireEvent.click(screen.getByRole('button', { name: 'Send test event' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Sent app.test. Open delivery dlv_1');
+
+    fireEvent.change(screen.getByLabelText('Event to send'), { target: { value: 'APP_PURCHASED' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Send test event' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Sent app.purchased. Open delivery dlv_2');
+    expect(screen.getByRole('link', { name: 'Open delivery dlv_2' }).getAttribute('href')).toBe('/developer/webhooks/dlv_2');
+    expect(calls.map((call) => call.variables)).toEqual([
+      { appId: 'app_1', event: 'APP_TEST' },
+      { appId: 'app_1', event: 'APP_PURCHASED' },
+    ]);
+  });
+
+  it('without a webhook URL, says what to do first and cannot be pressed', async () => {
+    renderPanel(false);
+    expect(screen.getByText('This app has no webhook URL yet: edit the app to set one, then send a test event.')).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Send test event' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it("shows the server's refusal", async () => {
+    renderPanel(true, { SendAppTestEvent: () => ({ data: null, errors: [{ message: 'This app has no webhook URL.', extensions: { code: 'BAD_USER_INPUT', field: 'webhookUrl' } }] }) });
+    fireEvent.click(screen.getByRole('button', { name: 'Send test event' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('This app has no webhook URL. Set a webhook URL on the app first.');
+  });
+});

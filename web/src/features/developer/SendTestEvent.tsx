@@ -1,0 +1,73 @@
+import { useMutation } from '@apollo/client/react';
+import { useId, useState } from 'react';
+import { graphql } from '../../gql';
+import type { WebhookEventType } from '../../gql/graphql';
+import { useT } from '../../i18n/i18n';
+import { webhookDeliveryPath } from '../../routes';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { serverProblem } from '../../ui/graphql-errors';
+import { Link } from '../../ui/Link';
+import { eventWireName, SUBSCRIBABLE_EVENTS } from './app-rules';
+
+export const SendAppTestEventMutation = graphql(`
+  mutation SendAppTestEvent($appId: ID!, $event: WebhookEventType) {
+    sendTestWebhook(appId: $appId, event: $event) {
+      id
+      eventName
+      status
+    }
+  }
+`);
+
+// app.test first: the default, and the only one that imitates no business event.
+const TEST_EVENTS: readonly WebhookEventType[] = ['APP_TEST', ...SUBSCRIBABLE_EVENTS];
+
+/**
+ * On the app's own page, so a developer finds it without first choosing the app in Webhook Logs'
+ * filters; any event can be imitated, whatever the app subscribes to.
+ */
+export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebhookUrl: boolean }) {
+  const t = useT();
+  const headingId = useId();
+  const pickerId = useId();
+  const [event, setEvent] = useState<WebhookEventType>('APP_TEST');
+  const [send, { data, loading, error, reset }] = useMutation(SendAppTestEventMutation);
+  const problem = error ? serverProblem(error) : null;
+  const sent = data?.sendTestWebhook;
+
+  return (
+    <section className="card" aria-labelledby={headingId}>
+      <h2 id={headingId}>{t('testEvent.heading')}</h2>
+      <p className="hint">{t('testEvent.lede')}</p>
+      {!hasWebhookUrl && <p>{t('testEvent.noWebhook')}</p>}
+      <div className="field">
+        <label htmlFor={pickerId}>{t('testEvent.event')}</label>
+        <select
+          id={pickerId}
+          value={event}
+          onChange={(e) => {
+            setEvent(e.target.value as WebhookEventType);
+            reset();
+          }}
+        >
+          {TEST_EVENTS.map((option) => (
+            <option key={option} value={option}>
+              {eventWireName(option)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="actions">
+        <button type="button" disabled={loading || !hasWebhookUrl} onClick={() => void send({ variables: { appId, event } }).catch(() => undefined)}>
+          {loading ? t('testEvent.sending') : t('webhooks.sendTest')}
+        </button>
+      </div>
+      {sent && (
+        <p role="status">
+          {t('testEvent.sent', { event: sent.eventName })} <Link href={webhookDeliveryPath(sent.id)}>{t('testEvent.open', { id: sent.id })}</Link>
+        </p>
+      )}
+      {problem && <ErrorMessage message={problem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl', { message: problem.message }) : problem.message} />}
+    </section>
+  );
+}
