@@ -2,6 +2,7 @@ import { useT } from '../../i18n/i18n';
 import { CreditPointsForm } from './CreditPointsForm';
 import { DeliveryFailures } from './DeliveryFailures';
 import { RefundForm } from './RefundForm';
+import { UserRoles } from './UserRoles';
 
 export function AdminPage() {
   const t = useT();
@@ -11,6 +12,7 @@ export function AdminPage() {
       <DeliveryFailures />
       <RefundForm />
       <CreditPointsForm />
+      <UserRoles />
     </>
   );
 }

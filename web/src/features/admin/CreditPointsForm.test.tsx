@@ -18,9 +18,12 @@ afterAll(() => server.close());
 
 afterEach(() => cleanup());
 
+const buyer = { __typename: 'Viewer', id: 'u-1', email: 'buyer@example.com', roles: ['DEVELOPER', 'USER'], configuredRoles: [], points: 50 };
+const byEmail = (variables: Record<string, unknown>) => ({ data: { userByEmail: variables.email === 'buyer@example.com' ? buyer : null } });
+
 function renderCredit(answers: Parameters<typeof graphqlResponder>[0]) {
   calls = [];
-  server.respondWith(graphqlResponder(answers, calls));
+  server.respondWith(graphqlResponder({ UserByEmail: byEmail, ...answers }, calls));
   render(
     <ApolloProvider client={createApolloClient()}>
       <CreditPointsForm />
@@ -28,37 +31,76 @@ function renderCredit(answers: Parameters<typeof graphqlResponder>[0]) {
   );
 }
 
-function credit(userId: string, points: string, reason: string) {
-  fireEvent.change(screen.getByLabelText('User id'), { target: { value: userId } });
+function fill(email: string, points: string, reason: string) {
+  fireEvent.change(screen.getByLabelText('User’s e-mail'), { target: { value: email } });
   fireEvent.change(screen.getByLabelText('Points'), { target: { value: points } });
   fireEvent.change(screen.getByLabelText('Reason'), { target: { value: reason } });
-  fireEvent.click(screen.getByRole('button', { name: 'Credit points' }));
+  fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
 }
 
-describe('Credit points form', () => {
-  it('shows the new balance', async () => {
-    renderCredit({ CreditPoints: () => ({ data: { creditPoints: { __typename: 'PointsBalance', userId: 'u-1', points: 150 } } }) });
-    credit('u-1', '100', 'goodwill');
+const problemOf = (label: string) => {
+  const ids = screen.getByLabelText(label).getAttribute('aria-describedby');
+  return ids ? document.getElementById(ids)?.textContent : undefined;
+};
+const credits = () => calls.filter((call) => call.operationName === 'CreditPoints');
 
-    expect((await screen.findByRole('status')).textContent).toBe('New balance of u-1: 150 points');
-    expect(calls[0].variables).toEqual({ userId: 'u-1', points: 100, reason: 'goodwill' });
+describe('Credit points form', () => {
+  it('finds the user by e-mail, shows who will be credited before sending, then clears itself so a second click credits nothing', async () => {
+    renderCredit({ CreditPoints: () => ({ data: { creditPoints: { __typename: 'PointsBalance', userId: 'u-1', points: 150 } } }) });
+    fill(' buyer@example.com ', '100', 'goodwill');
+
+    const confirmation = await screen.findByRole('group');
+    expect(confirmation.textContent).toContain('Credit 100 points to buyer@example.com (user id u-1, balance now 50 points)? Reason: goodwill');
+    expect(credits()).toHaveLength(0);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Confirm credit' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Credited 100 points to buyer@example.com. New balance: 150 points.');
+    expect(credits().map((call) => call.variables)).toEqual([{ userId: 'u-1', points: 100, reason: 'goodwill' }]);
+    expect((screen.getByLabelText('User’s e-mail') as HTMLInputElement).value).toBe('');
+    expect((screen.getByLabelText('Points') as HTMLInputElement).value).toBe('');
+    expect((screen.getByLabelText('Reason') as HTMLInputElement).value).toBe('');
+
+    // Pressing again asks for the fields instead of crediting the same person twice.
+    fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(problemOf('User’s e-mail')).toBe('Enter the e-mail address the user signs in with.');
+    expect(credits()).toHaveLength(1);
+  });
+
+  it('says plainly when no account signs in with the address, and credits nothing', async () => {
+    renderCredit({});
+    fill('nobody@example.com', '5', 'goodwill');
+
+    await waitFor(() => expect(screen.getByLabelText('User’s e-mail').getAttribute('aria-invalid')).toBe('true'));
+    expect(problemOf('User’s e-mail')).toBe('No account signs in with nobody@example.com. The user must sign in to Plaza once first.');
+    expect(screen.queryByRole('button', { name: 'Confirm credit' })).toBeNull();
+    expect(credits()).toHaveLength(0);
+  });
+
+  it('refuses zero, negative and fractional points before asking anything, one message per problem', async () => {
+    renderCredit({});
+    for (const points of ['0', '-5', '2.5']) {
+      fill('', points, ' ');
+      expect(screen.getByLabelText('Points').getAttribute('aria-invalid')).toBe('true');
+      expect(problemOf('Points')).toBe('Enter a whole number of points greater than 0.');
+      expect(problemOf('User’s e-mail')).toBe('Enter the e-mail address the user signs in with.');
+      expect(problemOf('Reason')).toBe('Enter a reason; it is kept with the credit.');
+      // Three problems, three messages: none repeated in a banner.
+      expect(document.querySelectorAll('.field-problem')).toHaveLength(3);
+      expect(screen.queryByRole('alert')).toBeNull();
+    }
+    // The server records requests in order: the first it hears of is the valid attempt that follows.
+    fill('buyer@example.com', '1', 'goodwill');
+    await screen.findByRole('group');
+    expect(calls).toEqual([{ operationName: 'UserByEmail', variables: { email: 'buyer@example.com' } }]);
   });
 
   it("attaches the server's error to the field it names", async () => {
-    renderCredit({ CreditPoints: () => ({ data: null, errors: [{ message: 'No user u-404', extensions: { code: 'BAD_USER_INPUT', field: 'userId' } }] }) });
-    credit('u-404', '5', 'goodwill');
+    renderCredit({ CreditPoints: () => ({ data: null, errors: [{ message: 'points must be at most 1000000', extensions: { code: 'BAD_USER_INPUT', field: 'points' } }] }) });
+    fill('buyer@example.com', '5000000', 'goodwill');
+    fireEvent.click(await screen.findByRole('button', { name: 'Confirm credit' }));
 
-    await waitFor(() => expect(screen.getByLabelText('User id').getAttribute('aria-invalid')).toBe('true'));
-    expect(document.getElementById('credit-userId-problem')?.textContent).toBe('No user u-404');
-  });
-
-  it('asks for a whole number of points before sending', async () => {
-    renderCredit({});
-    credit('u-1', '2.5', 'goodwill');
-
-    expect(screen.getByLabelText('Points').getAttribute('aria-invalid')).toBe('true');
-    expect(screen.getByText('Enter a whole number of points.')).toBeTruthy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(calls).toHaveLength(0);
+    await waitFor(() => expect(screen.getByLabelText('Points').getAttribute('aria-invalid')).toBe('true'));
+    expect(problemOf('Points')).toBe('points must be at most 1000000');
+    expect(screen.queryByRole('status')).toBeNull();
   });
 });

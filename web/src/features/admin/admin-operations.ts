@@ -58,3 +58,40 @@ export const CreditPointsMutation = graphql(`
     }
   }
 `);
+
+/** Who an admin is about to credit or change the roles of; `configuredRoles` cannot be revoked from the UI. */
+export const UserByEmailQuery = graphql(`
+  query UserByEmail($email: String!) {
+    userByEmail(email: $email) {
+      id
+      email
+      roles
+      configuredRoles
+      points: pointsExact
+    }
+  }
+`);
+
+export const GrantRoleMutation = graphql(`
+  mutation GrantRole($userId: ID!, $role: String!) {
+    grantRole(userId: $userId, role: $role) {
+      id
+      email
+      roles
+      configuredRoles
+      points: pointsExact
+    }
+  }
+`);
+
+export const RevokeRoleMutation = graphql(`
+  mutation RevokeRole($userId: ID!, $role: String!) {
+    revokeRole(userId: $userId, role: $role) {
+      id
+      email
+      roles
+      configuredRoles
+      points: pointsExact
+    }
+  }
+`);
