@@ -76,18 +76,23 @@ export interface PageArgs {
  * What a list asks its store for: `limit + 1` rows past `after` and before `before`, in the list's
  * order, or (when `backward`) in the reverse order, starting next to `before`.
  */
-export interface Page {
+export interface Page<Cursor extends (string | number)[] = (string | number)[]> {
   limit: number;
   backward: boolean;
-  after: (string | number)[] | undefined;
-  before: (string | number)[] | undefined;
+  after: Cursor | undefined;
+  before: Cursor | undefined;
 }
+
+/** What a list's cursors hold, position by position, e.g. ['string', 'string'] for (time, id). */
+export type CursorShape = readonly ('string' | 'number')[];
+/** The values of a cursor of that shape: a tuple, so each position has its own type and is there. */
+export type CursorValues<Shape extends CursorShape> = { -readonly [K in keyof Shape]: Shape[K] extends 'string' ? string : number };
 
 /**
  * Reads the paging arguments of a list whose cursors hold `shape`. `last`, or `before` without
  * `first`, pages backward; asking for both ends at once has no single meaning, so it is refused.
  */
-export function readPage(args: PageArgs, shape: ('string' | 'number')[]): Page {
+export function readPage<const Shape extends CursorShape>(args: PageArgs, shape: Shape): Page<CursorValues<Shape>> {
   const hasFirst = args.first !== undefined && args.first !== null;
   const hasLast = args.last !== undefined && args.last !== null;
   if (hasFirst && hasLast) throw badInput('last', 'Give first (with after) to page forward or last (with before) to page backward, not both');
@@ -105,13 +110,18 @@ export function encodeCursor(values: (string | number)[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined | null, shape: ('string' | 'number')[], field: 'after' | 'before' = 'after'): (string | number)[] | undefined {
+export function decodeCursor<const Shape extends CursorShape>(
+  cursor: string | undefined | null,
+  shape: Shape,
+  field: 'after' | 'before' = 'after',
+): CursorValues<Shape> | undefined {
   if (cursor === undefined || cursor === null) return undefined;
   try {
     const values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     // No cursor given out holds a NUL, and PostgreSQL would fail on one instead of answering.
     const wellFormed = (v: unknown, i: number) => typeof v === shape[i] && !(typeof v === 'string' && v.includes('\u0000'));
-    if (Array.isArray(values) && values.length === shape.length && values.every(wellFormed)) return values;
+    // Checked position by position just above, so the values are the shape's tuple.
+    if (Array.isArray(values) && values.length === shape.length && values.every(wellFormed)) return values as CursorValues<Shape>;
   } catch {
     /* reported below */
   }

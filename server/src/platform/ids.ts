@@ -13,7 +13,8 @@ function randomCrockford(length: number): string {
     randomOffset = 0;
   }
   let text = '';
-  for (let i = 0; i < length; i++) text += CROCKFORD[randomPool[randomOffset++] & 31];
+  // The refill above keeps randomOffset + length within the pool.
+  for (let i = 0; i < length; i++) text += CROCKFORD[randomPool[randomOffset++]! & 31];
   return text;
 }
 

@@ -82,7 +82,7 @@ export class PlazaMetrics {
       registers: [this.registry],
       async collect() {
         const [row]: { count: number }[] = await db.query(`SELECT count(*)::int AS count FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`);
-        this.set(row.count);
+        this.set(row?.count ?? 0);
       },
     });
     new Gauge({
@@ -91,7 +91,7 @@ export class PlazaMetrics {
       registers: [this.registry],
       async collect() {
         const [row]: { late: number | null }[] = await db.query(`SELECT extract(epoch FROM now() - min(next_attempt_at))::float AS late FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`);
-        this.set(Math.max(0, row.late ?? 0));
+        this.set(Math.max(0, row?.late ?? 0));
       },
     });
     new Gauge({

@@ -63,7 +63,7 @@ export class PostgresPubSub implements PubSub {
     for (const message of 'b' in parsed ? parsed.b : [parsed]) {
       for (const listener of this.listeners.get(message.k) ?? []) listener(message.p);
       // Subscribers without an id hear every message of the topic.
-      const topic = message.k.split(':', 1)[0];
+      const topic = message.k.split(':', 1)[0] ?? message.k;
       if (topic !== message.k) for (const listener of this.listeners.get(topic) ?? []) listener(message.p);
     }
   }

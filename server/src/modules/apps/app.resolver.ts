@@ -31,7 +31,7 @@ export class Category {
 @ObjectType({ description: 'A page of apps (Relay connection)' })
 export class AppConnection extends ConnectionType(App, 'App') {}
 
-const CATEGORY_LIST: Category[] = CATEGORIES.map((id) => ({ id, name: id, label: id[0].toUpperCase() + id.slice(1) }));
+const CATEGORY_LIST: Category[] = CATEGORIES.map((id) => ({ id, name: id, label: id.charAt(0).toUpperCase() + id.slice(1) }));
 
 @Resolver(() => App)
 export class AppResolver {

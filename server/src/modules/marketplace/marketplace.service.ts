@@ -1,7 +1,7 @@
 import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
-import { badInput, notFound, PlazaError } from '../../platform/errors.js';
+import { badInput, PlazaError } from '../../platform/errors.js';
 import { newPurchaseId, ulid } from '../../platform/ids.js';
 import { toSafeInteger } from '../../platform/int64.js';
 import { marketplaceErrors } from './marketplace.errors.js';

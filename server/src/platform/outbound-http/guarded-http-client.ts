@@ -66,7 +66,10 @@ export class GuardedHttpClient {
         }
         const wantsAll = (lookupOptions as { all?: boolean }).all;
         if (wantsAll) return callback(null, addresses);
-        callback(null, addresses[0].address, addresses[0].family);
+        const [first] = addresses;
+        // The resolver reports an unknown name as an error; an empty answer is the same to the caller.
+        if (!first) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), []);
+        callback(null, first.address, first.family);
       });
     };
     this.agentOptions = {

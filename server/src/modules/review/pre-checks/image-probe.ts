@@ -35,7 +35,7 @@ function probeJpeg(bytes: Buffer): ImageFacts {
   let offset = 2;
   while (offset + 9 < bytes.length) {
     if (bytes[offset] !== 0xff) return { format: 'jpeg' };
-    const marker = bytes[offset + 1];
+    const marker = bytes.readUInt8(offset + 1);
     const length = bytes.readUInt16BE(offset + 2);
     const isStartOfFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
     if (isStartOfFrame) return { format: 'jpeg', height: bytes.readUInt16BE(offset + 5), width: bytes.readUInt16BE(offset + 7) };
