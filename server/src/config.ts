@@ -64,6 +64,7 @@ export interface Config {
   rateLimitPerAddress: number; // RATE_LIMIT_PER_ADDRESS
   rateLimitPerApiToken: number; // RATE_LIMIT_PER_API_TOKEN
   webhookAttemptRetentionMs: number; // WEBHOOK_ATTEMPT_RETENTION
+  webhookDisableAfterMs: number; // WEBHOOK_DISABLE_AFTER
   trustProxy: boolean; // TRUST_PROXY
   maxAppsPerDeveloper: number; // MAX_APPS_PER_DEVELOPER
 }
@@ -268,6 +269,8 @@ export const SETTINGS = {
   // 50/s on average: an integrator polling Webhook Logs ten times a second stays far below it.
   RATE_LIMIT_PER_API_TOKEN: setting({ doc: 'requests a minute made with one API token', default: '3000', blankIsUnset: true, value: wholeNumber() }),
   TRUST_PROXY: setting({ doc: "behind a load balancer: take the client's address from X-Forwarded-For (Express's `trust proxy`)", default: 'false', blankIsUnset: true, value: flag }),
+  // As Svix: five days of failure with no success in between (and a delivery that gave up) disables an app's webhook.
+  WEBHOOK_DISABLE_AFTER: setting({ doc: "sustained failure after which an app's webhook is disabled (its events are kept, not sent, until its owner enables it)", default: '5d', value: duration() }),
   WEBHOOK_ATTEMPT_RETENTION: setting({ doc: 'attempts of finished deliveries older than this are deleted; the deliveries stay', default: '90d', value: duration() }),
   // myApps has no paging, so this also bounds what one myApps returns and what the query cost estimate counts for it.
   MAX_APPS_PER_DEVELOPER: setting({ doc: 'apps one account may have; submitApp past it answers CONFLICT', default: '100', blankIsUnset: true, value: wholeNumber(10_000) }),
@@ -358,6 +361,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerHttpPort: get('WORKER_HTTP_PORT'),
     metricsToken,
     webhookAttemptRetentionMs: get('WEBHOOK_ATTEMPT_RETENTION')!,
+    webhookDisableAfterMs: get('WEBHOOK_DISABLE_AFTER')!,
   };
 }
 

@@ -94,6 +94,14 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
       expect: { ...OWNER_ONLY, people: 'NOT_FOUND', owner: 'ALLOWED' },
     },
     purchaseApp: { document: 'mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }', variables: byAppId((f) => f.apps.paid), expect: PEOPLE_ONLY },
+    // Owner or admin; the listed app's deliveries all succeeded, so nothing is sent again.
+    recoverWebhookDeliveries: {
+      document: 'mutation($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { appId deliveriesQueued } }',
+      variables: (f) => ({ appId: f.apps.listed, since: '2020-01-01T00:00:00Z' }),
+      expect: { ...OWNER_ONLY, admin: 'ALLOWED', deliveriesWriteToken: 'ALLOWED' },
+    },
+    // Enabling an enabled webhook changes nothing, so the row breaks no other.
+    enableWebhook: { document: 'mutation($appId: ID!) { enableWebhook(appId: $appId) { id webhookState } }', variables: byAppId((f) => f.apps.listed), expect: { ...OWNER_ONLY, deliveriesWriteToken: 'ALLOWED' } },
     redeliverWebhook: {
       document: 'mutation($deliveryId: ID!) { redeliverWebhook(deliveryId: $deliveryId) { id } }',
       variables: (f, principal) => ({ deliveryId: f.testDeliveries[principal] }),

@@ -21,7 +21,7 @@ export interface JobWorker {
 export async function startJobWorker(config: Config, databaseUrl: string, services: Services): Promise<JobWorker> {
   const workerName = `${hostname()}:${process.pid}`;
   const jobs = await createJobRuntime(config, databaseUrl, workerName);
-  const deliveries = new DeliveryRunner(jobs, services.webhookEngine, services.deliveryLog);
+  const deliveries = new DeliveryRunner(jobs, services.webhookEngine, services.deliveryLog, () => services.webhookHealth.sweep());
   const preChecks = definePreCheckWork(jobs, services.preChecks);
   let stopping = false;
   definePruneAttemptsJob(jobs.agenda, services.db, config.webhookAttemptRetentionMs, () => stopping);

@@ -19,13 +19,13 @@ const inertPubSub: PubSub = { publish: () => undefined, subscribe: () => ({ [Sym
 
 /** Each resolver made once with the services it names; one instance per class, as RESOLVERS lists them. */
 export function resolverContainer(services: Services): ResolverContainer {
-  const { identity, apps, review, preChecks, secrets, notifications, deliveryLog, webhookEvents, pubSub, marketplace, sessionTokens } = services;
+  const { identity, apps, review, preChecks, secrets, notifications, deliveryLog, webhookEvents, webhookHealth, pubSub, marketplace, sessionTokens } = services;
   return new ResolverContainer().add(
     new IdentityResolver(identity),
     new AppResolver(apps, review, preChecks, secrets),
     new ReviewResolver(review, notifications),
     new SecretsResolver(secrets),
-    new WebhookResolver(deliveryLog, webhookEvents, apps, pubSub, marketplace),
+    new WebhookResolver(deliveryLog, webhookEvents, apps, pubSub, marketplace, webhookHealth),
     new DeliveryAttemptResolver(),
     new MarketplaceResolver(marketplace, identity, apps, sessionTokens),
     new InstallationResolver(apps),

@@ -10,6 +10,7 @@ import { DeliveryEngine } from '../modules/webhooks/delivery/delivery-engine.js'
 import { DeliveryLogService } from '../modules/webhooks/delivery-log.service.js';
 import { GuardedHttpClient } from '../platform/outbound-http/guarded-http-client.js';
 import { WebhookEventsService } from '../modules/webhooks/webhook-events.service.js';
+import { WebhookHealthService } from '../modules/webhooks/webhook-health.service.js';
 import { MarketplaceService } from '../modules/marketplace/marketplace.service.js';
 import { SessionTokenService } from '../modules/identity/session-tokens.service.js';
 import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service.js';
@@ -34,6 +35,8 @@ export interface Services {
   webhookEvents: WebhookEventsService;
   webhookEngine: DeliveryEngine;
   deliveryLog: DeliveryLogService;
+  /** Failure alerts and the automatic disable of webhooks (issue 18). */
+  webhookHealth: WebhookHealthService;
   marketplace: MarketplaceService;
   sessionTokens: SessionTokenService;
   preChecks: PreCheckService;
@@ -55,7 +58,16 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const webhookEvents = new WebhookEventsService(db);
   const preChecks = new PreCheckService(db, http, config.platformOrigin);
   // The engine's statements go to the pg pool itself (named, prepared), the same pool TypeORM uses.
-  const webhookEngine = new DeliveryEngine(databasePool(db), db, http, pubSub, config.encryptionKeys, { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs }, metrics);
+  const webhookHealth = new WebhookHealthService(db, notifications, mailer, { disableAfterMs: config.webhookDisableAfterMs, platformOrigin: config.platformOrigin });
+  const webhookEngine = new DeliveryEngine(
+    databasePool(db),
+    db,
+    http,
+    pubSub,
+    config.encryptionKeys,
+    { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs, onHealthChanged: webhookHealth.check },
+    metrics,
+  );
   return {
     metrics,
     readiness,
@@ -64,6 +76,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     marketplace: new MarketplaceService(db, config, webhookEvents),
     sessionTokens: new SessionTokenService(db, config),
     webhookEngine,
+    webhookHealth,
     deliveryLog: new DeliveryLogService(db, pubSub, webhookEngine),
     config,
     db,

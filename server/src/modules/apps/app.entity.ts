@@ -1,3 +1,4 @@
+import { WebhookState } from '../webhooks/webhook.types.js';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { WebhookEventType } from '../webhooks/webhook.types.js';
@@ -80,6 +81,11 @@ export class App {
   @Field(() => Date, { nullable: true, description: 'When the app was first approved and listed in the store' })
   @Column({ type: 'timestamptz', name: 'listed_at', nullable: true })
   listedAt: Date | null;
+
+  /** Turned DISABLED by sustained delivery failure (WEBHOOK_DISABLE_AFTER); only enableWebhook turns it back. */
+  @Field(() => WebhookState, { description: 'ENABLED, or DISABLED after sustained delivery failure: events are recorded but not sent until enableWebhook' })
+  @Column({ type: 'text', name: 'webhook_state', default: WebhookState.ENABLED })
+  webhookState: WebhookState;
 
   @Field({ description: 'When the app was first submitted' })
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })

@@ -8,7 +8,9 @@ import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import type { PostgresPubSub } from '../../platform/pubsub.js';
 import type { DeliveryEngine } from './delivery/delivery-engine.js';
-import { CLOSE_ABANDONED_ATTEMPTS, COUNT_UNCLAIMED_DUE, RECORD_MANUAL_ATTEMPT, RESERVE_MANUAL_ATTEMPT, SETTLE_AFTER_MANUAL_ATTEMPT, type ClaimedDelivery, type UpdatedRow } from './delivery/delivery-queries.js';
+import { CLOSE_ABANDONED_ATTEMPTS, COUNT_UNCLAIMED_DUE, QUEUE_RECOVERY, RECORD_MANUAL_ATTEMPT, RESERVE_MANUAL_ATTEMPT, SETTLE_AFTER_MANUAL_ATTEMPT, type ClaimedDelivery, type UpdatedRow } from './delivery/delivery-queries.js';
+import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
+import type { WebhookRecovery } from './webhook-recovery.type.js';
 import { deliveryUpdate, publishDeliveryUpdates } from './delivery-updates.js';
 import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
@@ -26,12 +28,14 @@ export class DeliveryLogService {
   readonly attempts: (deliveryId: string) => Promise<DeliveryAttempt[]>;
   /** The body of a delivery that came without it (a live update); the updates of one turn ask together. */
   readonly payload: (deliveryId: string) => Promise<string>;
+  private readonly wakeUps: DeliveryWakeUps;
 
   constructor(
     private readonly db: DataSource,
     private readonly pubSub: PostgresPubSub,
     private readonly engine: DeliveryEngine,
   ) {
+    this.wakeUps = new DeliveryWakeUps(db);
     this.attempts = perTickLoader(
       async (deliveryIds: string[]) => {
         const attempts = await this.db.getRepository(DeliveryAttempt).find({ where: { deliveryId: In(deliveryIds) }, order: { deliveryId: 'ASC', number: 'ASC' } });
@@ -131,6 +135,23 @@ export class DeliveryLogService {
   }
 
   /**
+   * recoverWebhookDeliveries (the caller has checked who may): every FAILED delivery of the app created
+   * since `since` is queued for one MANUAL attempt, oldest first. Queued, not sent from here: the engine
+   * sends them under the app's concurrency cap, so a recovering receiver is not flooded. Idempotent: a
+   * queued delivery is no longer FAILED, so asking again queues only what failed since.
+   */
+  async recoverFailed(appId: string, since: Date): Promise<WebhookRecovery> {
+    if (since.getTime() > Date.now()) throw badInput('since', 'since must not be in the future');
+    const queued: (UpdatedRow & { app_id: string; owner_id: string; event_type: string; purchase_id: string; created_at: Date })[] = await this.db.query(QUEUE_RECOVERY, [appId, idAtTime(since.getTime())]);
+    if (queued.length > 0) {
+      this.wakeUps.notify();
+      const updates = queued.map((row) => deliveryUpdate({ app_id: row.app_id, owner_id: row.owner_id, event_type: row.event_type, purchase_id: row.purchase_id, created_at: row.created_at } as ClaimedDelivery, row));
+      await publishDeliveryUpdates(this.db.manager, this.pubSub, updates);
+    }
+    return { appId, since, deliveriesQueued: queued.length };
+  }
+
+  /**
    * The recovery pass: closes attempts left open by a process that died (their claim or request is
    * long gone) so the log tells the truth, and says whether deliveries are due with no one on them.
    */
@@ -156,6 +177,8 @@ function toDelivery(row: Record<string, any>): WebhookDelivery {
     claimExpiresAt: null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    heldReason: row.held_reason ?? null,
+    recovering: row.recovering ?? false,
     payloadText: row.payload,
   });
 }

@@ -69,6 +69,15 @@ export class WebhookDelivery {
   @Column({ type: 'timestamptz', name: 'updated_at' })
   updatedAt: Date;
 
+  /** Why it was recorded without being sent (its app's webhook was disabled); cleared when recovery queues it. */
+  @Field(() => String, { nullable: true, description: 'Why Plaza recorded it without sending it (the app’s webhook was disabled); null for deliveries sent as usual' })
+  @Column({ type: 'text', name: 'held_reason', nullable: true })
+  heldReason: string | null;
+
+  /** Queued by recoverWebhookDeliveries: its next attempt is one MANUAL attempt that starts no schedule. */
+  @Column({ type: 'boolean', default: false })
+  recovering: boolean;
+
   /** Loaded with the event when a query asks for it. */
   payloadText?: string;
   attemptList?: DeliveryAttempt[];

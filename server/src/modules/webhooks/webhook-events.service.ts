@@ -6,7 +6,14 @@ import { newTestPurchaseId, newWebhookId } from '../../platform/ids.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
+import { sqlLiterals } from './delivery/delivery-queries.js';
+import { HELD_WHILE_DISABLED, WebhookState } from './webhook.types.js';
 import { DeliveryStatus, EVENT_WIRE_NAME, WebhookEventType } from './webhook.types.js';
+
+const PENDING = sqlLiterals(DeliveryStatus.PENDING);
+const FAILED = sqlLiterals(DeliveryStatus.FAILED);
+const DISABLED = sqlLiterals(WebhookState.DISABLED);
+const HELD = `'${HELD_WHILE_DISABLED.replaceAll("'", "''")}'`;
 
 export interface EventFacts {
   type: WebhookEventType;
@@ -62,7 +69,7 @@ export class WebhookEventsService {
       return { facts, at, eventId: newWebhookId.event(at.getTime()), deliveryId: newWebhookId.delivery(at.getTime()), type: EVENT_WIRE_NAME[facts.type], payload: webhookPayload(facts, at) };
     });
     const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
-    const recorded = await queryPrepared<{ delivery_id: string }>(
+    const recorded = await queryPrepared<{ delivery_id: string; status: DeliveryStatus; held_reason: string | null }>(
       manager,
       'plaza_record_webhook_events',
       `WITH input AS (
@@ -73,9 +80,11 @@ export class WebhookEventsService {
          INSERT INTO webhook_events (id, type, app_id, user_id, purchase_id, payload, created_at)
          SELECT event_id, type, app_id, user_id, purchase_id, payload, at FROM input
        )
-       INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)
-       SELECT delivery_id, event_id, app_id, type, purchase_id, 'PENDING', 0, 0, at, at, at FROM input
-       RETURNING id AS delivery_id`,
+       -- While the app's webhook is disabled, the delivery is recorded held: FAILED, never attempted, saying why.
+       INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at, held_reason)
+       SELECT delivery_id, event_id, app_id, type, purchase_id, CASE WHEN held THEN ${FAILED} ELSE ${PENDING} END, 0, 0, CASE WHEN held THEN NULL ELSE at END, at, at, CASE WHEN held THEN ${HELD} END
+         FROM (SELECT input.*, EXISTS (SELECT 1 FROM apps a WHERE a.id = input.app_id AND a.webhook_state = ${DISABLED}) AS held FROM input) i
+       RETURNING id AS delivery_id, status, held_reason`,
       [
         column((r) => r.eventId),
         column((r) => r.type),
@@ -92,7 +101,7 @@ export class WebhookEventsService {
     if (recorded.length === 0) return [];
     // Not a NOTIFY inside the caller's transaction (see DeliveryWakeUps): after the commit.
     afterCommit(manager, () => this.workers.notify());
-    const ids = new Set(recorded.map((r) => r.delivery_id));
+    const ids = new Map(recorded.map((r) => [r.delivery_id, r]));
     return rows
       .filter((r) => ids.has(r.deliveryId))
       .map((r) =>
@@ -102,10 +111,11 @@ export class WebhookEventsService {
           appId: r.facts.appId,
           eventType: r.type,
           purchaseId: r.facts.purchaseId,
-          status: DeliveryStatus.PENDING,
+          status: ids.get(r.deliveryId)!.status,
+          heldReason: ids.get(r.deliveryId)!.held_reason,
           attemptCount: 0,
           scheduledAttemptsDone: 0,
-          nextAttemptAt: r.at,
+          nextAttemptAt: ids.get(r.deliveryId)!.held_reason ? null : r.at,
           claimToken: null,
           claimExpiresAt: null,
           createdAt: r.at,

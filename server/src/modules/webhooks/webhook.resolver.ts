@@ -6,7 +6,11 @@ import { requirePrincipal, type RequestContext } from '../../platform/auth/conte
 import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { wiredResolver } from '../../platform/resolver-container.js';
+import { App } from '../apps/app.entity.js';
 import type { AppService } from '../apps/app.service.js';
+import { conflict } from '../../platform/errors.js';
+import type { WebhookHealthService } from './webhook-health.service.js';
+import { WebhookRecovery } from './webhook-recovery.type.js';
 import type { MarketplaceService } from '../marketplace/marketplace.service.js';
 import type { DeliveryLogService } from './delivery-log.service.js';
 import type { WebhookEventsService } from './webhook-events.service.js';
@@ -14,7 +18,7 @@ import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { deliveryFromUpdate, type DeliveryUpdate } from './delivery-updates.js';
 import { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { AttemptOutcome, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './webhook.types.js';
+import { AttemptOutcome, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType, WebhookState } from './webhook.types.js';
 
 @ObjectType({ description: 'A page of webhook deliveries (Relay connection)' })
 export class WebhookDeliveryConnection extends ConnectionType(WebhookDelivery, 'WebhookDelivery') {}
@@ -41,7 +45,32 @@ export class WebhookResolver {
     private readonly apps: AppService,
     private readonly pubSub: PostgresPubSub,
     private readonly marketplace: MarketplaceService,
+    private readonly health: WebhookHealthService,
   ) {}
+
+  @Authorized(tokenScope('deliveries:write'))
+  @Mutation(() => WebhookRecovery, {
+    description:
+      'Owner or admin: every FAILED delivery of the app created since then gets one MANUAL attempt (same id and body), oldest first, paced by the app’s concurrency cap; webhookDeliveryUpdated shows the progress. Asking again does not send twice what is already queued',
+  })
+  async recoverWebhookDeliveries(
+    @Arg('appId', () => ID, { description: 'The app (yours; admins: any)' }) appId: string,
+    @Arg('since', () => Date, { description: 'Deliveries created at or after this instant; not in the future' }) since: Date,
+    @Ctx() context: RequestContext,
+  ): Promise<WebhookRecovery> {
+    const app = await this.apps.requireOwned(requirePrincipal(context), appId, { allowAdmin: true, forbiddenMessage: 'Only the developer who owns this app (or an admin) can recover its deliveries' });
+    if (app.webhookState === WebhookState.DISABLED) throw conflict('This app’s webhook is disabled; enable it (enableWebhook) before recovering its deliveries');
+    return this.deliveryLog.recoverFailed(appId, since);
+  }
+
+  @Authorized(tokenScope('deliveries:write'))
+  @Mutation(() => App, { description: 'Owner: resume sending the app’s webhook events after an automatic disable; held and failed deliveries are sent by recoverWebhookDeliveries' })
+  async enableWebhook(@Arg('appId', () => ID, { description: 'One of your apps' }) appId: string, @Ctx() context: RequestContext): Promise<App> {
+    const principal = requirePrincipal(context);
+    await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can enable its webhook' });
+    await this.health.enable(appId);
+    return this.apps.requireOwned(principal, appId);
+  }
 
   @Authorized(tokenScope('deliveries:read'))
   @Query(() => WebhookDeliveryConnection, { description: 'Newest first. Owners see their apps, admins all; API tokens their owner’s apps' })

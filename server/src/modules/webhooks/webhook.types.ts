@@ -73,3 +73,22 @@ export const EVENT_TYPE_BY_WIRE_NAME = Object.fromEntries(Object.entries(EVENT_W
 /** Deliveries the engine still has to attempt. */
 export const OPEN_STATUSES = [DeliveryStatus.PENDING, DeliveryStatus.RETRYING];
 
+
+/** Whether an app's webhook is sent (issue 18): sustained failure disables it, its owner enables it again. */
+export enum WebhookState {
+  ENABLED = 'ENABLED',
+  DISABLED = 'DISABLED',
+}
+registerEnumType(WebhookState, {
+  name: 'WebhookState',
+  description: 'Whether Plaza sends an app’s webhook events',
+  valuesConfig: {
+    ENABLED: { description: 'Events are sent as they happen' },
+    DISABLED: {
+      description: 'Deliveries failed with no success for WEBHOOK_DISABLE_AFTER: events are still recorded (FAILED, heldReason says why) but not sent until enableWebhook; recoverWebhookDeliveries then sends them',
+    },
+  },
+});
+
+/** Why a delivery recorded while its app's webhook was disabled was not sent (WebhookDelivery.heldReason). */
+export const HELD_WHILE_DISABLED = 'Not sent: the app’s webhook was disabled after sustained failures. Enable it, then recover failed deliveries to send this one.';

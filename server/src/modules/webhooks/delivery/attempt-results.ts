@@ -6,7 +6,7 @@ import { runPrepared } from '../../../platform/prepared-query.js';
 import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedResponse } from '../../../platform/outbound-http/guarded-http-client.js';
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
-import { DeliveryStatus } from '../webhook.types.js';
+import { DeliveryStatus, HELD_WHILE_DISABLED, WebhookState } from '../webhook.types.js';
 import { WRITE_RESULTS, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 
 /** One attempt as it ended, before it is written. */
@@ -53,6 +53,8 @@ export interface AttemptResultsHooks {
   sendKept(delivery: ClaimedDelivery): void;
   /** Results were written (or failed to be): a retry may be due now. */
   written(): void;
+  /** A run of failures got a delivery that gave up, or ended: the health sweep has news for a developer. */
+  healthChanged(): void;
 }
 
 /**
@@ -126,7 +128,12 @@ export class AttemptResults {
     const keepRetriesDueBefore = this.hooks.keepsNearRetries() ? Date.now() + this.options.claimAheadMs : -Infinity;
     const rows = results.map(({ delivery, number, startedAt, url, headers, response }) => {
       const finishedAt = new Date(startedAt.getTime() + response.durationMs);
-      const { status, nextAttemptAt } = nextState(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, response.error === null, finishedAt);
+      const held = delivery.webhook_state === WebhookState.DISABLED;
+      // A recovery's attempt is one manual attempt (no new schedule); a disabled app's delivery is held until recovery.
+      const { status, nextAttemptAt } =
+        delivery.recovering || held
+          ? { status: response.error === null ? DeliveryStatus.SUCCEEDED : DeliveryStatus.FAILED, nextAttemptAt: null }
+          : nextState(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, response.error === null, finishedAt);
       return {
         keep: nextAttemptAt !== null && nextAttemptAt.getTime() <= keepRetriesDueBefore,
         delivery_id: delivery.id,
@@ -141,10 +148,12 @@ export class AttemptResults {
         headers,
         status,
         next_attempt_at: nextAttemptAt?.toISOString() ?? null,
+        held_reason: held ? HELD_WHILE_DISABLED : null,
       };
     });
     const updated = await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [JSON.stringify(rows), this.options.leaseMs]);
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
+    if (updated[0]?.health_changed) this.hooks.healthChanged();
     for (const row of updated) {
       if (row.status === DeliveryStatus.SUCCEEDED || row.status === DeliveryStatus.FAILED) this.metrics?.countFinished(row.status);
       // One line per delivery given up on (not per attempt): the endpoint's owner has something to fix.

@@ -9,7 +9,7 @@ import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedHttpClient } from '../../../platform/outbound-http/guarded-http-client.js';
 import { isTestPurchaseId } from '../../../platform/ids.js';
 import { webhookHeaders } from '../webhook-signing.js';
-import { AttemptTrigger } from '../webhook.types.js';
+import { AttemptTrigger, WebhookState } from '../webhook.types.js';
 import { AttemptResults, type AttemptResult } from './attempt-results.js';
 import { CLAIM_DUE_DELIVERIES, CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, HAND_BACK, NEXT_DUE, NEXT_DUE_PAST_SATURATED_APPS, type ClaimedDelivery } from './delivery-queries.js';
 import { OpenedSecrets } from './opened-secrets.js';
@@ -39,6 +39,8 @@ export interface DeliveryEngineOptions {
    * delivery claimed ahead holds one of its app's slots while it waits. @default 50 ms
    */
   claimAheadMs?: number;
+  /** Called when a result write changed an app's run of failures in a way the health sweep reports on. */
+  onHealthChanged?: () => void;
 }
 
 /** Per attempt, so only at debug: a busy worker makes thousands a second. Never the URL or headers (they can carry credentials). */
@@ -103,7 +105,7 @@ export class DeliveryEngine {
       db,
       pubSub,
       { retryScheduleMs: options.retryScheduleMs, leaseMs: this.leaseMs, claimAheadMs: this.claimAheadMs, batchSize: this.batchSize, flushIntervalMs: options.flushIntervalMs ?? 20 },
-      { keepsNearRetries: () => this.claiming, sendKept: (delivery) => void this.attempt(delivery), written: () => this.wake() },
+      { keepsNearRetries: () => this.claiming, sendKept: (delivery) => void this.attempt(delivery), written: () => this.wake(), healthChanged: () => options.onHealthChanged?.() },
       metrics,
     );
   }
@@ -216,7 +218,7 @@ export class DeliveryEngine {
         await this.sleep(delivery.wait_ms);
         if (this.handedBack.has(delivery.id)) return;
       }
-      const result = await this.send(delivery, delivery.attempt_count, AttemptTrigger.SCHEDULED);
+      const result = await this.send(delivery, delivery.attempt_count, delivery.recovering ? AttemptTrigger.MANUAL : AttemptTrigger.SCHEDULED);
       if (this.handedBack.has(delivery.id)) return;
       this.results.add(result);
     } finally {
@@ -243,6 +245,10 @@ export class DeliveryEngine {
 
   private async post(delivery: ClaimedDelivery, number: number): Promise<AttemptResult> {
     const startedAt = new Date();
+    // Claimed as (or redelivered while) its app's webhook was disabled: held, nothing is sent.
+    if (delivery.webhook_state === WebhookState.DISABLED) {
+      return { delivery, number, startedAt, url: null, headers: null, response: { statusCode: null, error: 'not sent: the app’s webhook is disabled; enable it, then recover failed deliveries', responseBodyExcerpt: null, durationMs: 0 } };
+    }
     if (!delivery.webhook_url) {
       return { delivery, number, startedAt, url: null, headers: null, response: { statusCode: null, error: 'the app no longer has a webhook URL', responseBodyExcerpt: null, durationMs: 0 } };
     }

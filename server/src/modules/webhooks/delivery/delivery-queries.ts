@@ -27,6 +27,7 @@ const SETTLED = sqlLiterals(...SETTLED_STATUSES);
 const SCHEDULED = sqlLiterals(AttemptTrigger.SCHEDULED);
 const MANUAL = sqlLiterals(AttemptTrigger.MANUAL);
 const SUCCEEDED = sqlLiterals(DeliveryStatus.SUCCEEDED);
+const FAILED = sqlLiterals(DeliveryStatus.FAILED);
 
 /** `column` holds an open status; qualified by the caller wherever another input has a status column too. */
 const isOpen = (column: string) => `${column} IN (${OPEN})`;
@@ -42,6 +43,10 @@ export interface ClaimedDelivery {
   attempt_count: number;
   scheduled_attempts_done: number;
   created_at: Date;
+  /** Queued by recoverWebhookDeliveries: this attempt is MANUAL, and a failure leaves it FAILED (no schedule). */
+  recovering: boolean;
+  /** The app's WebhookState when claimed: a disabled app's delivery is held, not sent. */
+  webhook_state: string;
   /** Milliseconds from the claim until the delivery is due (claimed ahead); 0 when already due. */
   wait_ms: number;
   payload: string;
@@ -64,6 +69,8 @@ export interface UpdatedRow {
   attempt_count: number;
   next_attempt_at: Date | null;
   updated_at: Date;
+  /** WRITE_RESULTS: a run of failures got a FAILED delivery, or ended: the health sweep has something to say. */
+  health_changed?: boolean;
 }
 
 /** The error of an attempt whose worker stopped (or died) before it finished. */
@@ -207,16 +214,19 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
             SET claim_token = $1, claim_expires_at = clock_timestamp() + $4 * interval '1 millisecond',
                 attempt_count = d.attempt_count + 1, updated_at = clock_timestamp()
           WHERE d.id = ANY (ARRAY(SELECT id FROM due))
-         RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at
+         RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at, d.recovering
        ), started AS (
+         -- A delivery queued by recovery gets one MANUAL attempt (decisions.md: a manual attempt starts no schedule).
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
-         SELECT id, attempt_count, ${SCHEDULED}, GREATEST(clock_timestamp(), next_attempt_at), false FROM claimed
+         SELECT id, attempt_count, CASE WHEN recovering THEN ${MANUAL} ELSE ${SCHEDULED} END, GREATEST(clock_timestamp(), next_attempt_at), false FROM claimed
        )
        SELECT c.id, c.app_id, c.event_type, c.purchase_id, c.attempt_count, c.scheduled_attempts_done, c.created_at,
               GREATEST(0, EXTRACT(EPOCH FROM (c.next_attempt_at - clock_timestamp())) * 1000)::float AS wait_ms,
-              $1::text AS claim_token, ${ATTEMPT_MATERIALS('c')}
+              $1::text AS claim_token, c.recovering, a.webhook_state, ${ATTEMPT_MATERIALS('c')}
          FROM claimed c
-         ${JOIN_ATTEMPT_MATERIALS('c')}`;
+         ${JOIN_ATTEMPT_MATERIALS('c')}
+        -- Sent in this order: oldest due first (a recovery's backlog goes out oldest first).
+        ORDER BY c.next_attempt_at, c.id`;
 
 /** The claim while no app is saturated here (exported, as the next three, for the tests that check the plans stay bounded). */
 export const CLAIM_DUE_DELIVERIES = claimStatement(CANDIDATES_IN_TIME_ORDER);
@@ -249,6 +259,43 @@ export const NEXT_DUE_PAST_SATURATED_APPS = `WITH RECURSIVE ${APPS_WITH_QUEUED_W
        SELECT ${untilClaimable('next_attempt_at')} FROM earliest WHERE next_attempt_at IS NOT NULL`;
 
 /**
+ * Each app's run of failures, kept up by the result write itself (issue 18: no statement per delivery
+ * on the hot path): per app of the batch, one upsert when it has a failure after its last success
+ * here, one probe by key when it succeeded (which writes only if a run was open). A run starts at its
+ * first failed attempt; a delivery that ends FAILED counts. Used by WRITE_RESULTS (r, moved_on).
+ */
+const APP_HEALTH = `outcomes AS (
+         SELECT app_id, max(started_at) FILTER (WHERE error IS NULL) AS succeeded_at,
+                max(started_at) FILTER (WHERE error IS NOT NULL) AS failed_at
+           FROM (SELECT m.app_id, m.status, x.started_at, x.error FROM moved_on m JOIN r x ON x.delivery_id = m.id) o
+          GROUP BY app_id
+       ), failures AS (
+         -- The failures after the app's last success in this batch: the run they start or continue.
+         SELECT o.app_id, o.succeeded_at, min(x.started_at) AS first_failed_at, max(x.started_at) AS last_failed_at,
+                (array_agg(x.error ORDER BY x.started_at DESC))[1] AS last_error,
+                count(*) FILTER (WHERE m.status = ${FAILED})::int AS ended_failed
+           FROM outcomes o JOIN moved_on m ON m.app_id = o.app_id JOIN r x ON x.delivery_id = m.id
+          WHERE x.error IS NOT NULL AND x.started_at > COALESCE(o.succeeded_at, '-infinity')
+          GROUP BY o.app_id, o.succeeded_at
+       ), failing AS (
+         INSERT INTO webhook_health AS h (app_id, failing_since, last_failure_at, last_error, failed_deliveries, recovered_at)
+         SELECT app_id, first_failed_at, last_failed_at, last_error, ended_failed, succeeded_at FROM failures ORDER BY app_id
+         ON CONFLICT (app_id) DO UPDATE
+            -- A success earlier in this batch (recovered_at) ended the run before: this one starts afresh.
+            SET failing_since = CASE WHEN EXCLUDED.recovered_at IS NULL THEN COALESCE(h.failing_since, EXCLUDED.failing_since) ELSE EXCLUDED.failing_since END,
+                failed_deliveries = CASE WHEN EXCLUDED.recovered_at IS NULL AND h.failing_since IS NOT NULL THEN h.failed_deliveries ELSE 0 END + EXCLUDED.failed_deliveries,
+                last_failure_at = GREATEST(h.last_failure_at, EXCLUDED.last_failure_at),
+                last_error = EXCLUDED.last_error,
+                recovered_at = COALESCE(EXCLUDED.recovered_at, h.recovered_at)
+         RETURNING h.failed_deliveries
+       ), recovered AS (
+         UPDATE webhook_health h SET failing_since = NULL, failed_deliveries = 0, recovered_at = o.succeeded_at
+           FROM outcomes o
+          WHERE h.app_id = o.app_id AND o.succeeded_at > COALESCE(o.failed_at, '-infinity') AND h.failing_since IS NOT NULL
+         RETURNING h.app_id
+       )`;
+
+/**
  * Records a batch of attempts' outcomes ($1, a JSON array of rows) and moves each delivery on, while
  * this run still holds its claim. A row with `keep` stays claimed (leased $2 ms) for its near retry,
  * whose attempt is recorded as started. Returns each delivery moved on, a kept one with the attempts
@@ -256,7 +303,7 @@ export const NEXT_DUE_PAST_SATURATED_APPS = `WITH RECURSIVE ${APPS_WITH_QUEUED_W
  */
 export const WRITE_RESULTS = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
-                error text, excerpt text, url text, headers jsonb, status text, next_attempt_at timestamptz)
+                error text, excerpt text, url text, headers jsonb, status text, next_attempt_at timestamptz, held_reason text)
        ), attempts AS (
          UPDATE webhook_attempts a
             SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
@@ -264,7 +311,10 @@ export const WRITE_RESULTS = `WITH r AS (
            FROM r WHERE a.delivery_id = r.delivery_id AND a.number = r.number
        ), moved_on AS (
          UPDATE webhook_deliveries d
-            SET status = r.status, next_attempt_at = r.next_attempt_at, scheduled_attempts_done = d.scheduled_attempts_done + 1,
+            SET status = r.status, next_attempt_at = r.next_attempt_at,
+                -- A recovery's attempt is manual: the schedule's position stays where it was.
+                scheduled_attempts_done = d.scheduled_attempts_done + CASE WHEN d.recovering THEN 0 ELSE 1 END,
+                recovering = false, held_reason = r.held_reason,
                 claim_token = CASE WHEN r.keep THEN d.claim_token END,
                 claim_expires_at = CASE WHEN r.keep THEN clock_timestamp() + $2 * interval '1 millisecond' END,
                 attempt_count = d.attempt_count + CASE WHEN r.keep THEN 1 ELSE 0 END,
@@ -273,12 +323,14 @@ export const WRITE_RESULTS = `WITH r AS (
           -- Only while this run still holds the claim: after a takeover the new holder's outcome stands.
           -- The delivery's status (d.), not the input's new one (r.status).
           WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND ${isOpen('d.status')}
-          RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at, r.keep
+          RETURNING d.id, d.app_id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at, r.keep
        ), kept AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, ${SCHEDULED}, next_attempt_at, false FROM moved_on WHERE keep
-       )
-       SELECT id, status, attempt_count - CASE WHEN keep THEN 1 ELSE 0 END AS attempt_count, next_attempt_at, updated_at, keep FROM moved_on`;
+       ), ${APP_HEALTH}
+       SELECT id, status, attempt_count - CASE WHEN keep THEN 1 ELSE 0 END AS attempt_count, next_attempt_at, updated_at, keep,
+              (SELECT count(*) FROM (SELECT 1 FROM failing WHERE failed_deliveries > 0 UNION ALL SELECT 1 FROM recovered) changed) > 0 AS health_changed
+         FROM moved_on`;
 
 /**
  * Shutdown past its deadline: releases the claims in $1 (a JSON array of id, claim_token, number) that
@@ -306,7 +358,7 @@ export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, ${MANUAL}, clock_timestamp(), false FROM reserved
        )
-       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, ${ATTEMPT_MATERIALS('r')}
+       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, false AS recovering, a.webhook_state, ${ATTEMPT_MATERIALS('r')}
          FROM reserved r
          ${JOIN_ATTEMPT_MATERIALS('r')}`;
 
@@ -333,3 +385,16 @@ export const COUNT_UNCLAIMED_DUE = `SELECT count(*)::int AS due FROM (
           WHERE ${QUEUED} AND next_attempt_at <= clock_timestamp()
             AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
           LIMIT 1000) due_now`;
+
+/**
+ * recoverWebhookDeliveries: the FAILED deliveries of app $1 with ids from $2 (created since then) are
+ * queued for one MANUAL attempt each (recovering), due at their creation time so the engine's time
+ * order sends the oldest first. RETRYING while queued: no longer FAILED, so a second call skips them.
+ */
+export const QUEUE_RECOVERY = `WITH queued AS (
+         UPDATE webhook_deliveries
+            SET status = ${sqlLiterals(DeliveryStatus.RETRYING)}, next_attempt_at = created_at, recovering = true, held_reason = NULL, updated_at = clock_timestamp()
+          WHERE app_id = $1 AND status = ${FAILED} AND id >= $2
+         RETURNING id, app_id, event_type, purchase_id, status, attempt_count, next_attempt_at, created_at, updated_at
+       )
+       SELECT q.*, a.owner_id FROM queued q JOIN apps a ON a.id = q.app_id ORDER BY q.id`;

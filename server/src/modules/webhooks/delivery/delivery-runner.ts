@@ -46,9 +46,16 @@ export class DeliveryRunner {
     private readonly jobs: JobRuntime,
     private readonly engine: DeliveryEngine,
     log: DeliveryLogService,
+    /** The webhook health sweep, run with each recovery pass: time alone can make a failing webhook due for disabling. */
+    sweepHealth?: () => Promise<void>,
   ) {
     defineDeliverWebhooksJob(jobs.agenda, (keepAlive) => this.runHere(keepAlive));
-    defineRecoverDeliveriesJob(jobs.agenda, () => log.recover(), this.onDue);
+    const recover = async () => {
+      const recovered = await log.recover();
+      await sweepHealth?.().catch((err: Error) => logger.error({ err }, 'webhook health sweep failed; the next recovery pass will try again'));
+      return recovered;
+    };
+    defineRecoverDeliveriesJob(jobs.agenda, recover, this.onDue);
   }
 
   get state(): RunState {

@@ -1,0 +1,39 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * One app's run of failed webhook attempts (issue 18): kept up by the engine's result write (a row
+ * appears with the first failure; a success ends the run), read by the health sweep that alerts the
+ * developer and disables a webhook that keeps failing. Not in the API: notifications and
+ * App.webhookState say what matters.
+ */
+@Entity('webhook_health')
+export class WebhookHealth {
+  @PrimaryColumn({ type: 'text', name: 'app_id' })
+  appId: string;
+
+  /** The first failed attempt with no success since; null while deliveries succeed. */
+  @Column({ type: 'timestamptz', name: 'failing_since', nullable: true })
+  failingSince: Date | null;
+
+  @Column({ type: 'timestamptz', name: 'last_failure_at', nullable: true })
+  lastFailureAt: Date | null;
+
+  @Column({ type: 'text', name: 'last_error', nullable: true })
+  lastError: string | null;
+
+  /** Deliveries that ended FAILED (every scheduled attempt) during this run: what makes it an alert. */
+  @Column({ type: 'integer', name: 'failed_deliveries', default: 0 })
+  failedDeliveries: number;
+
+  /** The last WEBHOOK_FAILING notification: at most one a day, across runs. */
+  @Column({ type: 'timestamptz', name: 'alerted_at', nullable: true })
+  alertedAt: Date | null;
+
+  /** The developer was told of this run and not yet that it ended. */
+  @Column({ type: 'boolean', name: 'alert_open', default: false })
+  alertOpen: boolean;
+
+  /** The success that ended the last run. */
+  @Column({ type: 'timestamptz', name: 'recovered_at', nullable: true })
+  recoveredAt: Date | null;
+}

@@ -1,0 +1,158 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { logger } from '../../platform/logger.js';
+import type { Mailer } from '../review/mailer.js';
+import type { NotificationService } from '../review/notification.service.js';
+import { sqlLiterals } from './delivery/delivery-queries.js';
+import { DeliveryStatus, HELD_WHILE_DISABLED, OPEN_STATUSES, WebhookState } from './webhook.types.js';
+
+/** Notification kinds of this feature (Notification.kind is a string; the contract names the first two). */
+export const WebhookNotice = {
+  FAILING: 'WEBHOOK_FAILING',
+  DISABLED: 'WEBHOOK_DISABLED',
+  RECOVERED: 'WEBHOOK_RECOVERED',
+} as const;
+
+/** At most one WEBHOOK_FAILING per app in this long, however often its endpoint fails and recovers. */
+const ALERT_INTERVAL = '1 day';
+/** Sweeps asked for by result writes run at most this often (a dead endpoint fails every batch). */
+const SWEEP_SPACING_MS = 500;
+
+const ENABLED = sqlLiterals(WebhookState.ENABLED);
+const DISABLED = sqlLiterals(WebhookState.DISABLED);
+const FAILED = sqlLiterals(DeliveryStatus.FAILED);
+const OPEN = sqlLiterals(...OPEN_STATUSES);
+
+/** Apps whose run of failures lasted $1 ms with a delivery that gave up: disabled, with what the notice says. */
+const DISABLE_FAILING = `UPDATE apps a SET webhook_state = ${DISABLED}
+    FROM webhook_health h
+   WHERE h.app_id = a.id AND a.webhook_state = ${ENABLED} AND h.failed_deliveries > 0
+     AND h.failing_since <= clock_timestamp() - $1 * interval '1 millisecond'
+  RETURNING a.id, a.owner_id, a.name, h.failing_since, h.last_error`;
+
+/**
+ * Open deliveries of disabled apps that no worker holds: held (FAILED with the reason, no next attempt),
+ * to be sent by recovery. Catches what was queued when the app was disabled and any retry written since.
+ */
+const HOLD_OPEN_OF_DISABLED = `UPDATE webhook_deliveries d
+     SET status = ${FAILED}, next_attempt_at = NULL, recovering = false, held_reason = $1, updated_at = clock_timestamp()
+    FROM apps a
+   WHERE a.webhook_state = ${DISABLED} AND d.app_id = a.id AND d.next_attempt_at IS NOT NULL AND d.status IN (${OPEN})
+     AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
+  RETURNING d.id`;
+
+/** Runs with a delivery that gave up, not alerted within ALERT_INTERVAL: alerted now. */
+const ALERT_FAILING = `UPDATE webhook_health h SET alerted_at = clock_timestamp(), alert_open = true
+    FROM apps a
+   WHERE a.id = h.app_id AND a.webhook_state = ${ENABLED} AND h.failing_since IS NOT NULL AND h.failed_deliveries > 0
+     AND (h.alerted_at IS NULL OR h.alerted_at <= clock_timestamp() - interval '${ALERT_INTERVAL}')
+  RETURNING a.id, a.owner_id, a.name, h.failing_since, h.last_error, h.failed_deliveries`;
+
+/** Alerted runs that a success has ended: told once. */
+const CLOSE_RECOVERED = `UPDATE webhook_health h SET alert_open = false
+    FROM apps a
+   WHERE a.id = h.app_id AND h.alert_open AND h.failing_since IS NULL
+  RETURNING a.id, a.owner_id, a.name, h.recovered_at`;
+
+/** The rows an UPDATE ... RETURNING gave back (TypeORM answers an UPDATE with [rows, count]). */
+async function updated<T>(manager: EntityManager, sql: string, parameters: unknown[] = []): Promise<T[]> {
+  const [rows]: [T[], number] = await manager.query(sql, parameters);
+  return rows;
+}
+
+interface AppNotice {
+  id: string;
+  owner_id: string;
+  name: string;
+}
+
+/**
+ * Failure alerts and the automatic disable (issue 18). The engine's result write keeps each app's run
+ * of failures (webhook_health); this sweep, asked for by that write when something changed and run by
+ * the recovery job every 15 seconds, turns the runs into notifications: WEBHOOK_FAILING when a
+ * delivery gave up (at most once a day per app), WEBHOOK_RECOVERED when deliveries succeed again,
+ * WEBHOOK_DISABLED after WEBHOOK_DISABLE_AFTER of failure. Each step claims its rows with one UPDATE,
+ * so several workers sweeping at once notify once.
+ */
+export class WebhookHealthService {
+  private sweeping: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly notifications: NotificationService,
+    private readonly mailer: Mailer,
+    private readonly options: { disableAfterMs: number; platformOrigin: string },
+  ) {}
+
+  /** A result write changed a run: sweep soon (one at a time, spaced), off the delivery path. */
+  readonly check = (): void => {
+    if (this.sweeping) {
+      this.again = true;
+      return;
+    }
+    this.sweeping = (async () => {
+      do {
+        this.again = false;
+        await this.sweep().catch((err) => logger.error({ err }, 'webhook health sweep failed; the next one will try again'));
+        await new Promise((resolve) => setTimeout(resolve, SWEEP_SPACING_MS));
+      } while (this.again);
+    })().finally(() => (this.sweeping = undefined));
+  };
+
+  /** The Webhook Logs of one app's given-up deliveries, as the portal routes them. */
+  logsLink(appId: string): string {
+    return `${this.options.platformOrigin}/developer/webhooks?appId=${encodeURIComponent(appId)}&status=${DeliveryStatus.FAILED}`;
+  }
+
+  async sweep(): Promise<void> {
+    const mails: { ownerId: string; subject: string; text: string }[] = [];
+    await this.db.transaction(async (manager) => {
+      const disabled = await updated<AppNotice & { failing_since: Date; last_error: string | null }>(manager, DISABLE_FAILING, [this.options.disableAfterMs]);
+      await manager.query(HOLD_OPEN_OF_DISABLED, [HELD_WHILE_DISABLED]);
+      for (const app of disabled) {
+        const text =
+          `Plaza stopped sending "${app.name}" its webhook events: deliveries have failed since ${app.failing_since.toISOString()} with no success in between. ` +
+          `Last error: ${app.last_error ?? 'unknown'}. New events are recorded but not sent. Fix the endpoint, press Enable in Webhook Logs, then recover the failed deliveries: ${this.logsLink(app.id)}`;
+        await this.notify(manager, app, WebhookNotice.DISABLED, text, `Webhook disabled: ${app.name}`, mails);
+      }
+      const failing = await updated<AppNotice & { failing_since: Date; last_error: string | null; failed_deliveries: number }>(manager, ALERT_FAILING);
+      for (const app of failing) {
+        const gaveUp = app.failed_deliveries === 1 ? '1 delivery' : `${app.failed_deliveries} deliveries`;
+        const text =
+          `Webhook deliveries of "${app.name}" are failing: ${gaveUp} gave up after every retry. Failing since ${app.failing_since.toISOString()}; ` +
+          `last error: ${app.last_error ?? 'unknown'}. See the failed deliveries: ${this.logsLink(app.id)}`;
+        await this.notify(manager, app, WebhookNotice.FAILING, text, `Webhook failing: ${app.name}`, mails);
+      }
+      const recovered = await updated<AppNotice & { recovered_at: Date | null }>(manager, CLOSE_RECOVERED);
+      for (const app of recovered) {
+        const text = `Webhook deliveries of "${app.name}" succeed again${app.recovered_at ? ` (since ${app.recovered_at.toISOString()})` : ''}. Deliveries that failed meanwhile can be sent again with "Recover failed since…": ${this.logsLink(app.id)}`;
+        await this.notify(manager, app, WebhookNotice.RECOVERED, text, `Webhook recovered: ${app.name}`, mails);
+      }
+    });
+    this.email(mails);
+  }
+
+  private async notify(manager: EntityManager, app: AppNotice, kind: string, message: string, subject: string, mails: { ownerId: string; subject: string; text: string }[]): Promise<void> {
+    await this.notifications.notify(manager, app.owner_id, { kind, message, appId: app.id });
+    mails.push({ ownerId: app.owner_id, subject, text: message });
+  }
+
+  /** After commit and off the sweep: the e-mail is a courtesy copy of the notification. */
+  private email(mails: { ownerId: string; subject: string; text: string }[]): void {
+    if (!this.mailer.enabled || mails.length === 0) return;
+    void (async () => {
+      for (const mail of mails) {
+        const [owner]: { email: string }[] = await this.db.query('SELECT email FROM accounts WHERE id = $1', [mail.ownerId]);
+        if (owner) await this.mailer.send(owner.email, mail.subject, mail.text);
+      }
+    })().catch((err) => logger.warn({ err }, 'webhook health e-mail failed'));
+  }
+
+  /** The owner's enableWebhook: delivery of new events resumes, and a new run of failures starts from nothing. */
+  async enable(appId: string): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      await manager.query(`UPDATE apps SET webhook_state = ${ENABLED} WHERE id = $1`, [appId]);
+      await manager.query('UPDATE webhook_health SET failing_since = NULL, failed_deliveries = 0, alert_open = false WHERE app_id = $1', [appId]);
+    });
+  }
+}

@@ -1,0 +1,13 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'What recoverWebhookDeliveries queued: each FAILED delivery since then gets one MANUAL attempt, oldest first, at the pace of the app’s concurrency cap' })
+export class WebhookRecovery {
+  @Field(() => ID, { description: 'The app whose deliveries are sent again' })
+  appId: string;
+
+  @Field({ description: 'Deliveries created at or after this instant were considered' })
+  since: Date;
+
+  @Field(() => Int, { description: 'FAILED deliveries queued now; those already queued by an earlier call are not counted or sent twice' })
+  deliveriesQueued: number;
+}

@@ -1,0 +1,218 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
+import type { GraphQLTestClient } from './helpers/graphql-client.js';
+import { subscribe } from './helpers/graphql-client.js';
+import { submitApp } from './helpers/factories.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
+
+// Issue 18 parts 2-4: failure alerts, the automatic disable, bulk recovery; on real Plazas and real
+// receivers, with the retry schedule shortened to one quick retry (a delivery gives up in well under a second).
+const SCHEDULE = { WEBHOOK_RETRY_SCHEDULE: '100ms', WEBHOOK_TIMEOUT: '2s', WEBHOOK_CLAIM_LEASE: '4s' };
+
+const NOTIFICATIONS = '{ notifications(first: 100) { edges { node { kind message appId } } } }';
+const RECOVER = 'mutation($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { appId since deliveriesQueued } }';
+const ENABLE = 'mutation($appId: ID!) { enableWebhook(appId: $appId) { id webhookState } }';
+const APP_STATE = 'query($id: ID!) { app(id: $id) { id webhookState } }';
+const DELIVERY = 'query($id: ID!) { webhookDelivery(id: $id) { id status heldReason attemptCount attempts { number trigger statusCode error } } }';
+
+const failing = () => ({ status: 500, body: 'database is down' });
+const ok = () => ({ status: 200, body: 'ok' });
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function notificationsOf(client: GraphQLTestClient, appId: string, kind: string): Promise<{ kind: string; message: string; appId: string }[]> {
+  const { notifications } = await client.ok<{ notifications: { edges: { node: any }[] } }>(NOTIFICATIONS);
+  return notifications.edges.map((e) => e.node).filter((n) => n.appId === appId && n.kind === kind);
+}
+
+const deliveryOf = async (client: GraphQLTestClient, id: string) => (await client.ok<{ webhookDelivery: any }>(DELIVERY, { id })).webhookDelivery;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('failure alerts and bulk recovery', () => {
+  let plaza: TestPlaza;
+  let developer: GraphQLTestClient;
+  let admin: GraphQLTestClient;
+
+  beforeAll(async () => {
+    plaza = await startTestPlaza(SCHEDULE);
+    developer = await plaza.signIn('alerts@studio.test');
+    admin = await plaza.signIn('admin@plaza.test');
+  });
+
+  it('tells the developer once a day that deliveries fail (live, with since when, the last error and a link), and once that they succeed again', async () => {
+    const receiver = await WebhookReceiver.start(failing);
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const socket = developer.websocket();
+    const live = subscribe<{ notificationAdded: any }>(socket, 'subscription { notificationAdded { kind message appId } }');
+    await plaza.waitForSubscriptions(1);
+    try {
+      const started = Date.now();
+      const [first, second] = await Promise.all([emitEvent(plaza, app.id), emitEvent(plaza, app.id)]);
+      await Promise.all([first, second].map((d) => waitForDelivery(developer, d.id, (x) => x.status === 'FAILED')));
+
+      const alert = await until('a WEBHOOK_FAILING notification', async () => (await notificationsOf(developer, app.id, 'WEBHOOK_FAILING'))[0]);
+      const [pushed] = await live.waitFor(1);
+      expect(pushed.notificationAdded).toMatchObject({ kind: 'WEBHOOK_FAILING', appId: app.id, message: alert.message });
+      expect(alert.message).toContain(app.name);
+      expect(alert.message).toMatch(/2 deliveries gave up/);
+      expect(alert.message).toContain('last error: HTTP 500');
+      const since = new Date(/Failing since (\S+);/.exec(alert.message)![1]).getTime();
+      expect(since).toBeGreaterThanOrEqual(started - 1000);
+      expect(since).toBeLessThanOrEqual(Date.now());
+      expect(alert.message).toContain(`/developer/webhooks?appId=${app.id}&status=FAILED`);
+
+      // Deliveries succeed again: one notice, however many succeed.
+      receiver.responder = ok;
+      for (const _ of [1, 2]) await waitForDelivery(developer, (await emitEvent(plaza, app.id)).id, (x) => x.status === 'SUCCEEDED');
+      const recovered = await until('a WEBHOOK_RECOVERED notification', async () => (await notificationsOf(developer, app.id, 'WEBHOOK_RECOVERED'))[0]);
+      expect(recovered.message).toContain('succeed again');
+
+      // Failing again the same day: no second alert.
+      receiver.responder = failing;
+      await waitForDelivery(developer, (await emitEvent(plaza, app.id)).id, (x) => x.status === 'FAILED');
+      await pause(1500); // a sweep runs after every write that matters; give a wrong one time to show
+      expect(await notificationsOf(developer, app.id, 'WEBHOOK_FAILING')).toHaveLength(1);
+      expect(await notificationsOf(developer, app.id, 'WEBHOOK_RECOVERED')).toHaveLength(1);
+    } finally {
+      live.stop();
+      await socket.dispose();
+    }
+  });
+
+  it('sends every FAILED delivery since the given time again, oldest first, once each as a MANUAL attempt; asking twice sends nothing twice', async () => {
+    const receiver = await WebhookReceiver.start(failing);
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const before = new Date(Date.now() - 1000).toISOString();
+    const deliveries: Awaited<ReturnType<typeof emitEvent>>[] = [];
+    for (const _ of [1, 2, 3]) deliveries.push(await emitEvent(plaza, app.id));
+    await Promise.all(deliveries.map((d) => waitForDelivery(developer, d.id, (x) => x.status === 'FAILED')));
+    const failedRequests = receiver.requests.length;
+    expect(failedRequests).toBe(6); // two scheduled attempts each
+
+    // Slow answers, so the second call comes while the first one's deliveries are still queued or in flight.
+    receiver.responder = () => ({ status: 200, body: 'ok', delayMs: 300 });
+    const { recoverWebhookDeliveries: firstCall } = await developer.ok<{ recoverWebhookDeliveries: any }>(RECOVER, { appId: app.id, since: before });
+    expect(firstCall).toEqual({ appId: app.id, since: before, deliveriesQueued: 3 });
+    const { recoverWebhookDeliveries: secondCall } = await admin.ok<{ recoverWebhookDeliveries: any }>(RECOVER, { appId: app.id, since: before });
+    expect(secondCall.deliveriesQueued).toBe(0);
+
+    const settled = await Promise.all(deliveries.map((d) => waitForDelivery(developer, d.id, (x) => x.status === 'SUCCEEDED')));
+    await pause(500);
+    const recoveryRequests = receiver.requests.slice(failedRequests);
+    expect(recoveryRequests.map((r) => r.headers['x-platform-delivery']).sort()).toEqual(deliveries.map((d) => d.id).sort());
+    for (const [i, delivery] of settled.entries()) {
+      expect(delivery.attempts.map((a: any) => a.trigger)).toEqual(['SCHEDULED', 'SCHEDULED', 'MANUAL']);
+      // Same delivery, same bytes.
+      const request = recoveryRequests.find((r) => r.headers['x-platform-delivery'] === deliveries[i].id)!;
+      expect(request.rawBody.toString('utf8')).toBe(delivery.payload);
+      expect(request.headers['x-platform-attempt']).toBe('3');
+    }
+    // Oldest first: the recovery attempts started in the order the deliveries were created.
+    const startedAt = settled.map((d) => new Date(d.attempts[2].startedAt).getTime());
+    expect([...startedAt].sort((a, b) => a - b)).toEqual(startedAt);
+  });
+
+  it('keeps the per-app cap while recovering: a hanging receiver never holds more than 32 requests, and each failed delivery gets one attempt', async () => {
+    const receiver = await WebhookReceiver.start(failing);
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const before = new Date(Date.now() - 1000).toISOString();
+    const deliveries = await Promise.all(Array.from({ length: 40 }, () => emitEvent(plaza, app.id)));
+    await Promise.all(deliveries.map((d) => waitForDelivery(developer, d.id, (x) => x.status === 'FAILED', 30_000)));
+    const failedRequests = receiver.requests.length;
+
+    receiver.responder = () => 'hang';
+    const { recoverWebhookDeliveries } = await developer.ok<{ recoverWebhookDeliveries: any }>(RECOVER, { appId: app.id, since: before });
+    expect(recoverWebhookDeliveries.deliveriesQueued).toBe(40);
+    await receiver.waitForRequests(failedRequests + 32, 15_000);
+    await pause(500);
+    expect(receiver.requests.length - failedRequests).toBe(32);
+    // The hanging attempts time out (2 s) and free their slots for the other 8; none is tried twice.
+    await receiver.waitForRequests(failedRequests + 40, 20_000);
+    const final = await Promise.all(deliveries.map((d) => waitForDelivery(developer, d.id, (x) => isFinal(x) && x.attempts.every((a: any) => a.finished), 20_000)));
+    expect(receiver.mostHangingAtOnce).toBeLessThanOrEqual(32);
+    expect(final.map((d) => d.status)).toEqual(deliveries.map(() => 'FAILED'));
+    for (const d of final) expect(d.attempts.map((a: any) => a.trigger)).toEqual(['SCHEDULED', 'SCHEDULED', 'MANUAL']);
+    await pause(500);
+    expect(receiver.requests.length - failedRequests).toBe(40);
+  });
+
+  it('refuses a recovery that starts in the future, naming the field, and changes nothing', async () => {
+    const receiver = await WebhookReceiver.start(failing);
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const delivery = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, delivery.id, (x) => x.status === 'FAILED');
+    const result = await developer.request(RECOVER, { appId: app.id, since: new Date(Date.now() + 3_600_000).toISOString() });
+    expect(result.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'since' });
+    expect((await deliveryOf(developer, delivery.id)).status).toBe('FAILED');
+  });
+});
+
+describe('automatic disable', () => {
+  let plaza: TestPlaza;
+  let developer: GraphQLTestClient;
+
+  beforeAll(async () => {
+    plaza = await startTestPlaza({ ...SCHEDULE, WEBHOOK_DISABLE_AFTER: '2s' });
+    developer = await plaza.signIn('disabled@studio.test');
+  });
+
+  it('disables a webhook that keeps failing, records its events without sending them, and after Enable sends them once each through recovery', async () => {
+    const receiver = await WebhookReceiver.start(failing);
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const before = new Date(Date.now() - 1000).toISOString();
+    expect((await developer.ok<{ app: any }>(APP_STATE, { id: app.id })).app.webhookState).toBe('ENABLED');
+
+    const first = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, first.id, (x) => x.status === 'FAILED');
+    await pause(2200); // longer than WEBHOOK_DISABLE_AFTER, still failing
+    const second = await emitEvent(plaza, app.id);
+    await until('the webhook disabled', async () => (await developer.ok<{ app: any }>(APP_STATE, { id: app.id })).app.webhookState === 'DISABLED');
+    const notice = await until('a WEBHOOK_DISABLED notification', async () => (await notificationsOf(developer, app.id, 'WEBHOOK_DISABLED'))[0]);
+    expect(notice.message).toContain('Last error: HTTP 500');
+    expect(notice.message).toContain(`/developer/webhooks?appId=${app.id}&status=FAILED`);
+    await waitForDelivery(developer, second.id, (x) => x.status === 'FAILED' && x.attempts.every((a: any) => a.finished));
+
+    // While disabled: recorded, held, never attempted.
+    const requestsWhenDisabled = receiver.requests.length;
+    const held = [await emitEvent(plaza, app.id), await emitEvent(plaza, app.id)];
+    await pause(1000);
+    for (const { id } of held) {
+      const delivery = await deliveryOf(developer, id);
+      expect(delivery).toMatchObject({ status: 'FAILED', attemptCount: 0, attempts: [] });
+      expect(delivery.heldReason).toMatch(/disabled/);
+    }
+    expect(receiver.requests.length).toBe(requestsWhenDisabled);
+    const refused = await developer.request(RECOVER, { appId: app.id, since: before });
+    expect(refused.errors?.[0].extensions?.code).toBe('CONFLICT');
+
+    // Fixed and enabled: new events go out again; the held and failed ones wait for recovery.
+    receiver.responder = ok;
+    expect((await developer.ok<{ enableWebhook: any }>(ENABLE, { appId: app.id })).enableWebhook).toEqual({ id: app.id, webhookState: 'ENABLED' });
+    const fresh = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, fresh.id, (x) => x.status === 'SUCCEEDED');
+    expect((await deliveryOf(developer, held[0].id)).attemptCount).toBe(0);
+
+    const { recoverWebhookDeliveries } = await developer.ok<{ recoverWebhookDeliveries: any }>(RECOVER, { appId: app.id, since: before });
+    expect(recoverWebhookDeliveries.deliveriesQueued).toBe(4);
+    const recovered = [first, second, ...held];
+    const done = await Promise.all(recovered.map((d) => waitForDelivery(developer, d.id, (x) => x.status === 'SUCCEEDED')));
+    await pause(500);
+    const sentAfterEnable = receiver.requests.slice(requestsWhenDisabled).map((r) => r.headers['x-platform-delivery']);
+    for (const { id } of recovered) expect(sentAfterEnable.filter((sent) => sent === id)).toHaveLength(1);
+    for (const delivery of done) {
+      expect(delivery.attempts.at(-1).trigger).toBe('MANUAL');
+      expect((await deliveryOf(developer, delivery.id)).heldReason).toBeNull();
+    }
+    // The held ones: exactly one attempt, the recovery's.
+    for (const { id } of held) expect((await deliveryOf(developer, id)).attempts.map((a: any) => a.trigger)).toEqual(['MANUAL']);
+  });
+});
