@@ -16,6 +16,7 @@ import { ClientSecretPanel } from './ClientSecretPanel';
 import { DeveloperAppQuery, UpdateAppMutation } from './developer-app';
 import { SendTestEvent } from './SendTestEvent';
 import { WebhookEventCatalogue } from './WebhookEventCatalogue';
+import { WebhookHealthPanel } from '../webhook-logs/WebhookHealthPanel';
 
 type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
 
@@ -56,6 +57,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
             {app.reviewOverdue && <strong> {t('dev.overdue')}</strong>}
           </p>
         )}
+        {app.webhookUrl && <WebhookHealthPanel appId={app.id} recovery={false} />}
         {editing ? (
           <AppForm
             initialValues={formValuesOf(app)}

@@ -41,6 +41,7 @@ const inFlight = (number: number) => ({
 
 const detail = (status: string, attempts: (ReturnType<typeof attempt> | ReturnType<typeof inFlight>)[]) => ({
   ...delivery('dlv_1', status, { attemptCount: attempts.length }),
+  heldReason: null,
   payload: PAYLOAD,
   attempts,
 });

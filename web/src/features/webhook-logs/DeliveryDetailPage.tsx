@@ -70,6 +70,12 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
         <dd>
           <time dateTime={delivery.createdAt}>{formatInstant(delivery.createdAt)}</time>
         </dd>
+        {delivery.heldReason && (
+          <>
+            <dt>{t('webhooks.heldReason')}</dt>
+            <dd role="note">{delivery.heldReason}</dd>
+          </>
+        )}
         {delivery.nextAttemptAt && (
           <>
             <dt>{t('webhooks.nextAttempt')}</dt>

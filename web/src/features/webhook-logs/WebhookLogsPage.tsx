@@ -9,6 +9,7 @@ import { deliveryFilterOf, filterFormFromQuery, matchesFilter, PAGE_SIZE, queryF
 import { DeliveryFilters } from './DeliveryFilters';
 import { DeliveryTable } from './DeliveryTable';
 import { insertDelivery } from './insert-delivery';
+import { WebhookHealthPanel } from './WebhookHealthPanel';
 import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
 
 export const WEBHOOK_LOGS_PATH = '/developer/webhooks';
@@ -79,6 +80,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
       {sendTestProblem && (
         <ErrorMessage message={sendTestProblem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl', { message: sendTestProblem.message }) : sendTestProblem.message} />
       )}
+      {form.appId && <WebhookHealthPanel appId={form.appId} />}
       <DeliveryFilters form={form} onChange={changeFilters} />
       {list.error && !connection ? (
         <ErrorMessage message={serverProblem(list.error).message} onRetry={() => void list.refetch()} />

@@ -63,6 +63,7 @@ export const WebhookDeliveryQuery = graphql(`
   query WebhookDelivery($id: ID!) {
     webhookDelivery(id: $id) {
       ...WebhookDeliveryFields
+      heldReason
       payload
       attempts {
         ...DeliveryAttemptFields

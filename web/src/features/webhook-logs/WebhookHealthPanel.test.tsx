@@ -1,0 +1,72 @@
+import { ApolloProvider } from '@apollo/client/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { clientWithLiveFeed, delivery, deliveryPage } from './test-deliveries';
+import { WebhookLogsPage } from './WebhookLogsPage';
+
+let server: FakePlazaServer;
+let calls: GraphqlCall[];
+
+beforeAll(async () => {
+  server = await startFakePlazaServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  browseFrom(server.origin);
+  calls = [];
+});
+afterEach(() => cleanup());
+
+const app = (webhookState: string) => ({ __typename: 'App', id: 'app_1', webhookState });
+
+describe('webhook state and recovery in Webhook Logs', () => {
+  it('shows a disabled webhook plainly, enables it, then recovers failed deliveries with live progress', async () => {
+    server.respondWith(
+      graphqlResponder(
+        {
+          WebhookLogApps: () => ({ data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time' }] } }),
+          WebhookDeliveries: () => deliveryPage([delivery('dlv_1', 'FAILED'), delivery('dlv_2', 'FAILED')]),
+          AppWebhookState: () => ({ data: { app: app('DISABLED') } }),
+          EnableWebhook: () => ({ data: { enableWebhook: app('ENABLED') } }),
+          RecoverWebhookDeliveries: ({ since }) => ({ data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', appId: 'app_1', since, deliveriesQueued: 2 } } }),
+        },
+        calls,
+      ),
+    );
+    window.history.pushState(null, '', '/developer/webhooks?appId=app_1');
+    const { client, live } = clientWithLiveFeed();
+    render(
+      <ApolloProvider client={client}>
+        <WebhookLogsPage query="?appId=app_1" />
+      </ApolloProvider>,
+    );
+
+    const banner = await screen.findByRole('alert');
+    expect(banner.textContent).toContain('Webhook disabled');
+    const recover = screen.getByRole('button', { name: 'Recover failed deliveries' }) as HTMLButtonElement;
+    fireEvent.change(screen.getByLabelText('Recover failed since…'), { target: { value: '2030-01-01T00:00' } });
+    // Nothing is sent while disabled: recovery waits for Enable.
+    expect(recover.disabled).toBe(true);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Enable webhook' }));
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+    expect(calls.find((c) => c.operationName === 'EnableWebhook')?.variables).toEqual({ appId: 'app_1' });
+    expect(screen.getByText(/new events are sent again/)).toBeTruthy();
+
+    await waitFor(() => expect(recover.disabled).toBe(false));
+    fireEvent.click(recover);
+    await screen.findByText(/2 failed deliveries queued/);
+    expect(calls.find((c) => c.operationName === 'RecoverWebhookDeliveries')?.variables).toEqual({ appId: 'app_1', since: new Date('2030-01-01T00:00').toISOString() });
+    expect(screen.getByText(/Sent again: 0 of 2/)).toBeTruthy();
+
+    const update = (id: string, status: string) => act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery(id, status) } } }));
+    update('dlv_1', 'RETRYING');
+    update('dlv_2', 'RETRYING');
+    update('dlv_1', 'SUCCEEDED');
+    await screen.findByText(/Sent again: 1 of 2 \(1 succeeded\)/);
+    update('dlv_2', 'FAILED');
+    await screen.findByText(/Sent again: 2 of 2 \(1 succeeded\)/);
+  });
+});

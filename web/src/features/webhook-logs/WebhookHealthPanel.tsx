@@ -1,0 +1,109 @@
+import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
+import { useRef, useState } from 'react';
+import { useFragment as readFragment } from '../../gql';
+import { useT } from '../../i18n/i18n';
+import { ErrorMessage } from '../../ui/ErrorMessage';
+import { serverProblem } from '../../ui/graphql-errors';
+import { WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
+import { AppWebhookStateQuery, EnableWebhookMutation, RecoverWebhookDeliveriesMutation } from './webhook-health';
+
+/** Where a recovery stands: the deliveries it queued, and those whose one attempt has ended since. */
+interface Recovery {
+  count: number;
+  /** Delivery ids whose recovery attempt ended, with whether it succeeded. */
+  ended: Map<string, boolean>;
+}
+
+/**
+ * One app's webhook state, plainly: a DISABLED banner with Enable, and (in Webhook Logs) "Recover failed
+ * since…" with live progress from webhookDeliveryUpdated as the queued deliveries are sent again.
+ */
+export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { appId: string; recovery?: boolean }) {
+  const t = useT();
+  const state = useQuery(AppWebhookStateQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
+  const [enable, enableState] = useMutation(EnableWebhookMutation);
+  const [recover, recoverState] = useMutation(RecoverWebhookDeliveriesMutation);
+  const [since, setSince] = useState('');
+  const [recovery, setRecovery] = useState<Recovery | null>(null);
+  const [justEnabled, setJustEnabled] = useState(false);
+  // Deliveries seen queued (RETRYING) after the recovery was asked for: their next final status is the recovery's outcome.
+  const queued = useRef(new Set<string>());
+
+  useSubscription(WebhookDeliveryUpdatedSubscription, {
+    variables: { appId },
+    skip: !showRecovery || !recovery,
+    onData: ({ data }) => {
+      const delivery = readFragment(WebhookDeliveryFields, data.data?.webhookDeliveryUpdated);
+      if (!delivery) return;
+      if (delivery.status === 'RETRYING') queued.current.add(delivery.id);
+      else if ((delivery.status === 'SUCCEEDED' || delivery.status === 'FAILED') && queued.current.delete(delivery.id)) {
+        setRecovery((current) => current && { ...current, ended: new Map(current.ended).set(delivery.id, delivery.status === 'SUCCEEDED') });
+      }
+    },
+  });
+
+  const disabled = state.data?.app?.webhookState === 'DISABLED';
+  const problem = enableState.error ?? recoverState.error;
+
+  async function startRecovery() {
+    const instant = new Date(since);
+    if (Number.isNaN(instant.getTime())) return;
+    queued.current.clear();
+    setRecovery({ count: 0, ended: new Map() });
+    const result = await recover({ variables: { appId, since: instant.toISOString() } }).catch(() => undefined);
+    const count = result?.data?.recoverWebhookDeliveries.deliveriesQueued;
+    setRecovery(count === undefined ? null : (current) => ({ count, ended: current?.ended ?? new Map() }));
+  }
+
+  const succeeded = recovery ? [...recovery.ended.values()].filter(Boolean).length : 0;
+  return (
+    <section>
+      {disabled ? (
+        <div role="alert" className="card warning">
+          <strong>{t('webhooks.disabledTitle')}</strong>
+          <p>{t('webhooks.disabledText')}</p>
+          <button
+            type="button"
+            disabled={enableState.loading}
+            onClick={() =>
+              void enable({ variables: { appId } })
+                .then(() => setJustEnabled(true))
+                .catch(() => undefined)
+            }
+          >
+            {t('webhooks.enable')}
+          </button>
+        </div>
+      ) : (
+        state.data?.app && <p className="badge status-approved">{t('webhooks.enabledState')}</p>
+      )}
+      {justEnabled && !disabled && <p role="status">{t('webhooks.enabled')}</p>}
+      {problem && <ErrorMessage message={serverProblem(problem).message} />}
+      {showRecovery && (
+        <form
+          className="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void startRecovery();
+          }}
+        >
+          <label>
+            {t('webhooks.recoverSince')}
+            <input type="datetime-local" required value={since} onChange={(event) => setSince(event.target.value)} />
+          </label>
+          <button type="submit" disabled={disabled || recoverState.loading || !since}>
+            {t('webhooks.recover')}
+          </button>
+          <small>{t('webhooks.recoverHint')}</small>
+          {recovery && !recoverState.loading && (
+            <p role="status" aria-live="polite">
+              {recovery.count === 0
+                ? t('webhooks.recoverNothing')
+                : `${t('webhooks.recoverQueued', { count: recovery.count })} ${t('webhooks.recoverProgress', { done: Math.min(recovery.ended.size, recovery.count), count: recovery.count, succeeded })}`}
+            </p>
+          )}
+        </form>
+      )}
+    </section>
+  );
+}

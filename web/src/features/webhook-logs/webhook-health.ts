@@ -1,0 +1,29 @@
+import { graphql } from '../../gql';
+
+export const AppWebhookStateQuery = graphql(`
+  query AppWebhookState($appId: ID!) {
+    app(id: $appId) {
+      id
+      webhookState
+    }
+  }
+`);
+
+export const EnableWebhookMutation = graphql(`
+  mutation EnableWebhook($appId: ID!) {
+    enableWebhook(appId: $appId) {
+      id
+      webhookState
+    }
+  }
+`);
+
+export const RecoverWebhookDeliveriesMutation = graphql(`
+  mutation RecoverWebhookDeliveries($appId: ID!, $since: DateTime!) {
+    recoverWebhookDeliveries(appId: $appId, since: $since) {
+      appId
+      since
+      deliveriesQueued
+    }
+  }
+`);
