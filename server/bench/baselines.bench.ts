@@ -67,8 +67,8 @@ export function pgBossBenchmark(events: number, eventsPerTransaction: number): P
     boss.on('error', () => undefined);
     await boss.start();
     await boss.createQueue('bench-deliver-one', { notify: true } as never);
-    await boss.work<{ deliveryId: string }>('bench-deliver-one', { localConcurrency: JOB_CONCURRENCY, batchSize: 1, pollingIntervalSeconds: 0.5 } as never, async ([job]) => {
-      await deliverOnce(services.db, services.http, services.config.encryptionKeys, job.data.deliveryId);
+    await boss.work<{ deliveryId: string }>('bench-deliver-one', { localConcurrency: JOB_CONCURRENCY, batchSize: 1, pollingIntervalSeconds: 0.5 } as never, async (jobs) => {
+      for (const job of jobs) await deliverOnce(services.db, services.http, services.config.encryptionKeys, job.data.deliveryId);
     });
     return { enqueue: (deliveryId) => boss.send('bench-deliver-one', { deliveryId }), stop: () => boss.stop({ graceful: false }) };
   });

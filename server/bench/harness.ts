@@ -94,13 +94,13 @@ export async function commitEvents(plaza: RunningPlaza, appIds: string[], events
         const last = next;
         const facts = Array.from({ length: last - first }, (_, k) => {
           const i = first + k;
-          return { type: WebhookEventType.APP_PURCHASED, appId: appIds[i % appIds.length], userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 };
+          return { type: WebhookEventType.APP_PURCHASED, appId: roundRobin(appIds, i), userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 };
         });
         // One event: recordEvent, as a purchase records its own. Several: the same statement with all of
         // them (recordEvent is insert of one), as a bulk producer would, so the run measures the engine
         // rather than thousands of producer round trips sharing its event loop.
         const recorded = await services.db.transaction(async (manager) =>
-          facts.length === 1 ? [await services.webhookEvents.recordEvent(manager, facts[0])].filter((d) => d !== null) : services.webhookEvents.insert(manager, facts),
+          facts.length === 1 ? [await services.webhookEvents.recordEvent(manager, facts[0]!)].filter((d) => d !== null) : services.webhookEvents.insert(manager, facts),
         );
         if (recorded.length !== facts.length) throw new Error('an app of the benchmark has no webhook URL');
         for (const delivery of recorded) await options.afterCommit?.(delivery);
@@ -162,12 +162,20 @@ export async function waitForVerified(receiver: Receiver, expected: number, time
 
 export const machine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 
-export const median = (values: number[]) => {
+// Of no values (every message lost), NaN: the report shows the gap and still counts the losses.
+export const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 };
 
-export const percentile = (values: number[], p: number) => {
+export const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 };
+
+/** The apps take turns: the i-th event goes to this one. */
+export function roundRobin<T>(items: readonly T[], i: number): T {
+  const item = items[i % items.length];
+  if (item === undefined) throw new Error('roundRobin needs at least one item');
+  return item;
+}

@@ -2,7 +2,7 @@ import { fmt, verdict } from './report-format.js';
 import { findFreePort } from '../platform/embedded-postgres.js';
 import { newPurchaseId } from '../platform/ids.js';
 import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
-import { createApps, percentile, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified } from './harness.js';
+import { createApps, percentile, roundRobin, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified } from './harness.js';
 
 export interface LatencyResult {
   ratePerSecond: number;
@@ -40,7 +40,7 @@ export async function latencyBenchmark(ratePerSecond: number, durationSeconds: n
         const purchaseId = newPurchaseId();
         inFlight.push(
           services.db
-            .transaction((manager) => services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: appIds[i % APPS], userId: `usr_${i}`, purchaseId, amountVnd: 50_000, developerShareVnd: 40_000 }))
+            .transaction((manager) => services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: roundRobin(appIds, i), userId: `usr_${i}`, purchaseId, amountVnd: 50_000, developerShareVnd: 40_000 }))
             .then(() => void committedAt.set(purchaseId, Date.now())),
         );
       }

@@ -47,6 +47,7 @@ const sections: Record<number, () => Promise<string>> = {
     const runs: Awaited<ReturnType<typeof subscriptionsBenchmark>>[] = [];
     for (let i = 0; i < (tiny ? 1 : 3); i++) runs.push(await subscriptionsBenchmark(size));
     const median = [...runs].sort((a, b) => a.p99Ms - b.p99Ms)[Math.floor(runs.length / 2)];
+    if (!median) throw new Error('the subscriptions benchmark made no run');
     const note = runs.length > 1 ? `\nRuns: ${runs.length}, p99 ${runs.map((r) => `${r.p99Ms} ms`).join(', ')}; the table shows the median run.\n` : '';
     return subscriptionsReport(median) + note;
   },

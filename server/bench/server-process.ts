@@ -136,7 +136,8 @@ const MS_PER_TICK = 10;
 /** CPU time the whole machine has spent busy (every core, user, system and interrupts), in ms; undefined without /proc. */
 export function machineBusyMs(): number | undefined {
   try {
-    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [cpuLine = ''] = readFileSync('/proc/stat', 'utf8').split('\n');
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpuLine.trim().split(/\s+/).slice(1).map(Number);
     return (user + nice + system + irq + softirq + steal) * MS_PER_TICK;
   } catch {
     return undefined;

@@ -70,6 +70,8 @@ export async function subscriptionsBenchmark(size: 'tiny' | 'full'): Promise<Sub
   try {
     const receiverPort = await findFreePort();
     const { appIds, secretsByAppId } = await createApps(producer, 1, `http://127.0.0.1:${receiverPort}/bench/webhook`);
+    const [appId] = appIds;
+    if (!appId) throw new Error('createApps made no app');
     const receiver = await startReceiver(secretsByAppId, { port: receiverPort });
     try {
       const profileDir = process.env.PLAZA_BENCH_CPU_PROF;
@@ -80,26 +82,26 @@ export async function subscriptionsBenchmark(size: 'tiny' | 'full'): Promise<Sub
       );
       try {
         const { token } = await producer.services.identity.signIn({ id: devUserId(EMAIL), email: EMAIL, provider: 'dev' });
-        await warmUp(server.url, token, producer, appIds[0]);
+        await warmUp(server.url, token, producer, appId);
         await new Promise((r) => setTimeout(r, 2000));
         const rssBeforeMiB = residentMiB(server.pid);
 
         const connectStarted = performance.now();
         for (let first = 0; first < subscriberCount; first += CONNECT_BATCH) {
-          const batch = Array.from({ length: Math.min(CONNECT_BATCH, subscriberCount - first) }, () => connectSubscriber(server.url, token, appIds[0], tally));
+          const batch = Array.from({ length: Math.min(CONNECT_BATCH, subscriberCount - first) }, () => connectSubscriber(server.url, token, appId, tally));
           subscribers.push(...batch.map((b) => b.subscriber));
           await Promise.all(batch.map((b) => b.connected));
         }
         const connectSeconds = (performance.now() - connectStarted) / 1000;
         // A first update proves every subscription is registered (the server subscribes after its own
         // ownership check), so the measured updates start with everyone listening.
-        await commitEvent(producer, appIds[0]);
+        await commitEvent(producer, appId);
         await waitForAll(tally, subscriberCount, WAIT_FOR_ALL_MS);
         await new Promise((r) => setTimeout(r, SETTLE_MS));
         const rssAfterMiB = median([0, 1, 2].map(() => residentMiB(server.pid)));
 
         const updates = Math.round(ratePerSecond * durationSeconds);
-        const deliveryIds = await commitOnSchedule(producer, appIds[0], updates, ratePerSecond);
+        const deliveryIds = await commitOnSchedule(producer, appId, updates, ratePerSecond);
         // Losses are counted below rather than thrown, so the report shows them.
         await waitForAll(tally, subscriberCount * (1 + updates), WAIT_FOR_ALL_MS).catch(() => undefined);
 

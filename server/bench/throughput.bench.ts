@@ -7,7 +7,7 @@ import { webhookPayload } from '../modules/webhooks/webhook-events.service.js';
 import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 import { fmt, ratio, verdict } from './report-format.js';
 import { countCpu, cpuMsPerSecond, type CpuPerUnit } from './server-process.js';
-import { BATCHED_EVENTS_PER_TRANSACTION, warmUpEvents, commitEvents, createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified, waitUntilNone } from './harness.js';
+import { BATCHED_EVENTS_PER_TRANSACTION, warmUpEvents, commitEvents, createApps, roundRobin, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified, waitUntilNone } from './harness.js';
 
 export interface PlazaRun {
   eventsPerTransaction: number;
@@ -89,9 +89,11 @@ async function bareLoop(events: number, port: number, appIds: string[], secretsB
     Array.from({ length: POOL_CONNECTIONS }, async () => {
       while (next < events) {
         const i = next++;
-        const appId = appIds[i % appIds.length];
+        const appId = roundRobin(appIds, i);
+        const secret = secretsByAppId[appId];
+        if (secret === undefined) throw new Error(`no secret for ${appId}`);
         const body = webhookPayload({ type: WebhookEventType.APP_PURCHASED, appId, userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }, at);
-        const signature = `sha256=${createHmac('sha256', secretsByAppId[appId]).update(body).digest('hex')}`;
+        const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
         const response = await pool.request({ path: '/bench/webhook', method: 'POST', body, headers: { 'content-type': 'application/json', 'x-platform-signature': signature } });
         await response.body.dump();
         if (response.statusCode !== 200) throw new Error(`bare loop: receiver answered ${response.statusCode}`);
