@@ -6,6 +6,7 @@ import type { GraphQLTestClient } from './graphql-client.js';
 import { DECIDE, submitApp } from './factories.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { isFinal, waitForDelivery } from './webhooks.js';
+import { first } from './lists.js';
 
 export const ROOT_TYPES = ['Query', 'Mutation', 'Subscription'] as const;
 export type RootType = (typeof ROOT_TYPES)[number];
@@ -94,12 +95,22 @@ const CREDIT = 'mutation($userId: ID!) { creditPoints(userId: $userId, points: 1
 
 export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixture> {
   const receiver = await WebhookReceiver.start();
-  const [owner, otherDeveloper, reviewer, admin, buyer] = await Promise.all(
-    ['owner@studio.test', 'rival@studio.test', REVIEWER_EMAIL, ADMIN_EMAIL, 'buyer@plaza.test'].map((email) => plaza.signIn(email)),
-  );
+  const [owner, otherDeveloper, reviewer, admin, buyer] = await Promise.all([
+    plaza.signIn('owner@studio.test'),
+    plaza.signIn('rival@studio.test'),
+    plaza.signIn(REVIEWER_EMAIL),
+    plaza.signIn(ADMIN_EMAIL),
+    plaza.signIn('buyer@plaza.test'),
+  ]);
 
   const createToken = async (scope: string) => (await owner.ok<{ createApiToken: { id: string; token: string } }>(CREATE_TOKEN, { input: { name: `matrix ${scope}`, scopes: [scope] } })).createApiToken;
-  const [withoutScope, deliveriesRead, deliveriesWrite, appsRead, revocable] = await Promise.all(['apps:read', 'deliveries:read', 'deliveries:write', 'apps:read', 'apps:read'].map(createToken));
+  const [withoutScope, deliveriesRead, deliveriesWrite, appsRead, revocable] = await Promise.all([
+    createToken('apps:read'),
+    createToken('deliveries:read'),
+    createToken('deliveries:write'),
+    createToken('apps:read'),
+    createToken('apps:read'),
+  ]);
   const everyScope = async (person: GraphQLTestClient) =>
     (await person.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'matrix every scope', scopes: ['apps:read', 'deliveries:read', 'deliveries:write'] } })).createApiToken.token;
   const [reviewerToken, adminToken] = await Promise.all([everyScope(reviewer), everyScope(admin)]);
@@ -137,10 +148,11 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
   const purchaseId = (await buyer.ok<{ purchaseApp: { purchaseId: string } }>(PURCHASE, { appId: paid })).purchaseApp.purchaseId;
   const installations = await Promise.all(PEOPLE.map(async (p) => (await clients[p].ok<{ installApp: { id: string; purchaseId: string } }>(INSTALL, { appId: uninstallable })).installApp));
   const ownerInstallation = installations[PEOPLE.indexOf('owner')];
+  if (!ownerInstallation) throw new Error('PEOPLE must include the owner');
 
   const testDeliveries = await Promise.all(PRINCIPALS.map(async () => (await owner.ok<{ sendTestWebhook: { id: string } }>(SEND_TEST, { appId: listed })).sendTestWebhook.id));
   const { webhookDeliveries } = await owner.ok<{ webhookDeliveries: { edges: { node: { id: string } }[] } }>('query($appId: ID!) { webhookDeliveries(filter: { appId: $appId }) { edges { node { id } } } }', { appId: paid });
-  const deliveryId = webhookDeliveries.edges[0].node.id;
+  const deliveryId = first(webhookDeliveries.edges, "the paid app's purchase delivery").node.id;
   // Settled deliveries, so no scheduled attempt runs while a row reads or redelivers them.
   await Promise.all([deliveryId, ...testDeliveries].map((id) => waitForDelivery(owner, id, isFinal)));
 
@@ -159,7 +171,7 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
     purchaseId,
     deliveryId,
     testDeliveries: Object.fromEntries(PRINCIPALS.map((p, i) => [p, testDeliveries[i]])) as Record<PrincipalName, string>,
-    notificationId: notifications.edges[0].node.id,
+    notificationId: first(notifications.edges, "a notification of the owner's").node.id,
     ownerInstallation,
     revocableTokenId: revocable.id,
   };
@@ -190,7 +202,8 @@ function outcomeOfAnswer(row: MatrixRow, f: MatrixFixture, value: unknown): Outc
 
 export async function observeRequest(f: MatrixFixture, operation: string, row: MatrixRow, principal: PrincipalName): Promise<string> {
   const result = await f.clients[principal].request(row.document, row.variables?.(f, principal));
-  if (result.errors?.length) return result.errors[0].extensions?.code ?? `no code: ${result.errors[0].message}`;
+  const [error] = result.errors ?? [];
+  if (error) return error.extensions?.code ?? `no code: ${error.message}`;
   const data = result.data ?? {};
   return outcomeOfAnswer(row, f, row.pick ? row.pick(data) : data[operation]);
 }
@@ -216,12 +229,16 @@ export async function observeSubscription(f: MatrixFixture, row: MatrixRow, prin
     socket.subscribe(
       { query: row.document, variables: row.variables?.(f, principal) },
       {
-        next: (value) => settle(value.errors?.length ? ((value.errors[0].extensions?.code as string) ?? `no code: ${value.errors[0].message}`) : 'ALLOWED'),
+        next: (value) => {
+          const [error] = value.errors ?? [];
+          settle(error ? ((error.extensions?.code as string) ?? `no code: ${error.message}`) : 'ALLOWED');
+        },
         error: (err) => {
           const close = err as { code?: number; reason?: string };
           if (close.code === 4403) return settle('UNAUTHENTICATED');
           const errors = err as { extensions?: { code?: string }; message?: string }[];
-          settle(Array.isArray(errors) ? (errors[0].extensions?.code ?? `no code: ${errors[0].message}`) : `closed ${close.code} ${close.reason ?? ''}`);
+          const [error] = Array.isArray(errors) ? errors : [];
+          settle(error ? (error.extensions?.code ?? `no code: ${error.message}`) : `closed ${close.code} ${close.reason ?? ''}`);
         },
         complete: () => settle('completed without an answer'),
       },

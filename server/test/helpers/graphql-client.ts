@@ -51,8 +51,9 @@ export class GraphQLTestClient {
   /** The single error of a request that must fail. */
   async error(query: string, variables?: Record<string, unknown>): Promise<GraphQLErrorBody> {
     const result = await this.request(query, variables);
-    if (!result.errors?.length) throw new Error(`expected an error, got ${JSON.stringify(result.data)}`);
-    return result.errors[0];
+    const [error] = result.errors ?? [];
+    if (!error) throw new Error(`expected an error, got ${JSON.stringify(result.data)}`);
+    return error;
   }
 
   /** A real graphql-ws connection authenticated like the portal's. */

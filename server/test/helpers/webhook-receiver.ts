@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { afterAll } from 'vitest';
+import type { AtLeast } from './lists.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -67,7 +68,7 @@ export class WebhookReceiver {
   }
 
   /** Resolves when `count` requests have arrived in all. */
-  async waitForRequests(count: number, timeoutMs = 10_000): Promise<ReceivedRequest[]> {
+  async waitForRequests<N extends number>(count: N, timeoutMs = 10_000): Promise<AtLeast<N, ReceivedRequest>> {
     const deadline = Date.now() + timeoutMs;
     while (this.requests.length < count) {
       const left = deadline - Date.now();
@@ -77,7 +78,8 @@ export class WebhookReceiver {
         setTimeout(resolve, left);
       });
     }
-    return this.requests;
+    // The loop above ends only once there are `count`.
+    return this.requests as AtLeast<N, ReceivedRequest>;
   }
 
   async close(): Promise<void> {
