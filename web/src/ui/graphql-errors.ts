@@ -9,8 +9,8 @@ export interface ServerProblem {
 
 /** The first GraphQL error with the extensions the server documents, or the transport failure as is. */
 export function serverProblem(error: unknown): ServerProblem {
-  if (CombinedGraphQLErrors.is(error) && error.errors.length > 0) {
-    const [first] = error.errors;
+  const first = CombinedGraphQLErrors.is(error) ? error.errors[0] : undefined;
+  if (first) {
     const extensions = (first.extensions ?? {}) as { field?: unknown; reason?: unknown; code?: unknown };
     return {
       message: first.message,
