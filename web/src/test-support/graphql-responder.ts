@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { Kind } from 'graphql';
 import { sendJson, type RecordedRequest, type Responder } from './fake-plaza-server';
 
 export interface GraphqlCall {
@@ -6,15 +8,63 @@ export interface GraphqlCall {
   variables: Record<string, unknown>;
 }
 
-type Answer = (variables: Record<string, unknown>) => { data?: unknown; errors?: unknown[] };
+/** The API contract's error codes (server/src/platform/errors.ts): a fake can answer only what the server can. */
+export type ErrorCode = 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT' | 'CONFLICT' | 'RATE_LIMITED' | 'INTERNAL_SERVER_ERROR';
 
-/** Answers GraphQL POSTs by operation name, so a test lists only the operations its component sends. */
-export function graphqlResponder(answers: Record<string, Answer>, calls: GraphqlCall[] = []): Responder {
-  return (request: RecordedRequest, response: ServerResponse) => {
+export interface FakeGraphqlError {
+  message: string;
+  extensions: { code: ErrorCode; field?: string; reason?: string };
+}
+
+type UnionToIntersection<U> = (U extends unknown ? (spread: U) => void : never) extends (spread: infer I) => void ? I : never;
+type FragmentsOf<T> = ' $fragmentRefs' extends keyof T ? Wire<UnionToIntersection<NonNullable<T[' $fragmentRefs']>[keyof NonNullable<T[' $fragmentRefs']>]>> : unknown;
+type WireObject<T> = { [K in keyof T as K extends ' $fragmentRefs' | ' $fragmentName' ? never : K]: Wire<T[K]> } & FragmentsOf<T> & { __typename?: string };
+
+/**
+ * A codegen result type as the server sends it: fragments spread in (codegen masks them from the
+ * component) and `__typename`, which Apollo asks for on every object. Any other field is a type error.
+ */
+export type Wire<T> = T extends readonly (infer Item)[] ? Wire<Item>[] : T extends object ? WireObject<T> : T;
+
+/** An answer shaped like the server's: the operation's result type (from codegen), or errors and no data. */
+export type Reply<TData> = { data: TData | null; errors?: FakeGraphqlError[] };
+
+/** One operation the fake server answers; made by `respond`, so its data is checked against the schema. */
+export interface FakeOperation {
+  operationName: string;
+  answer(variables: Record<string, unknown>): Reply<unknown> | Promise<Reply<unknown>>;
+}
+
+/**
+ * Answers `document` (a component's own TypedDocumentNode) with its result type, so a fake that drifts
+ * from schema.graphql fails the type check. Give the reply itself where it does not depend on the
+ * variables: TypeScript then also refuses fields the schema does not have, which it does not check in
+ * what a function returns; give a function of the variables where the answer depends on them.
+ */
+export function respond<TData, TVariables>(
+  document: TypedDocumentNode<TData, TVariables>,
+  answer: Reply<Wire<NoInfer<TData>>> | ((variables: NoInfer<TVariables>) => Reply<Wire<NoInfer<TData>>> | Promise<Reply<Wire<NoInfer<TData>>>>),
+): FakeOperation {
+  const operation = document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  const operationName = operation?.name?.value;
+  if (!operationName) throw new Error('respond() needs a document with a named operation');
+  // The wire carries JSON: the variables are what the component sent for this very document.
+  return { operationName, answer: (variables) => (typeof answer === 'function' ? answer(variables as TVariables) : answer) };
+}
+
+/** @deprecated untyped answers by operation name; only until the last tests move to `respond`. */
+type UntypedAnswers = Record<string, (variables: Record<string, unknown>) => { data?: unknown; errors?: unknown[] }>;
+
+/** Answers GraphQL POSTs by operation name, so a test lists only the operations its component sends (a later one wins). */
+export function graphqlResponder(operations: FakeOperation[] | UntypedAnswers, calls: GraphqlCall[] = []): Responder {
+  const answers = new Map<string, FakeOperation['answer'] | UntypedAnswers[string]>(
+    Array.isArray(operations) ? operations.map((operation) => [operation.operationName, operation.answer]) : Object.entries(operations),
+  );
+  return async (request: RecordedRequest, response: ServerResponse) => {
     const { operationName, variables = {} } = JSON.parse(request.body) as { operationName: string; variables?: Record<string, unknown> };
     calls.push({ operationName, variables });
-    const answer = answers[operationName];
+    const answer = answers.get(operationName);
     if (!answer) return sendJson(response, 200, { errors: [{ message: `this test does not answer ${operationName}` }] });
-    sendJson(response, 200, answer(variables));
+    sendJson(response, 200, await answer(variables));
   };
 }

@@ -3,8 +3,10 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { graphqlResponder, respond, type FakeOperation, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
+import { CreditPointsMutation, UserByEmailQuery } from './admin-operations';
 import { CreditPointsForm } from './CreditPointsForm';
+import type { AdminUser } from './find-user';
 
 let server: FakePlazaServer;
 let calls: GraphqlCall[];
@@ -18,12 +20,12 @@ afterAll(() => server.close());
 
 afterEach(() => cleanup());
 
-const buyer = { __typename: 'Viewer', id: 'u-1', email: 'buyer@example.com', roles: ['DEVELOPER', 'USER'], configuredRoles: [], points: 50 };
-const byEmail = (variables: Record<string, unknown>) => ({ data: { userByEmail: variables.email === 'buyer@example.com' ? buyer : null } });
+const buyer: Wire<AdminUser> = { __typename: 'Viewer', id: 'u-1', email: 'buyer@example.com', roles: ['DEVELOPER', 'USER'], configuredRoles: [], points: 50 };
+const byEmail = respond(UserByEmailQuery, ({ email }) => ({ data: { userByEmail: email === 'buyer@example.com' ? buyer : null } }));
 
-function renderCredit(answers: Parameters<typeof graphqlResponder>[0]) {
+function renderCredit(answers: FakeOperation[]) {
   calls = [];
-  server.respondWith(graphqlResponder({ UserByEmail: byEmail, ...answers }, calls));
+  server.respondWith(graphqlResponder([byEmail, ...answers], calls));
   render(
     <ApolloProvider client={createApolloClient()}>
       <CreditPointsForm />
@@ -46,7 +48,7 @@ const credits = () => calls.filter((call) => call.operationName === 'CreditPoint
 
 describe('Credit points form', () => {
   it('finds the user by e-mail, shows who will be credited before sending, then clears itself so a second click credits nothing', async () => {
-    renderCredit({ CreditPoints: () => ({ data: { creditPoints: { __typename: 'PointsBalance', userId: 'u-1', points: 150 } } }) });
+    renderCredit([respond(CreditPointsMutation, { data: { creditPoints: { __typename: 'PointsBalance', userId: 'u-1', points: 150 } } })]);
     fill(' buyer@example.com ', '100', 'goodwill');
 
     const confirmation = await screen.findByRole('group');
@@ -67,7 +69,7 @@ describe('Credit points form', () => {
   });
 
   it('says plainly when no account signs in with the address, and credits nothing', async () => {
-    renderCredit({});
+    renderCredit([]);
     fill('nobody@example.com', '5', 'goodwill');
 
     await waitFor(() => expect(screen.getByLabelText('User’s e-mail').getAttribute('aria-invalid')).toBe('true'));
@@ -77,7 +79,7 @@ describe('Credit points form', () => {
   });
 
   it('refuses zero, negative and fractional points before asking anything, one message per problem', async () => {
-    renderCredit({});
+    renderCredit([]);
     for (const points of ['0', '-5', '2.5']) {
       fill('', points, ' ');
       expect(screen.getByLabelText('Points').getAttribute('aria-invalid')).toBe('true');
@@ -95,12 +97,26 @@ describe('Credit points form', () => {
   });
 
   it("attaches the server's error to the field it names", async () => {
-    renderCredit({ CreditPoints: () => ({ data: null, errors: [{ message: 'points must be at most 1000000', extensions: { code: 'BAD_USER_INPUT', field: 'points' } }] }) });
-    fill('buyer@example.com', '5000000', 'goodwill');
+    // The server's own answer past its maximum (CreditPointsArgs: 1..10,000,000).
+    const tooMany = 'points must be a whole number between 1 and 10,000,000';
+    renderCredit([respond(CreditPointsMutation, { data: null, errors: [{ message: tooMany, extensions: { code: 'BAD_USER_INPUT', field: 'points' } }] })]);
+    fill('buyer@example.com', '20000000', 'goodwill');
     fireEvent.click(await screen.findByRole('button', { name: 'Confirm credit' }));
 
     await waitFor(() => expect(screen.getByLabelText('Points').getAttribute('aria-invalid')).toBe('true'));
-    expect(problemOf('Points')).toBe('points must be at most 1000000');
+    expect(problemOf('Points')).toBe(tooMany);
     expect(screen.queryByRole('status')).toBeNull();
+  });
+
+  it('says on the e-mail field when the account is gone by the time the credit is confirmed', async () => {
+    // What MarketplaceService.creditPoints answers for an unknown user id: NOT_FOUND on userId, not bad input.
+    renderCredit([respond(CreditPointsMutation, { data: null, errors: [{ message: 'No user u-1', extensions: { code: 'NOT_FOUND', field: 'userId' } }] })]);
+    fill('buyer@example.com', '5', 'goodwill');
+    fireEvent.click(await screen.findByRole('button', { name: 'Confirm credit' }));
+
+    await waitFor(() => expect(screen.getByLabelText('User’s e-mail').getAttribute('aria-invalid')).toBe('true'));
+    expect(problemOf('User’s e-mail')).toBe('No user u-1');
+    expect(screen.queryByRole('status')).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

@@ -3,7 +3,8 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { graphqlResponder, respond, type FakeGraphqlError, type FakeOperation, type GraphqlCall } from '../../test-support/graphql-responder';
+import { RefundPurchaseMutation } from './admin-operations';
 import { RefundForm } from './RefundForm';
 
 let server: FakePlazaServer;
@@ -18,7 +19,7 @@ afterAll(() => server.close());
 
 afterEach(() => cleanup());
 
-function renderRefund(answers: Parameters<typeof graphqlResponder>[0]) {
+function renderRefund(answers: FakeOperation[]) {
   calls = [];
   server.respondWith(graphqlResponder(answers, calls));
   render(
@@ -34,41 +35,44 @@ function refund(purchaseId: string, reason = '') {
   fireEvent.click(screen.getByRole('button', { name: 'Refund' }));
 }
 
-const refusal = (message: string, extensions: Record<string, string>) => () => ({ data: null, errors: [{ message, extensions }] });
+const refusal = (message: string, extensions: FakeGraphqlError['extensions']) => [respond(RefundPurchaseMutation, { data: null, errors: [{ message, extensions }] })];
 
 describe('Refund form', () => {
   it('says clearly that a purchase was already refunded', async () => {
-    renderRefund({ RefundPurchase: refusal('Purchase p-1 is already refunded', { code: 'BAD_USER_INPUT', reason: 'ALREADY_REFUNDED' }) });
+    // As MarketplaceErrors.alreadyRefunded answers.
+    renderRefund(refusal('Purchase p-1 was already refunded', { code: 'CONFLICT', reason: 'ALREADY_REFUNDED' }));
     refund('p-1', 'duplicate');
 
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('This purchase was already refunded.');
-    expect(alert.textContent).toContain('Purchase p-1 is already refunded');
-    expect(calls[0].variables).toEqual({ purchaseId: 'p-1', reason: 'duplicate' });
+    expect(alert.textContent).toContain('Purchase p-1 was already refunded');
+    expect(calls.map((call) => call.variables)).toEqual([{ purchaseId: 'p-1', reason: 'duplicate' }]);
   });
 
   it('says clearly that there is no such purchase', async () => {
-    renderRefund({ RefundPurchase: refusal('No purchase p-404', { code: 'NOT_FOUND' }) });
+    // As MarketplaceService.refundPurchase answers: NOT_FOUND, naming the purchaseId field.
+    renderRefund(refusal('No purchase p-404', { code: 'NOT_FOUND', field: 'purchaseId' }));
     refund('p-404');
 
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('There is no purchase with this id.');
-    expect(calls[0].variables).toEqual({ purchaseId: 'p-404', reason: null });
+    expect(calls.map((call) => call.variables)).toEqual([{ purchaseId: 'p-404', reason: null }]);
   });
 
   it('attaches an error that names a field to that field', async () => {
-    renderRefund({ RefundPurchase: refusal('reason is too long', { code: 'BAD_USER_INPUT', field: 'reason' }) });
-    refund('p-1', 'x'.repeat(600));
+    // As MarketplaceService.refund answers a reason with a control character in it.
+    renderRefund(refusal('reason must not contain control characters', { code: 'BAD_USER_INPUT', field: 'reason' }));
+    refund('p-1', 'ring \u0007');
 
     await waitFor(() => expect(screen.getByLabelText('Reason (optional)').getAttribute('aria-invalid')).toBe('true'));
     const describedBy = screen.getByLabelText('Reason (optional)').getAttribute('aria-describedby') ?? '';
-    expect(document.getElementById(describedBy)?.textContent).toBe('reason is too long');
+    expect(document.getElementById(describedBy)?.textContent).toBe('reason must not contain control characters');
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('shows the refunded purchase', async () => {
-    renderRefund({
-      RefundPurchase: () => ({
+    renderRefund([
+      respond(RefundPurchaseMutation, {
         data: {
           refundPurchase: {
             __typename: 'Purchase',
@@ -83,7 +87,7 @@ describe('Refund form', () => {
           },
         },
       }),
-    });
+    ]);
     refund('p-1');
 
     const status = await screen.findByRole('status');

@@ -39,10 +39,12 @@ export function RefundForm() {
     }
   }
 
-  const idProps = problemProps('refund-purchase-id', 'purchaseId', problem);
-  const reasonProps = problemProps('refund-reason', 'reason', problem);
   const headline = problem ? refusalHeadline(t, problem) : null;
-  const onAField = problem?.field === 'purchaseId' || problem?.field === 'reason';
+  // A known refusal keeps its own sentence in the alert even though the server names the field (NOT_FOUND on purchaseId).
+  const fieldProblem = headline ? null : problem;
+  const idProps = problemProps('refund-purchase-id', 'purchaseId', fieldProblem);
+  const reasonProps = problemProps('refund-reason', 'reason', fieldProblem);
+  const onAField = fieldProblem?.field === 'purchaseId' || fieldProblem?.field === 'reason';
 
   return (
     <section className="card" aria-labelledby="admin-refund-heading">
@@ -63,18 +65,18 @@ export function RefundForm() {
               {t('admin.purchaseIdRequired')}
             </p>
           )}
-          {problem?.field === 'purchaseId' && (
+          {fieldProblem?.field === 'purchaseId' && (
             <p id="refund-purchase-id-problem" className="field-problem">
-              {problem.message}
+              {fieldProblem.message}
             </p>
           )}
         </div>
         <div className="field">
           <label htmlFor={reasonProps.id}>{t('admin.refundReason')}</label>
           <input {...reasonProps} value={reason} onChange={(event) => setReason(event.target.value)} />
-          {problem?.field === 'reason' && (
+          {fieldProblem?.field === 'reason' && (
             <p id="refund-reason-problem" className="field-problem">
-              {problem.message}
+              {fieldProblem.message}
             </p>
           )}
         </div>

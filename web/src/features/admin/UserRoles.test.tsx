@@ -3,7 +3,9 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { graphqlResponder, respond, type FakeOperation, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
+import { GrantRoleMutation, RevokeRoleMutation, UserByEmailQuery } from './admin-operations';
+import type { AdminUser } from './find-user';
 import { UserRoles } from './UserRoles';
 
 let server: FakePlazaServer;
@@ -18,9 +20,9 @@ afterAll(() => server.close());
 
 afterEach(() => cleanup());
 
-const account = (email: string, roles: string[], configuredRoles: string[] = []) => ({ __typename: 'Viewer', id: `u-${email.split('@')[0]}`, email, roles: ['DEVELOPER', 'USER', ...roles], configuredRoles, points: 0 });
+const account = (email: string, roles: string[], configuredRoles: string[] = []): Wire<AdminUser> => ({ __typename: 'Viewer', id: `u-${email.split('@')[0]}`, email, roles: ['DEVELOPER', 'USER', ...roles], configuredRoles, points: 0 });
 
-function renderRoles(answers: Parameters<typeof graphqlResponder>[0]) {
+function renderRoles(answers: FakeOperation[]) {
   calls = [];
   server.respondWith(graphqlResponder(answers, calls));
   render(
@@ -41,11 +43,11 @@ const row = (table: HTMLElement, role: string) => within(table).getByRole('row',
 describe('Users and roles', () => {
   it('grants and revokes REVIEWER for a user found by e-mail, showing the roles the server answers', async () => {
     let roles: string[] = [];
-    renderRoles({
-      UserByEmail: () => ({ data: { userByEmail: account('carol@example.com', roles) } }),
-      GrantRole: (variables) => ((roles = [String(variables.role)]), { data: { grantRole: account('carol@example.com', roles) } }),
-      RevokeRole: () => ((roles = []), { data: { revokeRole: account('carol@example.com', roles) } }),
-    });
+    renderRoles([
+      respond(UserByEmailQuery, () => ({ data: { userByEmail: account('carol@example.com', roles) } })),
+      respond(GrantRoleMutation, (variables) => ((roles = [variables.role]), { data: { grantRole: account('carol@example.com', roles) } })),
+      respond(RevokeRoleMutation, () => ((roles = []), { data: { revokeRole: account('carol@example.com', roles) } })),
+    ]);
     const table = await find('carol@example.com');
     expect(screen.getByText('carol@example.com (user id u-carol), balance 0 points')).toBeTruthy();
     expect(within(row(table, 'Reviewer')).getByText('Does not have it')).toBeTruthy();
@@ -64,7 +66,7 @@ describe('Users and roles', () => {
   });
 
   it('shows roles from configuration, and REVIEWER of an admin, as not revocable, saying why', async () => {
-    renderRoles({ UserByEmail: () => ({ data: { userByEmail: account('boss@example.com', ['REVIEWER', 'ADMIN'], ['ADMIN']) } }) });
+    renderRoles([respond(UserByEmailQuery, { data: { userByEmail: account('boss@example.com', ['REVIEWER', 'ADMIN'], ['ADMIN']) } })]);
     const table = await find('boss@example.com');
 
     expect(within(row(table, 'Admin')).getByText('Given by PLATFORM_ADMIN_EMAILS, so it cannot be revoked here: remove the address there and restart Plaza.')).toBeTruthy();
@@ -73,10 +75,11 @@ describe('Users and roles', () => {
   });
 
   it("says when no account has the address, and shows the server's refusal as it words it", async () => {
-    renderRoles({
-      UserByEmail: (variables) => ({ data: { userByEmail: variables.email === 'me@example.com' ? account('me@example.com', ['REVIEWER', 'ADMIN']) : null } }),
-      RevokeRole: () => ({ data: null, errors: [{ message: 'You cannot revoke your own ADMIN role; another admin can', extensions: { code: 'CONFLICT', reason: 'OWN_ADMIN_ROLE' } }] }),
-    });
+    renderRoles([
+      respond(UserByEmailQuery, ({ email }) => ({ data: { userByEmail: email === 'me@example.com' ? account('me@example.com', ['REVIEWER', 'ADMIN']) : null } })),
+      // As IdentityService.revokeRole answers.
+      respond(RevokeRoleMutation, { data: null, errors: [{ message: 'You cannot revoke your own ADMIN role; another admin can', extensions: { code: 'CONFLICT', reason: 'OWN_ADMIN_ROLE' } }] }),
+    ]);
     fireEvent.change(screen.getByLabelText('User’s e-mail'), { target: { value: 'ghost@example.com' } });
     fireEvent.click(screen.getByRole('button', { name: 'Find user' }));
     expect((await screen.findByText(/^No account signs in with ghost@example.com/)).id).toBe('roles-email-problem');

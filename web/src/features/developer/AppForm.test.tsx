@@ -3,8 +3,9 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder } from '../../test-support/graphql-responder';
+import { graphqlResponder, respond } from '../../test-support/graphql-responder';
 import { AppForm } from './AppForm';
+import { AppCategoriesQuery } from './app-form';
 import { toAppInput, type AppFormValues } from './app-rules';
 
 let server: FakePlazaServer;
@@ -12,7 +13,7 @@ let server: FakePlazaServer;
 beforeAll(async () => {
   server = await startFakePlazaServer();
   browseFrom(server.origin);
-  server.respondWith(graphqlResponder({ AppCategories: () => ({ data: { categories: [{ __typename: 'Category', id: 'games', label: 'Games' }] } }) }));
+  server.respondWith(graphqlResponder([respond(AppCategoriesQuery, { data: { categories: [{ __typename: 'Category', id: 'games', label: 'Games' }] } })]));
 });
 
 afterAll(() => server.close());
@@ -65,6 +66,6 @@ describe('Editing an app', () => {
     fireEvent.click(screen.getByLabelText('app.installed'));
     fireEvent.click(screen.getByRole('button', { name: 'Save changes' }));
     await waitFor(() => expect(saved).toHaveLength(2));
-    expect(saved[1].webhookEvents).toEqual(['APP_PURCHASED', 'APP_INSTALLED', 'APP_REFUNDED']);
+    expect(saved[1]?.webhookEvents).toEqual(['APP_PURCHASED', 'APP_INSTALLED', 'APP_REFUNDED']);
   });
 });
