@@ -94,7 +94,7 @@ describe('API tokens', () => {
     await plaza.services.db.query("UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [created.id]);
     const result = await developer.withToken(created.token).request('{ myApps { id } }');
     expect(result.status).toBe(401);
-    expect(result.errors?.[0].message).toContain('expired');
+    expect(result.errors?.[0]?.message).toContain('expired');
   });
 });
 
@@ -107,7 +107,7 @@ describe('sign-in sessions', () => {
 
     const expiring = await plaza.signIn('short-lived@studio.test');
     await plaza.services.db.query("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1", [expiring.userId]);
-    expect((await expiring.request('{ me { id } }')).errors?.[0].message).toContain('expired');
+    expect((await expiring.request('{ me { id } }')).errors?.[0]?.message).toContain('expired');
   });
 
   it('set an HTTP-only session cookie that authenticates GraphQL requests', async () => {
@@ -117,7 +117,7 @@ describe('sign-in sessions', () => {
     const setCookie = response.headers.get('set-cookie')!;
     expect(setCookie).toMatch(/^plaza_session=plz_s_[^;]+;.*HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Lax/i);
-    const cookie = setCookie.split(';')[0];
+    const [cookie = ''] = setCookie.split(';');
     const me = await fetch(`${plaza.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ query: '{ me { id email } }' }) });
     expect((await me.json()).data.me).toEqual({ id: body.user.id, email: 'cookie@studio.test' });
   });

@@ -88,7 +88,7 @@ describe('submitApp', () => {
   it('answers 401 for a token that is not valid', async () => {
     const result = await developer.withToken('plz_s_not-a-real-session').request('{ me { id } }');
     expect(result.status).toBe(401);
-    expect(result.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    expect(result.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });
 

@@ -15,7 +15,7 @@ describe('benchmarks', () => {
     const report = result.stdout;
     const plaza = /\*\*Plaza engine\*\*, events 100 to a transaction: first commit to last verified receipt \| \*\*([\d,]+)\*\*/.exec(report);
     expect(plaza, report).not.toBeNull();
-    expect(Number(plaza![1].replace(/,/g, ''))).toBeGreaterThan(0);
+    expect(Number(plaza?.[1]?.replace(/,/g, ''))).toBeGreaterThan(0);
     for (const baseline of ['(a) bare loop', '(b) one Agenda job per delivery', '(c) pg-boss', 'Plaza engine, one transaction per event']) {
       expect(report, baseline).toMatch(new RegExp(`\\| ${baseline.replace(/[()]/g, '\\$&')}[^|]*\\| [\\d,]+ \\| [\\d.]+x \\|`));
     }

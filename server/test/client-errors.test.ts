@@ -114,7 +114,7 @@ describe('a request the client got wrong', () => {
     });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { errors: GraphQLErrorBody[] };
-    expect(body.errors[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
   it('is logged as a client error at info, never at error level with a stack', async () => {

@@ -104,8 +104,8 @@ describe('the configuration table in README.md', () => {
       .split('\n')
       .filter((line) => line.startsWith('| `'))
       .map((line) => {
-        const [names, defaults] = line.split(' | ');
-        return { names: [...names.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]), defaults: defaults.trim() };
+        const [names = '', defaults = ''] = line.split(' | ');
+        return { names: [...names.matchAll(/`([A-Z0-9_]+)`/g)].flatMap((m) => m[1] ?? []), defaults: defaults.trim() };
       });
   }
 

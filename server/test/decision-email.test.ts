@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../src/platform/embedded-postgres.js';
 import { REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { DECIDE, submitApp } from './helpers/factories.js';
+import type { AtLeast } from './helpers/lists.js';
 
 interface ReceivedMail {
   to: string[];
@@ -33,11 +34,12 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
 
-async function waitForMail(count: number): Promise<ReceivedMail[]> {
+async function waitForMail<N extends number>(count: N): Promise<AtLeast<N, ReceivedMail>> {
   for (const deadline = Date.now() + 5000; inbox.length < count; await new Promise((r) => setTimeout(r, 25))) {
     if (Date.now() > deadline) throw new Error(`only ${inbox.length} of ${count} e-mails arrived`);
   }
-  return inbox;
+  // The loop above ends only once there are `count`.
+  return inbox as AtLeast<N, ReceivedMail>;
 }
 
 describe('decision e-mails', () => {

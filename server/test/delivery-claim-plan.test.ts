@@ -85,7 +85,7 @@ describe('claiming due deliveries', () => {
       const developer = await plaza.signIn('backlog-plan@studio.test');
       const receiver = await WebhookReceiver.start();
       const [saturated, other] = [await submitApp(developer, { webhookUrl: receiver.url() }), await submitApp(developer, { webhookUrl: receiver.url() })];
-      const seeds = [await emitEvent(plaza, saturated.id), await emitEvent(plaza, other.id)];
+      const seeds = [await emitEvent(plaza, saturated.id), await emitEvent(plaza, other.id)] as const;
       for (const seed of seeds) await waitForDelivery(developer, seed.id, isFinal);
       const db = plaza.services.db;
       // Out of the worker's reach (due in an hour), within the statements' look-ahead below: 20,000 for

@@ -15,7 +15,7 @@ let plaza: TestPlaza;
 let owner: GraphQLTestClient;
 let appA: any;
 let appB: any;
-const ids: Record<string, string> = {};
+const ids = {} as Record<'purchased' | 'installed' | 'refunded' | 'retrying', string>;
 
 const list = async (client: GraphQLTestClient, variables: Record<string, unknown> = {}) =>
   (await client.ok<{ webhookDeliveries: any }>(LIST, variables)).webhookDeliveries;

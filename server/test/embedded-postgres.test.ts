@@ -66,7 +66,7 @@ describe('the embedded PostgreSQL', () => {
     const first = await start(path.join(reachableDir('plaza-pg-a-'), 'pg'));
     const second = await start(path.join(reachableDir('plaza-pg-b-'), 'pg'));
 
-    const passwords = [passwordOf(first.clusterDir), passwordOf(second.clusterDir)];
+    const passwords = [passwordOf(first.clusterDir), passwordOf(second.clusterDir)] as const;
     expect(passwords[0]).not.toBe(passwords[1]);
     for (const password of passwords) expect(password.length).toBeGreaterThanOrEqual(24);
     for (const { clusterDir } of [first, second]) expect(statSync(path.join(clusterDir, 'plaza-password')).mode & 0o777).toBe(0o600);
@@ -78,7 +78,9 @@ describe('the embedded PostgreSQL', () => {
 
   it("puts its Unix socket in the cluster's private directory, not in a directory every local user can open", async () => {
     const database = await start(path.join(reachableDir('plaza-pg-socket-'), 'pg'));
-    const [{ unix_socket_directories: socketDir }] = await query<{ unix_socket_directories: string }>(database.url, 'SHOW unix_socket_directories');
+    const [setting] = await query<{ unix_socket_directories: string }>(database.url, 'SHOW unix_socket_directories');
+    if (!setting) throw new Error('SHOW unix_socket_directories answered no row');
+    const socketDir = setting.unix_socket_directories;
     expect(socketDir).toBe(database.clusterDir);
     // PostgreSQL keeps its data directory to its own user: no group or other access at all.
     expect(statSync(socketDir).mode & 0o077).toBe(0);

@@ -13,7 +13,7 @@ function filesUnder(dir: string, suffix: string): string[] {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)].map((m) => m[1]);
+const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)].flatMap((m) => m[1] ?? []);
 const relative = (file: string) => path.relative(SRC, file);
 
 describe('floors', () => {

@@ -38,8 +38,8 @@ describe('GraphQL documents', () => {
   it('are refused, before running, when nested deeper than the limit', async () => {
     const deep = await post({ query: nestedIntrospection(GRAPHQL_LIMITS.maxDepth) });
     expect(deep.status).toBe(400);
-    expect(deep.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'QUERY_TOO_DEEP' });
-    expect(deep.body.errors?.[0].message).toMatch(/levels deep; at most 15/);
+    expect(deep.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'QUERY_TOO_DEEP' });
+    expect(deep.body.errors?.[0]?.message).toMatch(/levels deep; at most 15/);
   });
 
   it('are refused with too many aliases', async () => {
@@ -47,15 +47,15 @@ describe('GraphQL documents', () => {
     expect((await developer.request(aliases(GRAPHQL_LIMITS.maxAliases))).errors).toBeUndefined();
     const tooMany = await post({ query: aliases(GRAPHQL_LIMITS.maxAliases + 1) });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'TOO_MANY_ALIASES' });
+    expect(tooMany.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'TOO_MANY_ALIASES' });
   });
 
   it('are refused with too many tokens, while parsing', async () => {
     const huge = `{ me { ${'id '.repeat(GRAPHQL_LIMITS.maxTokens)} } }`;
     const refused = await post({ query: huge });
     expect(refused.status).toBe(400);
-    expect(refused.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
-    expect(refused.body.errors?.[0].message).toMatch(/tokens/);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(refused.body.errors?.[0]?.message).toMatch(/tokens/);
   });
 
   it('are refused when their estimated cost is over the limit, pages counted with the `first` they ask for', async () => {
@@ -63,8 +63,8 @@ describe('GraphQL documents', () => {
     const expensive = `query($n: Int) { ${Array.from({ length: 5 }, (_, i) => deliveryPage(`p${i}`, '$n')).join(' ')} }`;
     const refused = await post({ query: expensive, variables: { n: 100 } });
     expect(refused.status).toBe(400);
-    expect(refused.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'QUERY_TOO_COMPLEX' });
-    expect(refused.body.errors?.[0].message).toMatch(/would cost \d+; at most 10000/);
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'QUERY_TOO_COMPLEX' });
+    expect(refused.body.errors?.[0]?.message).toMatch(/would cost \d+; at most 10000/);
     // The same document with small pages is cheap enough.
     const cheap = await post({ query: expensive, variables: { n: 5 } });
     expect(cheap.body.errors).toBeUndefined();
@@ -73,11 +73,11 @@ describe('GraphQL documents', () => {
   it('cannot be batched, and bodies over 1 MB are answered 413', async () => {
     const batch = await post([{ query: '{ me { id } }' }, { query: '{ me { id } }' }]);
     expect(batch.status).toBe(400);
-    expect(batch.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(batch.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
 
     const tooLarge = await post({ query: '{ me { id } }', variables: { padding: 'x'.repeat(1_100_000) } });
     expect(tooLarge.status).toBe(413);
-    expect(tooLarge.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(tooLarge.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
   it('from a browser form (no JSON content type, no preflight header) are refused as CSRF', async () => {
@@ -106,11 +106,11 @@ describe('in production', () => {
     const production = await startTestPlaza({ NODE_ENV: 'production', PLATFORM_ORIGIN: 'https://plaza.example', AUTH_DEV_SIGN_IN: 'true' });
     const client = await production.signIn('prod@studio.test');
     const typo = await client.request('{ mee { id } }');
-    expect(typo.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
-    expect(typo.errors?.[0].message).not.toMatch(/Did you mean/);
+    expect(typo.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(typo.errors?.[0]?.message).not.toMatch(/Did you mean/);
     expect(JSON.stringify(typo)).not.toMatch(/stacktrace|\.ts:\d+/);
     // Outside production the suggestion helps developers find the field.
-    expect((await developer.request('{ mee { id } }')).errors?.[0].message).toMatch(/Did you mean "me"/);
+    expect((await developer.request('{ mee { id } }')).errors?.[0]?.message).toMatch(/Did you mean "me"/);
   });
 });
 
@@ -125,7 +125,7 @@ describe('rate limits', () => {
     expect(response.status).toBe(429);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     const body = (await response.json()) as { errors: { extensions: Record<string, unknown> }[] };
-    expect(body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    expect(body.errors[0]?.extensions.code).toBe('RATE_LIMITED');
   });
 
   it('count an API token on its own bucket, whatever address it comes from', async () => {
@@ -136,7 +136,7 @@ describe('rate limits', () => {
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await integrator.request('{ storeApps(first: 1) { edges { cursor } } }'));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 429]);
-    expect(results[3].errors?.[0].extensions?.code).toBe('RATE_LIMITED');
+    expect(results[3]?.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
     // The person behind the token is not held back by it.
     expect((await owner.request('{ me { id } }')).status).toBe(200);
   });

@@ -38,11 +38,11 @@ class Browser {
     const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
     const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...init.headers, ...(cookie ? { cookie } : {}) } });
     for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';');
+      const [pair = '', ...attributes] = line.split(';');
       const name = pair.slice(0, pair.indexOf('=')).trim();
       const value = pair.slice(pair.indexOf('=') + 1).trim();
       const expires = attributes.find((a) => /^\s*expires=/i.test(a));
-      const removed = !value || (expires && Date.parse(expires.split('=')[1]) <= Date.now());
+      const removed = !value || (expires && Date.parse(expires.split('=')[1] ?? '') <= Date.now());
       if (removed) cookies.delete(name);
       else cookies.set(name, value);
     }

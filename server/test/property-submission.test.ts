@@ -230,7 +230,7 @@ describe('the store and the review queue under arbitrary arguments', () => {
       fc.asyncProperty(fc.record({ category: fc.oneof(category, fc.constant(undefined)), search: fc.oneof(anyText, fc.constant(undefined)), first, after }), async (args) => {
         for (const answer of [await post(STORE, args), await post(QUEUE, { first: args.first, after: args.after }, reviewer)]) {
           expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(500);
-          if (answer.body.errors?.length) expect(KNOWN_CODES, JSON.stringify(answer.body.errors[0])).toContain(answer.body.errors[0].extensions?.code);
+          if (answer.body.errors?.length) expect(KNOWN_CODES, JSON.stringify(answer.body.errors[0])).toContain(answer.body.errors[0]?.extensions?.code);
         }
       }),
       { ...RUNS, numRuns: Math.ceil(RUNS.numRuns / 2) },
@@ -244,7 +244,7 @@ describe('the store and the review queue under arbitrary arguments', () => {
     ['storeApps with a NUL in the search (was a 500)', STORE, { search: 'a\u0000b' }, 'search'],
   ])('refuses %s, naming the argument', async (_case, query, variables, field) => {
     const answer = await post(query, variables, await plaza.signIn(REVIEWER_EMAIL));
-    expect(answer.body.errors?.[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field });
+    expect(answer.body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field });
   });
 });
 
@@ -263,13 +263,13 @@ describe('submission regressions found by the properties', () => {
   ])('refuses %s, naming the field', async (_case, override, field) => {
     const before = await myAppIds();
     const answer = await post(SUBMIT_APP, { input: validAppInput(override) });
-    expect(answer.body.errors?.[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field });
+    expect(answer.body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field });
     expect(await myAppIds()).toEqual(before);
   });
 
   it('refuses an explicit null pricing in updateApp, naming the field (was a 500: NOT NULL violation)', async () => {
     const { id } = await submitApp(developer);
     const answer = await post(UPDATE_APP, { id, input: { pricing: null } });
-    expect(answer.body.errors?.[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'pricing' });
+    expect(answer.body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'pricing' });
   });
 });

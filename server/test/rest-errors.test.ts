@@ -13,9 +13,11 @@ async function restError(response: Response, status: number): Promise<ErrorBody[
   const body = (await response.json()) as ErrorBody;
   expect(Object.keys(body)).toEqual(['errors']);
   expect(body.errors).toHaveLength(1);
-  expect(typeof body.errors[0].message).toBe('string');
-  expect(body.errors[0].message.length).toBeGreaterThan(0);
-  return body.errors[0];
+  const [error] = body.errors;
+  if (!error) throw new Error('no error in the body');
+  expect(typeof error.message).toBe('string');
+  expect(error.message.length).toBeGreaterThan(0);
+  return error;
 }
 
 const signIn = (url: string, body: unknown) => fetch(`${url}/auth/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -93,7 +93,7 @@ async function verifiesWith(secret: string, request: Received) {
   };
   return {
     // X-Platform-Signature is GitHub's X-Hub-Signature-256 format: sha256=<hex HMAC of the body, keyed with the secret string>.
-    platform: await octokitVerify(secret, request.body, headers['x-platform-signature']),
+    platform: await octokitVerify(secret, request.body, headers['x-platform-signature'] ?? ''),
     standardwebhooks: attempt(() => new StandardWebhook(secret.slice('whsec_'.length)).verify(request.body, headers)),
     svix: attempt(() => new SvixWebhook(secret).verify(request.body, headers)),
   };

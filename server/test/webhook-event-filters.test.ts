@@ -29,7 +29,7 @@ let admin: GraphQLTestClient;
 
 beforeAll(async () => {
   plaza = await startTestPlaza({ POINT_VALUE_VND: String(POINT_VALUE_VND), WEBHOOK_RETRY_SCHEDULE: '200ms' });
-  [developer, reviewer, admin] = await Promise.all(['filters-dev@studio.test', REVIEWER_EMAIL, ADMIN_EMAIL].map((email) => plaza.signIn(email)));
+  [developer, reviewer, admin] = await Promise.all([plaza.signIn('filters-dev@studio.test'), plaza.signIn(REVIEWER_EMAIL), plaza.signIn(ADMIN_EMAIL)]);
 });
 
 async function approvedApp(overrides: Record<string, unknown>): Promise<string> {

@@ -40,9 +40,9 @@ describe('two API processes and two workers on one database', () => {
     const onB = new GraphQLTestClient(apiB.url, onA.token, onA.user);
     const app = await submitApp(onA, { webhookUrl: receiver.url() });
 
-    const sockets = [onA.websocket(), onB.websocket()];
+    const sockets = [onA.websocket(), onB.websocket()] as const;
     cleanups.push(() => Promise.all(sockets.map((s) => s.dispose())));
-    const [liveA, liveB] = sockets.map((socket) => subscribe<Update>(socket, LIVE_DELIVERIES, { appId: app.id }));
+    const [liveA, liveB] = [subscribe<Update>(sockets[0], LIVE_DELIVERIES, { appId: app.id }), subscribe<Update>(sockets[1], LIVE_DELIVERIES, { appId: app.id })];
     await Promise.all([waitForSubscriptionsOn(apiA.url, 1), waitForSubscriptionsOn(apiB.url, 1)]);
 
     // Events committed through both APIs, a few at a time.

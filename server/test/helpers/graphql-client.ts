@@ -1,5 +1,6 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import type { AtLeast } from './lists.js';
 
 export interface GraphQLErrorBody {
   message: string;
@@ -94,7 +95,7 @@ export function subscribe<T>(client: Client, query: string, variables?: Record<s
     received,
     stop,
     /** Resolves when `count` events have arrived; rejects on a subscription error or after `timeoutMs`. */
-    async waitFor(count: number, timeoutMs = 5000): Promise<T[]> {
+    async waitFor<N extends number>(count: N, timeoutMs = 5000): Promise<AtLeast<N, T>> {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
         if (failure) throw new Error(`subscription failed: ${JSON.stringify(failure)}`);
@@ -105,7 +106,8 @@ export function subscribe<T>(client: Client, query: string, variables?: Record<s
           setTimeout(resolve, left);
         });
       }
-      return received.slice(0, count);
+      // The loop above ends only once there are `count`.
+      return received.slice(0, count) as AtLeast<N, T>;
     },
   };
 }

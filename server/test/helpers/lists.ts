@@ -15,3 +15,10 @@ export function first<T>(items: readonly T[], what: string): T {
   if (item === undefined) throw new Error(`expected ${what}, found none`);
   return item;
 }
+
+/** Items taken in turn: the i-th goes round the list. */
+export function roundRobin<T>(items: readonly T[], i: number): T {
+  const item = items[i % items.length];
+  if (item === undefined) throw new Error('roundRobin needs at least one item');
+  return item;
+}
