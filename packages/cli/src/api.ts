@@ -1,0 +1,92 @@
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { CliError } from './errors.js';
+import type { Settings } from './config.js';
+
+interface GraphQLError {
+  message: string;
+  extensions?: { code?: string; field?: string };
+}
+
+export const UNREACHABLE = (url: string) => `Cannot reach Plaza at ${url}: is it running?`;
+const REFUSED = 'Your token was refused (UNAUTHENTICATED): run plaza login';
+
+/** One line for a GraphQL error, saying what to do where there is something to do. */
+export function describeError(error: GraphQLError): string {
+  const code = error.extensions?.code;
+  if (code === 'UNAUTHENTICATED') return REFUSED;
+  if (code === 'BAD_USER_INPUT' && error.extensions?.field) return `${error.message} (${error.extensions.field})`;
+  return code ? `${error.message} (${code})` : error.message;
+}
+
+function signedIn(settings: Settings): string {
+  if (!settings.token) throw new CliError(`You are not signed in to ${settings.url}: run plaza login (or set PLAZA_TOKEN)`);
+  return settings.token;
+}
+
+/** Plaza's GraphQL API over HTTP, with errors turned into one-line CliErrors. */
+export class PlazaApi {
+  constructor(readonly settings: Settings) {}
+
+  async request<T>(query: string, variables: Record<string, unknown> = {}, token = signedIn(this.settings)): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.settings.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query, variables }),
+      });
+    } catch {
+      throw new CliError(UNREACHABLE(this.settings.url));
+    }
+    let body: { data?: T | null; errors?: GraphQLError[] };
+    try {
+      body = (await response.json()) as typeof body;
+    } catch {
+      throw new CliError(`Plaza at ${this.settings.url} answered HTTP ${response.status} without GraphQL: is PLAZA_URL right?`);
+    }
+    if (body.errors?.length) throw new CliError(describeError(body.errors[0]!));
+    if (!body.data) throw new CliError(`Plaza at ${this.settings.url} answered HTTP ${response.status} with no data`);
+    return body.data;
+  }
+
+  /** A graphql-ws connection that reconnects by itself (graphql-ws's backoff) while the command runs. */
+  websocket(handlers: { onConnected?: () => void; onClosed?: () => void } = {}): Client {
+    const token = signedIn(this.settings);
+    return createClient({
+      url: `${this.settings.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      lazy: false,
+      retryAttempts: Number.POSITIVE_INFINITY,
+      // A refused token is final; anything else (server restart, network drop) is worth retrying.
+      shouldRetry: (event) => !(typeof (event as { code?: unknown }).code === 'number' && [4401, 4403].includes((event as { code: number }).code)),
+      on: { connected: () => handlers.onConnected?.(), closed: () => handlers.onClosed?.() },
+    });
+  }
+}
+
+export interface Me {
+  id: string;
+  email: string;
+  roles: string[];
+}
+
+export const ME = `query { me { id email roles } }`;
+
+export async function requireMe(api: PlazaApi): Promise<Me> {
+  const { me } = await api.request<{ me: Me | null }>(ME);
+  if (!me) throw new CliError(REFUSED);
+  return me;
+}
+
+/** Checks --app before anything else, so a typo gets "unknown app" rather than an empty log. */
+export async function requireOwnApp(api: PlazaApi, appId: string): Promise<{ id: string; name: string }> {
+  const [me, { app }] = await Promise.all([
+    requireMe(api),
+    api.request<{ app: { id: string; name: string; ownerId: string } | null }>(`query($id: ID!) { app(id: $id) { id name ownerId } }`, { id: appId }),
+  ]);
+  if (!app) throw new CliError(`Unknown app ${appId}: plaza apps lists yours (an API token needs the apps:read scope to see an app under review)`);
+  if (app.ownerId !== me.id && !me.roles.includes('ADMIN')) throw new CliError(`App ${appId} (${app.name}) is not yours: plaza apps lists yours`);
+  return app;
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from 'commander';
+import { apps } from './commands/apps.js';
+import { login, logout, whoami } from './commands/account.js';
+import { DEFAULT_LIMIT, deliveries } from './commands/deliveries.js';
+import { recover, redeliver, tail } from './commands/live.js';
+import { verify } from './commands/verify.js';
+import { CliError, INTERRUPTED_EXIT_CODE } from './errors.js';
+import { errorColours } from './output.js';
+import { EVENTS, STATUSES } from './parse.js';
+
+const json = () => new Option('--json', 'print machine-readable JSON (one object per line for lists)');
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+const program = new Command('plaza')
+  .description('Plaza from a terminal: your apps, their webhook deliveries live, and the delivery log')
+  .addHelpText(
+    'after',
+    `
+Environment:
+  PLAZA_URL    the Plaza to talk to (default http://localhost:4000, or the one of your last plaza login)
+  PLAZA_TOKEN  a sign-in or API token; wins over the token plaza login stored
+  NO_COLOR     set to anything to print without colour (colour is only used on a terminal anyway)`,
+  )
+  .showHelpAfterError('(run with --help for usage)')
+  .exitOverride();
+
+program
+  .command('login')
+  .description('store an API token for PLAZA_URL (mode 0600 under $XDG_CONFIG_HOME or ~/.config/plaza); reads it from stdin when piped')
+  .addOption(json())
+  .action(login);
+program.command('logout').description('delete the stored token for PLAZA_URL').action(logout);
+program.command('whoami').description('who the token signs you in as, and on which Plaza').addOption(json()).action(whoami);
+program.command('apps').description('your apps with their review status and webhook state').addOption(json()).action(apps);
+
+program
+  .command('deliveries')
+  .description('the webhook delivery log, newest first, paged through the API')
+  .option('--app <id>', 'only this app')
+  .option('--status <status>', `only this status: ${STATUSES.join(', ').toLowerCase()}`)
+  .option('--event <event>', `only this event: ${EVENTS.join(', ')}`)
+  .option('--purchase <purchaseId>', 'only this purchase (APP-<ms>-<suffix>)')
+  .option('--since <time>', 'only deliveries created since then: 2026-11-23T10:00:00Z, or 30m, 2h, 7d ago')
+  .option('--limit <n>', `at most this many (default ${DEFAULT_LIMIT})`)
+  .addOption(json())
+  .action(deliveries);
+
+program
+  .command('tail')
+  .description("an app's delivery updates (new deliveries, attempts, status changes) live, until Ctrl-C")
+  .requiredOption('--app <id>', 'the app')
+  .addOption(json())
+  .action(tail);
+
+program
+  .command('redeliver')
+  .description('send one delivery again now (one MANUAL attempt, same id and body)')
+  .argument('<deliveryId>', 'dlv_<ULID>')
+  .addOption(json())
+  .action(redeliver);
+
+program
+  .command('recover')
+  .description('send again every FAILED delivery of an app since a time (one attempt each, oldest first), showing the progress')
+  .requiredOption('--app <id>', 'the app')
+  .requiredOption('--since <time>', 'deliveries created since then: 2026-11-23T10:00:00Z, or 30m, 2h, 7d ago')
+  .option('--no-wait', 'queue them and return without watching them go')
+  .addOption(json())
+  .action(recover);
+
+program
+  .command('verify')
+  .description('check the signatures of a captured webhook request (for support and debugging); exits 1 when one is wrong')
+  .option('--secret <secret>', 'the app client secret; repeat it to try both during a rotation', collect, [])
+  .requiredOption('--body <file>', 'file holding the exact request body bytes')
+  .option('--header <line>', "a request header, 'X-Platform-Signature: sha256=...' or webhook-id / webhook-timestamp / webhook-signature; repeatable", collect, [])
+  .option('--tolerance <seconds>', 'how old webhook-timestamp may be before it is reported as outside the replay window', '300')
+  .addOption(json())
+  .action(verify);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Commander already printed the help or the usage error.
+    process.exitCode = error.exitCode;
+  } else if (error instanceof CliError) {
+    process.stderr.write(`${errorColours.red('Error:')} ${error.message}\n`);
+    process.exitCode = error.exitCode;
+  } else if (error instanceof Error && error.name === 'ExitPromptError') {
+    // Ctrl-C at the token prompt.
+    process.stderr.write('Cancelled.\n');
+    process.exitCode = INTERRUPTED_EXIT_CODE;
+  } else {
+    process.stderr.write(`${errorColours.red('Unexpected error:')} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

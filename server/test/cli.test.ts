@@ -1,0 +1,234 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../src/platform/embedded-postgres.js';
+import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
+import { submitApp } from './helpers/factories.js';
+import type { GraphQLTestClient } from './helpers/graphql-client.js';
+import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
+
+// The real `plaza` binary, as `pnpm plaza` runs it; built by `pnpm build` (or `pnpm --filter @plaza/cli build`).
+const CLI = resolve(import.meta.dirname, '../../packages/cli/dist/main.js');
+const CREATE_TOKEN = 'mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { token } }';
+const ALL_SCOPES = ['deliveries:read', 'deliveries:write', 'apps:read'];
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let plaza: TestPlaza;
+let developer: GraphQLTestClient;
+let token: string;
+let receiver: WebhookReceiver;
+let app: { id: string; name: string };
+let configHome: string;
+
+/** Runs the CLI to its end with only the environment given (plus PATH), as a user's shell would. */
+function plaza_(args: string[], env: Record<string, string | undefined> = {}, stdin?: string): Promise<Run> {
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: configHome, PLAZA_URL: plaza.url, PLAZA_TOKEN: token, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(stdin ?? '');
+  });
+}
+
+/** A long-running CLI (tail) whose output is collected as it comes. */
+function start(args: string[], env: Record<string, string> = {}) {
+  const child: ChildProcess = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: configHome, PLAZA_URL: plaza.url, PLAZA_TOKEN: token, ...env },
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (c: Buffer) => (out.stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out.stderr += c.toString()));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const waitFor = async (stream: 'stdout' | 'stderr', text: string, timeoutMs = 20_000) => {
+    for (const deadline = Date.now() + timeoutMs; !out[stream].includes(text); await new Promise((r) => setTimeout(r, 50))) {
+      if (Date.now() > deadline) throw new Error(`"${text}" did not appear on ${stream} within ${timeoutMs} ms; stdout: ${out.stdout}; stderr: ${out.stderr}`);
+    }
+  };
+  return { child, out, exited, waitFor };
+}
+
+const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, any>);
+
+beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run pnpm --filter @plaza/cli build first`);
+  configHome = await mkdtemp(join(tmpdir(), 'plaza-cli-'));
+  plaza = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '1h' });
+  developer = await plaza.signIn('cli@studio.test');
+  receiver = await WebhookReceiver.start(() => ({ status: 200, body: 'ok' }));
+  app = await submitApp(developer, { webhookUrl: receiver.url() });
+  token = (await developer.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'plaza cli', scopes: ALL_SCOPES } })).createApiToken.token;
+});
+
+describe('plaza whoami and login', () => {
+  it('names the account a good token signs in as', async () => {
+    const run = await plaza_(['whoami']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('cli@studio.test');
+    const json = await plaza_(['whoami', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ email: 'cli@studio.test', id: developer.userId, url: plaza.url, tokenSource: 'PLAZA_TOKEN' });
+  });
+
+  it('refuses a bad token in one line that says to log in, with a non-zero exit', async () => {
+    const run = await plaza_(['whoami'], { PLAZA_TOKEN: 'plz_not-a-real-token' });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe('Error: Your token was refused (UNAUTHENTICATED): run plaza login');
+    expect(run.stdout).toBe('');
+  });
+
+  it('says the server is down, and where, when nothing answers', async () => {
+    const url = `http://127.0.0.1:${await findFreePort()}`;
+    const run = await plaza_(['apps'], { PLAZA_URL: url });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(`Error: Cannot reach Plaza at ${url}: is it running?`);
+  });
+
+  it('login checks the pasted token, stores it readable by the user alone, and whoami/logout use it', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'plaza-login-'));
+    const env = { XDG_CONFIG_HOME: home, PLAZA_TOKEN: undefined };
+    expect((await plaza_(['whoami'], env)).stderr).toContain('You are not signed in');
+
+    const refused = await plaza_(['login'], env, 'plz_wrong\n');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Your token was refused (UNAUTHENTICATED)');
+    expect(existsSync(join(home, 'plaza', 'config.json'))).toBe(false);
+
+    const login = await plaza_(['login'], env, `${token}\n`);
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain(`${plaza.url}/developer/tokens`);
+    const file = join(home, 'plaza', 'config.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, 'utf8')).tokens[plaza.url]).toBe(token);
+    expect((await plaza_(['whoami'], env)).stdout).toContain('cli@studio.test');
+
+    expect((await plaza_(['logout'], env)).code).toBe(0);
+    expect((await plaza_(['whoami'], env)).code).toBe(1);
+  });
+});
+
+describe('plaza apps, deliveries, redeliver, tail', () => {
+  it('lists the developer’s apps with their status and webhook state', async () => {
+    const run = await plaza_(['apps', '--json']);
+    expect(run.code).toBe(0);
+    expect(jsonLines(run.stdout)).toEqual([expect.objectContaining({ id: app.id, name: app.name, status: 'PENDING_REVIEW', webhookState: 'ENABLED', webhookUrl: receiver.url() })]);
+    const table = await plaza_(['apps']);
+    expect(table.stdout).toMatch(new RegExp(`${app.id}\\s+${app.name}\\s+PENDING_REVIEW\\s+ENABLED`));
+    // Not a terminal and NO_COLOR unset: still no escape codes in a pipe.
+    expect(table.stdout).not.toContain('\u001b[');
+  });
+
+  it('deliveries --json prints every delivery once, across pages, parseable line by line', async () => {
+    const other = await submitApp(developer, { webhookUrl: receiver.url() });
+    const made: string[] = [];
+    for (let i = 0; i < 130; i += 1) made.push((await emitEvent(plaza, other.id, { type: i % 2 ? WebhookEventType.APP_INSTALLED : WebhookEventType.APP_PURCHASED })).id);
+    const run = await plaza_(['deliveries', '--app', other.id, '--json']);
+    expect(run.code).toBe(0);
+    const lines = jsonLines(run.stdout);
+    // All 130 once (two pages of 100), newest first; events of one millisecond may come in any order.
+    expect(lines.map((d) => d.id).sort()).toEqual([...made].sort());
+    expect(lines.map((d) => d.createdAt)).toEqual(
+      lines
+        .map((d) => d.createdAt)
+        .sort()
+        .reverse(),
+    );
+    expect(lines.every((d) => d.appId === other.id && typeof d.payload === 'string')).toBe(true);
+
+    const limited = await plaza_(['deliveries', '--app', other.id, '--event', 'app.installed', '--limit', '20', '--json']);
+    const installed = jsonLines(limited.stdout);
+    expect(installed).toHaveLength(20);
+    expect(new Set(installed.map((d) => d.id)).size).toBe(20);
+    expect(installed.every((d) => d.eventName === 'app.installed' && made.includes(d.id))).toBe(true);
+
+    const table = await plaza_(['deliveries', '--app', other.id, '--limit', '3']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^CREATED\s+ID\s+EVENT\s+STATUS/);
+    expect(table.stdout.trim().split('\n')).toHaveLength(4);
+    expect(table.stdout).toContain(lines[0]!.id);
+  });
+
+  it('says which flag is wrong, and that an app is unknown, changing nothing', async () => {
+    const badStatus = await plaza_(['deliveries', '--status', 'lost']);
+    expect(badStatus.code).toBe(1);
+    expect(badStatus.stderr.trim()).toBe('Error: --status must be one of pending, retrying, succeeded, failed, not "lost"');
+    const unknown = await plaza_(['deliveries', '--app', 'app_01NOSUCHAPP000000000000000']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Unknown app app_01NOSUCHAPP000000000000000');
+    const missing = await plaza_(['tail']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("required option '--app <id>' not specified");
+  });
+
+  it('redeliver sends the same delivery again to the webhook URL', async () => {
+    const delivery = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, delivery.id, isFinal);
+    const before = receiver.requests.filter((r) => r.headers['x-platform-delivery'] === delivery.id);
+    expect(before).toHaveLength(1);
+    const run = await plaza_(['redeliver', delivery.id, '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ id: delivery.id });
+    await waitForDelivery(developer, delivery.id, (d) => d.attempts.length === 2 && d.attempts[1].finished);
+    const sent = receiver.requests.filter((r) => r.headers['x-platform-delivery'] === delivery.id);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.rawBody.equals(sent[0]!.rawBody)).toBe(true);
+    expect(sent[1]!.headers['x-platform-attempt']).toBe('2');
+  });
+
+  it('tail shows a new delivery live and ends cleanly on Ctrl-C', async () => {
+    const tail = start(['tail', '--app', app.id]);
+    await tail.waitFor('stderr', 'Watching the deliveries');
+    const delivery = await emitEvent(plaza, app.id, { type: WebhookEventType.APP_REFUNDED });
+    await tail.waitFor('stdout', delivery.id);
+    await waitForDelivery(developer, delivery.id, isFinal);
+    await tail.waitFor('stdout', 'SUCCEEDED');
+    expect(tail.out.stdout).toContain('app.refunded');
+    tail.child.kill('SIGINT');
+    expect(await tail.exited).toBe(0);
+    expect(tail.out.stderr).toContain('Stopped.');
+  });
+});
+
+describe('plaza verify', () => {
+  it('accepts a real delivery captured at the receiver and refuses a wrong secret or a changed body', async () => {
+    const { revealClientSecret } = await developer.ok<{ revealClientSecret: { value: string } }>('mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', {
+      appId: app.id,
+    });
+    const delivery = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, delivery.id, isFinal);
+    const request = receiver.requests.find((r) => r.headers['x-platform-delivery'] === delivery.id)!;
+    const dir = await mkdtemp(join(tmpdir(), 'plaza-verify-'));
+    const body = join(dir, 'body.json');
+    await writeFile(body, request.rawBody);
+    const headers = ['x-platform-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].flatMap((name) => ['--header', `${name}: ${String(request.headers[name])}`]);
+
+    const good = await plaza_(['verify', '--secret', revealClientSecret.value, '--body', body, ...headers, '--json']);
+    expect(good.code).toBe(0);
+    expect(JSON.parse(good.stdout)).toMatchObject({ valid: true, xPlatformSignature: 'valid', standardWebhooks: 'valid', withinTolerance: true });
+
+    const wrongSecret = await plaza_(['verify', '--secret', 'not-the-secret', '--body', body, ...headers]);
+    expect(wrongSecret.code).toBe(1);
+    expect(wrongSecret.stdout).toMatch(/X-Platform-Signature: invalid/);
+    expect(wrongSecret.stdout).toMatch(/webhook-signature: +invalid/);
+
+    await writeFile(body, request.rawBody.toString('utf8').replace('"amount_vnd":50000', '"amount_vnd":50001'));
+    const tampered = await plaza_(['verify', '--secret', revealClientSecret.value, '--body', body, ...headers, '--json']);
+    expect(tampered.code).toBe(1);
+    expect(JSON.parse(tampered.stdout)).toMatchObject({ valid: false, xPlatformSignature: 'invalid', standardWebhooks: 'invalid' });
+  });
+});
