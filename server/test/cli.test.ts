@@ -70,7 +70,8 @@ const jsonLines = (text: string) =>
 beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run pnpm --filter @plaza/cli build first`);
   configHome = await mkdtemp(join(tmpdir(), 'plaza-cli-'));
-  plaza = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '1h' });
+  // One quick retry, so a delivery to a failing receiver is FAILED within a second (for recover).
+  plaza = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '100ms' });
   developer = await plaza.signIn('cli@studio.test');
   receiver = await WebhookReceiver.start(() => ({ status: 200, body: 'ok' }));
   app = await submitApp(developer, { webhookUrl: receiver.url() });
@@ -188,6 +189,21 @@ describe('plaza apps, deliveries, redeliver, tail', () => {
     expect(sent).toHaveLength(2);
     expect(sent[1]!.rawBody.equals(sent[0]!.rawBody)).toBe(true);
     expect(sent[1]!.headers['x-platform-attempt']).toBe('2');
+  });
+
+  it('recover sends the failed deliveries since a time again and reports each one back', async () => {
+    let up = false;
+    const flaky = await WebhookReceiver.start(() => ({ status: up ? 200 : 503 }));
+    const broken = await submitApp(developer, { webhookUrl: flaky.url() });
+    const failed = [await emitEvent(plaza, broken.id), await emitEvent(plaza, broken.id), await emitEvent(plaza, broken.id)];
+    for (const d of failed) await waitForDelivery(developer, d.id, (x) => x.status === 'FAILED');
+    up = true;
+    const run = await plaza_(['recover', '--app', broken.id, '--since', '10m']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`Recovered ${broken.id}: 3/3 sent: 3 succeeded, 0 failed`);
+    for (const d of failed) expect((await waitForDelivery(developer, d.id, isFinal)).status).toBe('SUCCEEDED');
+    const again = await plaza_(['recover', '--app', broken.id, '--since', '10m', '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ appId: broken.id, deliveriesQueued: 0 });
   });
 
   it('tail shows a new delivery live and ends cleanly on Ctrl-C', async () => {
