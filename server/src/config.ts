@@ -51,7 +51,7 @@ export interface Config {
   reviewerEmails: Set<string>; // PLATFORM_REVIEWER_EMAILS
   adminEmails: Set<string>; // PLATFORM_ADMIN_EMAILS
   /** The key that encrypts new client secrets, then older keys that may still decrypt. */
-  encryptionKeys: EncryptionKey[]; // SECRET_ENCRYPTION_KEY, SECRET_ENCRYPTION_KEYS_PREVIOUS
+  encryptionKeys: [EncryptionKey, ...EncryptionKey[]]; // SECRET_ENCRYPTION_KEY, SECRET_ENCRYPTION_KEYS_PREVIOUS
   jobsBackend: 'postgres' | 'mongodb'; // JOBS_BACKEND
   mongodbUrl: string | undefined; // MONGODB_URL
   oidc: OidcConfig | undefined; // OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET
@@ -75,9 +75,10 @@ const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h
 
 /** Parses "250ms", "5s", "30m", "2h", "1d". Returns undefined when the text is not such a duration. */
 export function parseDuration(text: string): number | undefined {
-  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
-  if (!match) return undefined;
-  return Number(match[1]) * DURATION_UNITS_MS[match[2]];
+  const [, amount, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim()) ?? [];
+  const unitMs = unit === undefined ? undefined : DURATION_UNITS_MS[unit];
+  if (amount === undefined || unitMs === undefined) return undefined;
+  return Number(amount) * unitMs;
 }
 
 /** Decodes a 32-byte key written as base64 (44 characters) or hex (64 characters); undefined when it is not one. */
@@ -288,10 +289,10 @@ function read<N extends SettingName>(env: Env, name: N, mode: Mode): ValueOf<N> 
   if (raw === undefined) return undefined;
   const result = declared.value.safeParse(raw, { reportInput: true });
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const [issue] = result.error.issues;
   // A list names the item that is wrong; anything else shows the value as written.
-  const got = typeof issue.input === 'string' ? issue.input : raw;
-  throw new ConfigError(name, issue.message, declared.echo === 'never' ? undefined : declared.echo ? declared.echo(got) : got);
+  const got = typeof issue?.input === 'string' ? issue.input : raw;
+  throw new ConfigError(name, issue?.message ?? 'is not valid', declared.echo === 'never' ? undefined : declared.echo ? declared.echo(got) : got);
 }
 
 /** Development only: a key generated once into .data/ so secrets survive restarts without setup. */
@@ -365,7 +366,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-function readEncryptionKeys(env: Env, mode: Mode, dataDir: string): EncryptionKey[] {
+function readEncryptionKeys(env: Env, mode: Mode, dataDir: string): [EncryptionKey, ...EncryptionKey[]] {
   let primary = read(env, 'SECRET_ENCRYPTION_KEY', mode);
   if (!primary) {
     if (mode.production) throw new ConfigError('SECRET_ENCRYPTION_KEY', 'is required in production: a 32-byte key as base64 or hex (openssl rand -base64 32)');

@@ -126,12 +126,16 @@ export class DeliveryLogService {
    */
   private async attemptNow(deliveryId: string): Promise<void> {
     const [delivery]: ClaimedDelivery[] = await this.db.query(RESERVE_MANUAL_ATTEMPT, [deliveryId]);
+    // Read a moment ago, but it may have gone since (retention): nothing was reserved, so nothing to send.
+    if (!delivery) throw notFound('Delivery');
     const { number, startedAt, url, headers, response } = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
-    const [[row]]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
+    const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
       await manager.query(RECORD_MANUAL_ATTEMPT, [deliveryId, number, startedAt, response.durationMs, response.statusCode, response.error, response.responseBodyExcerpt, url, headers]);
       return manager.query(SETTLE_AFTER_MANUAL_ATTEMPT, [deliveryId, response.error === null]);
     });
-    await publishDeliveryUpdates(this.db.manager, this.pubSub, [deliveryUpdate(delivery, row)]);
+    // No row: the delivery went away during the attempt, and there is no state left to announce.
+    const [row] = updated ?? [];
+    if (row) await publishDeliveryUpdates(this.db.manager, this.pubSub, [deliveryUpdate(delivery, row)]);
   }
 
   /**

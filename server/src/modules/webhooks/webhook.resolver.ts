@@ -134,7 +134,9 @@ export class WebhookResolver {
 
   @FieldResolver(() => WebhookEventType, { description: 'What happened; eventName is its wire value' })
   event(@Root() delivery: WebhookDelivery): WebhookEventType {
-    return EVENT_TYPE_BY_WIRE_NAME[delivery.eventType];
+    const event = EVENT_TYPE_BY_WIRE_NAME[delivery.eventType];
+    if (event === undefined) throw new Error(`delivery ${delivery.id} has an unknown event type ${delivery.eventType}`);
+    return event;
   }
 
   @FieldResolver(() => String, { description: 'The wire value, e.g. "app.purchased"' })
