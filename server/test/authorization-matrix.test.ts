@@ -186,8 +186,8 @@ for (const type of ROOT_TYPES) {
           // One at a time: acceptance is read off the server's live subscription count.
           for (const principal of PRINCIPALS) observed[principal] = await observeSubscription(fixture, row, principal, openSockets);
         } else {
-          const outcomes = await Promise.all(PRINCIPALS.map((principal) => observeRequest(fixture, operation, row, principal)));
-          PRINCIPALS.forEach((principal, i) => (observed[principal] = outcomes[i]));
+          const outcomes = await Promise.all(PRINCIPALS.map(async (principal) => [principal, await observeRequest(fixture, operation, row, principal)] as const));
+          for (const [principal, outcome] of outcomes) observed[principal] = outcome;
         }
         expect(observed).toEqual(expand(row.expect));
       });
@@ -198,7 +198,9 @@ for (const type of ROOT_TYPES) {
 
 describe('owner-only fields of a listed app', () => {
   it.each(Object.keys(ON_A_LISTED_APP))('%s', async (field) => {
-    const { selection, expect: spec } = ON_A_LISTED_APP[field];
+    const entry = ON_A_LISTED_APP[field];
+    if (!entry) throw new Error(`${field} has no entry`);
+    const { selection, expect: spec } = entry;
     const row: MatrixRow = {
       document: `query($id: ID!) { app(id: $id) { answer: ${selection} } }`,
       variables: byId((f) => f.apps.paid),
