@@ -13,6 +13,10 @@ export type Responder = (request: RecordedRequest, response: ServerResponse) => 
 export interface FakePlazaServer {
   origin: string;
   requests: RecordedRequest[];
+  /** Requests received and not yet answered: 0 once the server has replied to everything it heard. */
+  unanswered(): number;
+  /** One request of the test's own, neither recorded nor counted: requests the page sent before it are in by the time it returns. */
+  roundTrip(): Promise<void>;
   respondWith(responder: Responder): void;
   close(): Promise<void>;
 }
@@ -28,12 +32,19 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(JSON.stringify(body));
 }
 
+const ROUND_TRIP_PATH = '/__test-round-trip';
+
 /** A real HTTP server on a free loopback port that records every request, so tests see what went over the wire. */
 export async function startFakePlazaServer(): Promise<FakePlazaServer> {
   const requests: RecordedRequest[] = [];
+  // Counted apart from `requests`, which tests may empty between cases.
+  let inFlight = 0;
   let responder: Responder = (_request, response) => sendJson(response, 500, { error: 'no responder set in this test' });
 
   const server = createServer(async (request, response) => {
+    if (request.url === ROUND_TRIP_PATH) return void response.writeHead(204).end();
+    inFlight++;
+    response.on('close', () => void inFlight--);
     const recorded: RecordedRequest = {
       method: request.method ?? '',
       path: request.url ?? '',
@@ -49,6 +60,8 @@ export async function startFakePlazaServer(): Promise<FakePlazaServer> {
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
+    unanswered: () => inFlight,
+    roundTrip: async () => void (await fetch(`http://127.0.0.1:${port}${ROUND_TRIP_PATH}`)),
     respondWith: (next) => void (responder = next),
     close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
   };

@@ -18,7 +18,7 @@ export interface FakeGraphqlError {
 
 type UnionToIntersection<U> = (U extends unknown ? (spread: U) => void : never) extends (spread: infer I) => void ? I : never;
 type FragmentsOf<T> = ' $fragmentRefs' extends keyof T ? Wire<UnionToIntersection<NonNullable<T[' $fragmentRefs']>[keyof NonNullable<T[' $fragmentRefs']>]>> : unknown;
-type WireObject<T> = { [K in keyof T as K extends ' $fragmentRefs' | ' $fragmentName' ? never : K]: Wire<T[K]> } & FragmentsOf<T> & { __typename?: string };
+type WireObject<T> = { [K in keyof T]: K extends ' $fragmentRefs' | ' $fragmentName' ? never : Wire<T[K]> } & FragmentsOf<T> & { __typename?: string };
 
 /**
  * A codegen result type as the server sends it: fragments spread in (codegen masks them from the
@@ -32,7 +32,7 @@ export type Reply<TData> = { data: TData | null; errors?: FakeGraphqlError[] };
 /** One operation the fake server answers; made by `respond`, so its data is checked against the schema. */
 export interface FakeOperation {
   operationName: string;
-  answer(variables: Record<string, unknown>): Reply<unknown> | Promise<Reply<unknown>>;
+  answer(variables: Record<string, unknown>): Reply<unknown>;
 }
 
 /**
@@ -43,7 +43,8 @@ export interface FakeOperation {
  */
 export function respond<TData, TVariables>(
   document: TypedDocumentNode<TData, TVariables>,
-  answer: Reply<Wire<NoInfer<TData>>> | ((variables: NoInfer<TVariables>) => Reply<Wire<NoInfer<TData>>> | Promise<Reply<Wire<NoInfer<TData>>>>),
+  // NoInfer: the document alone fixes the types, so the answer is checked against them (literals kept), not inferred from.
+  answer: NoInfer<Reply<Wire<TData>> | ((variables: TVariables) => Reply<Wire<TData>>)>,
 ): FakeOperation {
   const operation = document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
   const operationName = operation?.name?.value;
@@ -60,11 +61,11 @@ export function graphqlResponder(operations: FakeOperation[] | UntypedAnswers, c
   const answers = new Map<string, FakeOperation['answer'] | UntypedAnswers[string]>(
     Array.isArray(operations) ? operations.map((operation) => [operation.operationName, operation.answer]) : Object.entries(operations),
   );
-  return async (request: RecordedRequest, response: ServerResponse) => {
+  return (request: RecordedRequest, response: ServerResponse) => {
     const { operationName, variables = {} } = JSON.parse(request.body) as { operationName: string; variables?: Record<string, unknown> };
     calls.push({ operationName, variables });
     const answer = answers.get(operationName);
     if (!answer) return sendJson(response, 200, { errors: [{ message: `this test does not answer ${operationName}` }] });
-    sendJson(response, 200, await answer(variables));
+    sendJson(response, 200, answer(variables));
   };
 }

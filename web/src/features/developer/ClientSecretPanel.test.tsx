@@ -3,11 +3,14 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { graphqlResponder, respond, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
+import { settled } from '../../test-support/settled';
 import { formatDateTime } from '../../i18n/dates';
+import type { ClientSecretFieldsFragment } from '../../gql/graphql';
 import { ClientSecretPanel } from './ClientSecretPanel';
+import { FinishClientSecretRotationMutation, RevealClientSecretMutation, RotateClientSecretMutation } from './client-secret';
 
-const secret = (value: string, previous: { previousValue: string; previousValidUntil: string } | null = null) => ({
+const secret = (value: string, previous: { previousValue: string; previousValidUntil: string } | null = null): Wire<ClientSecretFieldsFragment> => ({
   __typename: 'ClientSecret',
   appId: 'app_1',
   value,
@@ -31,14 +34,14 @@ beforeEach(() => {
   calls = [];
   server.respondWith(
     graphqlResponder(
-      {
-        RevealClientSecret: () => ({ data: { revealClientSecret: secret('whsec_revealed') } }),
+      [
+        respond(RevealClientSecretMutation, { data: { revealClientSecret: secret('whsec_revealed') } }),
         // As the server answers: an overlap unless overlapHours is 0.
-        RotateClientSecret: (variables) => ({
-          data: { rotateClientSecret: secret('whsec_rotated', variables.overlapHours === 0 ? null : { previousValue: 'whsec_revealed', previousValidUntil: OVERLAP_ENDS }) },
-        }),
-        FinishClientSecretRotation: () => ({ data: { finishClientSecretRotation: secret('whsec_rotated') } }),
-      },
+        respond(RotateClientSecretMutation, ({ overlapHours }) => ({
+          data: { rotateClientSecret: secret('whsec_rotated', overlapHours === 0 ? null : { previousValue: 'whsec_revealed', previousValidUntil: OVERLAP_ENDS }) },
+        })),
+        respond(FinishClientSecretRotationMutation, { data: { finishClientSecretRotation: secret('whsec_rotated') } }),
+      ],
       calls,
     ),
   );
@@ -52,13 +55,17 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 const shownSecret = () => screen.getByTestId('client-secret').textContent;
-const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+const button = (name: string) => screen.getByRole('button', { name }) as HTMLButtonElement;
 
 describe('client secret', () => {
   it('stays masked, and unrequested, until the key button is pressed', async () => {
     expect(shownSecret()).toMatch(/^•+$/);
     expect(screen.queryByRole('button', { name: 'Copy' })).toBeNull();
-    await pause();
+    // At rest as the user sees it: still masked, Reveal ready (it is disabled while a reveal is in flight), every answer in.
+    await settled(server, () => {
+      expect(shownSecret()).toMatch(/^•+$/);
+      expect(button('Reveal client secret').disabled).toBe(false);
+    });
     // Every reveal is audited, so merely opening the page must not fetch the secret.
     expect(calls).toEqual([]);
 
@@ -78,7 +85,8 @@ describe('client secret', () => {
     expect(confirmation.textContent).toMatch(/old one stops verifying/);
 
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
-    await pause();
+    // Back to the panel as it was, with no rotation under way (Rotate now is disabled while one is).
+    await settled(server, () => expect(button('Rotate secret…').disabled).toBe(false));
     expect(calls).toEqual([]);
     expect(screen.queryByRole('group', { name: 'Confirm rotation' })).toBeNull();
 

@@ -3,13 +3,19 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
-import { SubmitAppPage } from './SubmitAppPage';
+import { graphqlResponder, respond, type FakeOperation, type GraphqlCall } from '../../test-support/graphql-responder';
+import { settled } from '../../test-support/settled';
+import { AppCategoriesQuery } from './app-form';
+import { SubmitAppMutation, SubmitAppPage } from './SubmitAppPage';
 
-const categories = [
-  { __typename: 'Category', id: 'games', label: 'Games' },
-  { __typename: 'Category', id: 'travel', label: 'Travel' },
-];
+const categories = respond(AppCategoriesQuery, {
+  data: {
+    categories: [
+      { __typename: 'Category', id: 'games', label: 'Games' },
+      { __typename: 'Category', id: 'travel', label: 'Travel' },
+    ],
+  },
+});
 
 let server: FakePlazaServer;
 let calls: GraphqlCall[];
@@ -23,9 +29,9 @@ afterAll(() => server.close());
 
 afterEach(() => cleanup());
 
-async function renderForm(answers: Parameters<typeof graphqlResponder>[0] = {}) {
+async function renderForm(answers: FakeOperation[] = []) {
   calls = [];
-  server.respondWith(graphqlResponder({ AppCategories: () => ({ data: { categories } }), ...answers }, calls));
+  server.respondWith(graphqlResponder([categories, ...answers], calls));
   const submitted: string[] = [];
   render(
     <ApolloProvider client={createApolloClient()}>
@@ -43,6 +49,9 @@ function describedText(label: string) {
   const ids = screen.getByLabelText(label).getAttribute('aria-describedby')?.split(' ') ?? [];
   return ids.map((id) => document.getElementById(id)?.textContent ?? '').join(' | ');
 }
+
+/** The refused submit as the user sees it once done: the button ready again (it is disabled while sending) and every answer in. */
+const formAtRest = () => settled(server, () => expect((screen.getByRole('button', { name: 'Submit for review' }) as HTMLButtonElement).disabled).toBe(false));
 
 describe('Submit App form', () => {
   it('counts the short description in code points as you type', async () => {
@@ -80,12 +89,12 @@ describe('Submit App form', () => {
   });
 
   it("attaches the server's error to the field it names", async () => {
-    await renderForm({
-      SubmitApp: () => ({
+    await renderForm([
+      respond(SubmitAppMutation, {
         data: null,
         errors: [{ message: 'appUrl must use HTTPS (https://...)', extensions: { code: 'BAD_USER_INPUT', field: 'appUrl' } }],
       }),
-    });
+    ]);
     type('Name', 'Quiz Time');
     type('Short description', 'Daily trivia');
     type('App URL', 'https://quiz.example/play');
@@ -119,7 +128,7 @@ describe('Submit App form', () => {
 
     expect(describedText('Name')).toContain('Remove the invisible or text-direction character U+202E');
     expect(describedText('Short description')).toContain('Remove the invisible or text-direction character U+200B');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await formAtRest();
     expect(calls.map((call) => call.operationName)).not.toContain('SubmitApp');
 
     type('Name', 'Dev Tools 👩‍💻');
@@ -133,7 +142,7 @@ describe('Submit App form', () => {
 
     expect(screen.getByLabelText('Name').getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByLabelText('Price (points)').getAttribute('aria-invalid')).toBe('true');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await formAtRest();
     expect(calls.map((call) => call.operationName)).not.toContain('SubmitApp');
   });
 
@@ -153,12 +162,12 @@ describe('Submit App form', () => {
     expect(describedText('Price (points)')).toContain('At most 1000000 points.');
     expect(describedText('Webhook URL (optional)')).toContain('Must be an http:// or https:// address.');
     expect(screen.getByLabelText('Name').getAttribute('aria-invalid')).toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await formAtRest();
     expect(calls.map((call) => call.operationName)).not.toContain('SubmitApp');
   });
 
   it('ticks all four webhook events by default, says at once when none is ticked, and sends only the ones ticked', async () => {
-    await renderForm({ SubmitApp: () => ({ data: { submitApp: { __typename: 'App', id: 'app_1', status: 'PENDING_REVIEW', reviewDueAt: '2030-01-02T00:00:00.000Z' } } }) });
+    await renderForm([respond(SubmitAppMutation, { data: { submitApp: { __typename: 'App', id: 'app_1', status: 'PENDING_REVIEW', reviewDueAt: '2030-01-02T00:00:00.000Z' } } })]);
     const events = ['app.purchased', 'app.installed', 'app.uninstalled', 'app.refunded'];
     for (const event of events) expect((screen.getByLabelText(event) as HTMLInputElement).checked).toBe(true);
 
