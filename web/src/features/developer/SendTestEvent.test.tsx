@@ -3,8 +3,8 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
-import { SendTestEvent } from './SendTestEvent';
+import { graphqlResponder, respond, type FakeOperation, type GraphqlCall } from '../../test-support/graphql-responder';
+import { SendAppTestEventMutation, SendTestEvent } from './SendTestEvent';
 
 let server: FakePlazaServer;
 let calls: GraphqlCall[];
@@ -18,16 +18,16 @@ afterAll(() => server.close());
 
 afterEach(() => cleanup());
 
-const wire = (event: unknown) => (event ? `app.${String(event).slice(4).toLowerCase()}` : 'app.test');
+const wire = (event: string | null | undefined) => (event ? `app.${event.slice(4).toLowerCase()}` : 'app.test');
 
-function renderPanel(hasWebhookUrl = true, answers: Parameters<typeof graphqlResponder>[0] = {}) {
+function renderPanel(hasWebhookUrl = true, answers: FakeOperation[] = []) {
   calls = [];
   server.respondWith(
     graphqlResponder(
-      {
-        SendAppTestEvent: (variables) => ({ data: { sendTestWebhook: { __typename: 'WebhookDelivery', id: `dlv_${calls.length}`, eventName: wire(variables.event), status: 'PENDING' } } }),
+      [
+        respond(SendAppTestEventMutation, ({ event }) => ({ data: { sendTestWebhook: { __typename: 'WebhookDelivery', id: `dlv_${calls.length}`, eventName: wire(event), status: 'PENDING' } } })),
         ...answers,
-      },
+      ],
       calls,
     ),
   );
@@ -62,7 +62,9 @@ describe('Send a test event', () => {
   });
 
   it("shows the server's refusal", async () => {
-    renderPanel(true, { SendAppTestEvent: () => ({ data: null, errors: [{ message: 'This app has no webhook URL.', extensions: { code: 'BAD_USER_INPUT', field: 'webhookUrl' } }] }) });
+    // As WebhookEventsService answers sendTestWebhook for an app without a webhook URL.
+    const refusal = { message: 'This app has no webhook URL; set one before sending a test event', extensions: { code: 'BAD_USER_INPUT', field: 'webhookUrl' } } as const;
+    renderPanel(true, [respond(SendAppTestEventMutation, { data: null, errors: [refusal] })]);
     fireEvent.click(screen.getByRole('button', { name: 'Send test event' }));
     expect((await screen.findByRole('alert')).textContent).toBe('This app has no webhook URL. Set a webhook URL on the app first.');
   });

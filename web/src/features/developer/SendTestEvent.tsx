@@ -67,7 +67,7 @@ export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebh
           {t('testEvent.sent', { event: sent.eventName })} <Link href={webhookDeliveryPath(sent.id)}>{t('testEvent.open', { id: sent.id })}</Link>
         </p>
       )}
-      {problem && <ErrorMessage message={problem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl', { message: problem.message }) : problem.message} />}
+      {problem && <ErrorMessage message={problem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl') : problem.message} />}
     </section>
   );
 }

@@ -78,7 +78,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
         )}
       </div>
       {sendTestProblem && (
-        <ErrorMessage message={sendTestProblem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl', { message: sendTestProblem.message }) : sendTestProblem.message} />
+        <ErrorMessage message={sendTestProblem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl') : sendTestProblem.message} />
       )}
       {form.appId && <WebhookHealthPanel appId={form.appId} />}
       <DeliveryFilters form={form} onChange={changeFilters} />
