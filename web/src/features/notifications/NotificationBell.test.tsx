@@ -5,10 +5,12 @@ import { getMainDefinition } from '@apollo/client/utilities';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder } from '../../test-support/graphql-responder';
+import { graphqlResponder, respond, type Wire } from '../../test-support/graphql-responder';
+import type { NotificationFieldsFragment } from '../../gql/graphql';
 import { NotificationBell } from './NotificationBell';
+import { NotificationsQuery } from './notifications';
 
-const notification = (id: string, message: string, readAt: string | null) => ({
+const notification = (id: string, message: string, readAt: string | null): Wire<NotificationFieldsFragment> => ({
   __typename: 'Notification',
   id,
   kind: 'REVIEW_DECIDED',
@@ -43,8 +45,8 @@ function clientWithLiveFeed() {
 describe('notifications bell', () => {
   it('counts unread notifications and raises the count when one arrives live', async () => {
     server.respondWith(
-      graphqlResponder({
-        Notifications: () => ({
+      graphqlResponder([
+        respond(NotificationsQuery, {
           data: {
             notifications: {
               __typename: 'NotificationConnection',
@@ -55,7 +57,7 @@ describe('notifications bell', () => {
             },
           },
         }),
-      }),
+      ]),
     );
     const { client, live } = clientWithLiveFeed();
     render(

@@ -3,12 +3,15 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import type { ResultOf } from '@graphql-typed-document-node/core';
+import { graphqlResponder, respond, type FakeOperation, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
+import { settled } from '../../test-support/settled';
 import { ReviewPage } from './ReviewPage';
+import { DecideReviewMutation, ReviewAppQuery } from './review-operations';
 
 const REVIEWER = { __typename: 'Viewer', id: 'reviewer-1' };
 
-function appUnderReview(revision: number, ownerId = 'dev-1') {
+function appUnderReview(revision: number, ownerId = 'dev-1'): Wire<NonNullable<ResultOf<typeof ReviewAppQuery>['app']>> {
   return {
     __typename: 'App',
     id: 'app-1',
@@ -29,13 +32,13 @@ function appUnderReview(revision: number, ownerId = 'dev-1') {
     reviewDecisions: [],
     preChecks: {
       __typename: 'PreCheckReport',
-      status: 'COMPLETED',
-      results: [{ __typename: 'PreCheckResult', check: 'icon-size', outcome: 'FAIL', detail: 'The icon is 256x256' }],
+      status: 'DONE',
+      results: [{ __typename: 'PreCheckResult', check: 'ICON_SIZE', outcome: 'FAIL', detail: 'The icon is 256x256' }],
     },
   };
 }
 
-const decision = {
+const decision: Wire<ResultOf<typeof DecideReviewMutation>['decideReview']> = {
   __typename: 'ReviewDecision',
   id: 'd-1',
   appId: 'app-1',
@@ -58,9 +61,9 @@ afterAll(() => server.close());
 
 afterEach(() => cleanup());
 
-async function renderReview(answers: Parameters<typeof graphqlResponder>[0] = {}, revision = 7) {
+async function renderReview(answers: FakeOperation[] = [], revision = 7) {
   calls = [];
-  server.respondWith(graphqlResponder({ ReviewApp: () => ({ data: { me: REVIEWER, app: appUnderReview(revision) } }), ...answers }, calls));
+  server.respondWith(graphqlResponder([respond(ReviewAppQuery, { data: { me: REVIEWER, app: appUnderReview(revision) } }), ...answers], calls));
   const decided: string[] = [];
   render(
     <ApolloProvider client={createApolloClient()}>
@@ -72,7 +75,8 @@ async function renderReview(answers: Parameters<typeof graphqlResponder>[0] = {}
 }
 
 const sentDecisions = () => calls.filter((call) => call.operationName === 'DecideReview');
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+/** The refused decision as the reviewer sees it once done: the button back (it reads Sending… while a decision is sent), every answer in. */
+const formAtRest = (name: string) => settled(server, () => expect((screen.getByRole('button', { name }) as HTMLButtonElement).disabled).toBe(false));
 
 describe('Review page', () => {
   it('shows the pre-checks with their outcome in words and a preview through the launcher', async () => {
@@ -89,12 +93,12 @@ describe('Review page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Reject app' }));
 
     expect(screen.getByText('Choose at least one reason to reject.')).toBeTruthy();
-    await settle();
+    await formAtRest('Reject app');
     expect(sentDecisions()).toHaveLength(0);
   });
 
   it('requires a note with OTHER, says so while choosing, and sends the displayed revision', async () => {
-    const decided = await renderReview({ DecideReview: () => ({ data: { decideReview: decision } }) });
+    const decided = await renderReview([respond(DecideReviewMutation, { data: { decideReview: decision } })]);
     fireEvent.click(screen.getByLabelText('Reject'));
     expect(screen.getByText('Optional, unless "Other" is checked.')).toBeTruthy();
 
@@ -103,49 +107,50 @@ describe('Review page', () => {
 
     fireEvent.click(screen.getByRole('button', { name: 'Reject app' }));
     expect(screen.getByLabelText('Note to the developer').getAttribute('aria-invalid')).toBe('true');
-    await settle();
+    await formAtRest('Reject app');
     expect(sentDecisions()).toHaveLength(0);
 
     fireEvent.change(screen.getByLabelText('Note to the developer'), { target: { value: 'Crashes on start' } });
     fireEvent.click(screen.getByRole('button', { name: 'Reject app' }));
 
     await waitFor(() => expect(decided).toEqual(['app-1']));
-    expect(sentDecisions()[0].variables).toEqual({
+    expect(sentDecisions().map((call) => call.variables)).toEqual([{
       input: { appId: 'app-1', revision: 7, outcome: 'REJECTED', reasons: ['OTHER'], note: 'Crashes on start' },
-    });
+    }]);
   });
 
   it('sends an approval without reasons', async () => {
-    const decided = await renderReview({ DecideReview: () => ({ data: { decideReview: { ...decision, outcome: 'APPROVED', reasons: [], note: null } } }) });
+    const decided = await renderReview([respond(DecideReviewMutation, { data: { decideReview: { ...decision, outcome: 'APPROVED', reasons: [], note: null } } })]);
     fireEvent.click(screen.getByRole('button', { name: 'Approve app' }));
     await waitFor(() => expect(decided).toEqual(['app-1']));
-    expect(sentDecisions()[0].variables).toEqual({ input: { appId: 'app-1', revision: 7, outcome: 'APPROVED', reasons: [], note: null } });
+    expect(sentDecisions().map((call) => call.variables)).toEqual([{ input: { appId: 'app-1', revision: 7, outcome: 'APPROVED', reasons: [], note: null } }]);
   });
 
   it('offers no decision on the reviewer’s own app and says why', async () => {
-    await renderReview({ ReviewApp: () => ({ data: { me: REVIEWER, app: appUnderReview(7, REVIEWER.id) } }) });
+    await renderReview([respond(ReviewAppQuery, { data: { me: REVIEWER, app: appUnderReview(7, REVIEWER.id) } })]);
     expect(screen.getByRole('note').textContent).toBe('You submitted this app, so you cannot decide its review: another reviewer must approve or reject it.');
     expect(screen.queryByRole('button', { name: 'Approve app' })).toBeNull();
     expect(screen.queryByLabelText('Reject')).toBeNull();
-    await settle();
+    await settled(server, () => expect(screen.getByRole('note')).toBeTruthy());
     expect(sentDecisions()).toHaveLength(0);
   });
 
   it('explains a stale decision and reloads the app on request', async () => {
-    const decided = await renderReview({
-      DecideReview: () => ({
+    const decided = await renderReview([
+      respond(DecideReviewMutation, {
         data: null,
-        errors: [{ message: 'The app was edited after revision 7; reload it', extensions: { code: 'CONFLICT' } }],
+        // As ReviewService answers a decision on a revision the developer has since replaced.
+        errors: [{ message: 'The developer changed this app (revision 8) after you opened revision 7; review it again', extensions: { code: 'CONFLICT' } }],
       }),
-    });
+    ]);
     fireEvent.click(screen.getByRole('button', { name: 'Approve app' }));
 
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('This app changed since you opened it.');
-    expect(alert.textContent).toContain('The app was edited after revision 7; reload it');
+    expect(alert.textContent).toContain('The developer changed this app (revision 8) after you opened revision 7; review it again');
     expect(decided).toEqual([]);
 
-    server.respondWith(graphqlResponder({ ReviewApp: () => ({ data: { me: REVIEWER, app: appUnderReview(8) } }) }, calls));
+    server.respondWith(graphqlResponder([respond(ReviewAppQuery, { data: { me: REVIEWER, app: appUnderReview(8) } })], calls));
     fireEvent.click(screen.getByRole('button', { name: 'Reload the app' }));
     await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
     expect(screen.getByText('8')).toBeTruthy();

@@ -3,14 +3,19 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import type { ResultOf } from '@graphql-typed-document-node/core';
+import { graphqlResponder, respond, type GraphqlCall, type Reply, type Wire } from '../../test-support/graphql-responder';
 import { CurrentViewerQuery } from '../session/current-viewer';
 import { TopNav } from '../shell/TopNav';
 import { ReviewQueuePage } from './ReviewQueuePage';
+import { ReviewQueueQuery } from './review-operations';
+
+type QueueAnswer = Wire<ResultOf<typeof ReviewQueueQuery>>;
+type QueuedApp = QueueAnswer['reviewQueue']['edges'][number]['node'];
 
 const REVIEWER = { __typename: 'Viewer', id: 'reviewer-1' };
 
-const queued = (id: string, name: string, overdue: boolean, ownerId = 'dev-1') => ({
+const queued = (id: string, name: string, overdue: boolean, ownerId = 'dev-1'): QueuedApp => ({
   __typename: 'App',
   id,
   ownerId,
@@ -25,7 +30,7 @@ const queued = (id: string, name: string, overdue: boolean, ownerId = 'dev-1') =
   reviewOverdue: overdue,
 });
 
-const page = (apps: ReturnType<typeof queued>[], endCursor: string | null) => ({
+const page = (apps: QueuedApp[], endCursor: string | null): Reply<QueueAnswer> => ({
   data: {
     me: REVIEWER,
     reviewQueue: {
@@ -52,7 +57,7 @@ describe('Review queue', () => {
     const calls: GraphqlCall[] = [];
     server.respondWith(
       graphqlResponder(
-        { ReviewQueue: (variables) => (variables.after ? page([queued('b', 'Beta', false)], null) : page([queued('a', 'Alpha', true)], 'a')) },
+        [respond(ReviewQueueQuery, ({ after }) => (after ? page([queued('b', 'Beta', false)], null) : page([queued('a', 'Alpha', true)], 'a')))],
         calls,
       ),
     );
@@ -75,7 +80,7 @@ describe('Review queue', () => {
   });
 
   it('marks the reviewer’s own app as one another reviewer decides', async () => {
-    server.respondWith(graphqlResponder({ ReviewQueue: () => page([queued('a', 'Alpha', false), queued('m', 'Mine', false, REVIEWER.id)], null) }, []));
+    server.respondWith(graphqlResponder([respond(ReviewQueueQuery, page([queued('a', 'Alpha', false), queued('m', 'Mine', false, REVIEWER.id)], null))], []));
     render(
       <ApolloProvider client={createApolloClient()}>
         <ReviewQueuePage />
