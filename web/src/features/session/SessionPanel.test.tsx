@@ -1,6 +1,7 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browseFrom, sendJson, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { settled } from '../../test-support/settled';
 import { SessionPanel } from './SessionPanel';
 
 const developer = { id: 'usr_dev', email: 'dev@example.com', roles: ['DEVELOPER', 'USER'] };
@@ -38,8 +39,11 @@ describe('sign-in form', () => {
     const input = screen.getByLabelText('E-mail address');
     expect(input.getAttribute('aria-invalid')).toBe('true');
     expect(input.getAttribute('aria-describedby')).toBe(screen.getByRole('alert').id);
-    // Give a stray request time to arrive before concluding none was sent.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // At rest as the user sees it (the button reads Signing in… while sending), and every request answered, before concluding none was sent.
+    await settled(server, () => {
+      expect(screen.getByRole('alert').textContent).toMatch(message);
+      expect((screen.getByRole('button', { name: 'Sign in' }) as HTMLButtonElement).disabled).toBe(false);
+    });
     expect(server.requests).toEqual([]);
   });
 
