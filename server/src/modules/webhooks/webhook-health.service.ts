@@ -132,7 +132,14 @@ export class WebhookHealthService {
     this.email(mails);
   }
 
-  private async notify(manager: EntityManager, app: AppNotice, kind: string, message: string, subject: string, mails: { ownerId: string; subject: string; text: string }[]): Promise<void> {
+  private async notify(
+    manager: EntityManager,
+    app: AppNotice,
+    kind: string,
+    message: string,
+    subject: string,
+    mails: { ownerId: string; subject: string; text: string }[],
+  ): Promise<void> {
     await this.notifications.notify(manager, app.owner_id, { kind, message, appId: app.id });
     mails.push({ ownerId: app.owner_id, subject, text: message });
   }

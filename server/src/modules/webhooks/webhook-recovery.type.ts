@@ -1,6 +1,8 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 
-@ObjectType({ description: 'What recoverWebhookDeliveries queued: each FAILED delivery since then gets one MANUAL attempt, oldest first, at the pace of the app’s concurrency cap' })
+@ObjectType({
+  description: 'What recoverWebhookDeliveries queued: each FAILED delivery since then gets one MANUAL attempt, oldest first, at the pace of the app’s concurrency cap',
+})
 export class WebhookRecovery {
   @Field(() => ID, { description: 'The app whose deliveries are sent again' })
   appId: string;
