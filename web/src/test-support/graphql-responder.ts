@@ -2,32 +2,14 @@ import type { ServerResponse } from 'node:http';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { Kind } from 'graphql';
 import { sendJson, type RecordedRequest, type Responder } from './fake-plaza-server';
+import type { Reply, Wire } from './wire';
+
+export type { ErrorCode, FakeGraphqlError, Reply, Wire } from './wire';
 
 export interface GraphqlCall {
   operationName: string;
   variables: Record<string, unknown>;
 }
-
-/** The API contract's error codes (server/src/platform/errors.ts): a fake can answer only what the server can. */
-export type ErrorCode = 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT' | 'CONFLICT' | 'RATE_LIMITED' | 'INTERNAL_SERVER_ERROR';
-
-export interface FakeGraphqlError {
-  message: string;
-  extensions: { code: ErrorCode; field?: string; reason?: string };
-}
-
-type UnionToIntersection<U> = (U extends unknown ? (spread: U) => void : never) extends (spread: infer I) => void ? I : never;
-type FragmentsOf<T> = ' $fragmentRefs' extends keyof T ? Wire<UnionToIntersection<NonNullable<T[' $fragmentRefs']>[keyof NonNullable<T[' $fragmentRefs']>]>> : unknown;
-type WireObject<T> = { [K in keyof T]: K extends ' $fragmentRefs' | ' $fragmentName' ? never : Wire<T[K]> } & FragmentsOf<T> & { __typename?: string };
-
-/**
- * A codegen result type as the server sends it: fragments spread in (codegen masks them from the
- * component) and `__typename`, which Apollo asks for on every object. Any other field is a type error.
- */
-export type Wire<T> = T extends readonly (infer Item)[] ? Wire<Item>[] : T extends object ? WireObject<T> : T;
-
-/** An answer shaped like the server's: the operation's result type (from codegen), or errors and no data. */
-export type Reply<TData> = { data: TData | null; errors?: FakeGraphqlError[] };
 
 /** One operation the fake server answers; made by `respond`, so its data is checked against the schema. */
 export interface FakeOperation {
@@ -53,14 +35,9 @@ export function respond<TData, TVariables>(
   return { operationName, answer: (variables) => (typeof answer === 'function' ? answer(variables as TVariables) : answer) };
 }
 
-/** @deprecated untyped answers by operation name; only until the last tests move to `respond`. */
-type UntypedAnswers = Record<string, (variables: Record<string, unknown>) => { data?: unknown; errors?: unknown[] }>;
-
 /** Answers GraphQL POSTs by operation name, so a test lists only the operations its component sends (a later one wins). */
-export function graphqlResponder(operations: FakeOperation[] | UntypedAnswers, calls: GraphqlCall[] = []): Responder {
-  const answers = new Map<string, FakeOperation['answer'] | UntypedAnswers[string]>(
-    Array.isArray(operations) ? operations.map((operation) => [operation.operationName, operation.answer]) : Object.entries(operations),
-  );
+export function graphqlResponder(operations: FakeOperation[], calls: GraphqlCall[] = []): Responder {
+  const answers = new Map(operations.map((operation) => [operation.operationName, operation.answer]));
   return (request: RecordedRequest, response: ServerResponse) => {
     const { operationName, variables = {} } = JSON.parse(request.body) as { operationName: string; variables?: Record<string, unknown> };
     calls.push({ operationName, variables });

@@ -3,14 +3,20 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import type { MockSubscriptionLink } from '@apollo/client/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import type { ResultOf } from '@graphql-typed-document-node/core';
+import { graphqlResponder, respond, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
+import type { DeliveryAttemptFieldsFragment, DeliveryStatus } from '../../gql/graphql';
 import { DeliveryDetailPage } from './DeliveryDetailPage';
 import { clientWithLiveFeed, delivery } from './test-deliveries';
+import { RedeliverWebhookMutation, WebhookDeliveryQuery } from './webhook-deliveries';
+
+type FakeAttempt = Wire<DeliveryAttemptFieldsFragment>;
+type FakeDetail = Wire<NonNullable<ResultOf<typeof WebhookDeliveryQuery>['webhookDelivery']>>;
 
 // Key order and spacing as the server signed them; the raw view must show exactly these bytes.
 const PAYLOAD = '{"event":"app.purchased","app_id":"app_1","amount_vnd":50000}';
 
-const attempt = (number: number, trigger: string, statusCode: number | null) => ({
+const attempt = (number: number, trigger: string, statusCode: number | null): FakeAttempt => ({
   __typename: 'DeliveryAttempt',
   number,
   trigger,
@@ -30,7 +36,7 @@ const attempt = (number: number, trigger: string, statusCode: number | null) => 
 });
 
 /** An attempt sent and not yet answered, as the server reports it while the receiver is silent. */
-const inFlight = (number: number) => ({
+const inFlight = (number: number): FakeAttempt => ({
   ...attempt(number, 'SCHEDULED', null),
   durationMs: 25,
   error: null,
@@ -39,7 +45,7 @@ const inFlight = (number: number) => ({
   outcome: 'IN_FLIGHT',
 });
 
-const detail = (status: string, attempts: (ReturnType<typeof attempt> | ReturnType<typeof inFlight>)[]) => ({
+const detail = (status: DeliveryStatus, attempts: FakeAttempt[]): FakeDetail => ({
   ...delivery('dlv_1', status, { attemptCount: attempts.length }),
   heldReason: null,
   payload: PAYLOAD,
@@ -50,7 +56,7 @@ let server: FakePlazaServer;
 let calls: GraphqlCall[];
 let live: MockSubscriptionLink;
 /** What the server answers for the delivery now: a test changes it before reporting the change live. */
-let current: object;
+let current: FakeDetail;
 
 beforeAll(async () => {
   server = await startFakePlazaServer();
@@ -64,10 +70,10 @@ beforeEach(() => {
   current = detail('FAILED', [attempt(1, 'SCHEDULED', null)]);
   server.respondWith(
     graphqlResponder(
-      {
-        WebhookDelivery: () => ({ data: { webhookDelivery: current } }),
-        RedeliverWebhook: () => ({ data: { redeliverWebhook: detail('SUCCEEDED', [attempt(1, 'SCHEDULED', null), attempt(2, 'MANUAL', 200)]) } }),
-      },
+      [
+        respond(WebhookDeliveryQuery, () => ({ data: { webhookDelivery: current } })),
+        respond(RedeliverWebhookMutation, { data: { redeliverWebhook: detail('SUCCEEDED', [attempt(1, 'SCHEDULED', null), attempt(2, 'MANUAL', 200)]) } }),
+      ],
       calls,
     ),
   );
@@ -150,5 +156,17 @@ describe('webhook delivery detail', () => {
     expect(screen.getByTestId('attempt-2-outcome').textContent).toBe('Failed');
     expect(within(ended).getByText('No response')).toBeTruthy();
     expect(within(ended).getByText('Finished')).toBeTruthy();
+  });
+
+  it('says why a delivery held while the webhook was disabled was not sent', async () => {
+    await screen.findByTestId('attempt-1');
+    expect(screen.queryByRole('note')).toBeNull();
+
+    // As the server records an event of an app whose webhook is disabled (HELD_WHILE_DISABLED): FAILED, never attempted.
+    const held = 'Not sent: the app’s webhook was disabled after sustained failures. Enable it, then recover failed deliveries to send this one.';
+    current = { ...detail('FAILED', []), heldReason: held };
+    act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery('dlv_1', 'FAILED', { attemptCount: 0, updatedAt: '2030-01-01T00:00:05.000Z' }) } } }));
+
+    expect((await screen.findByRole('note')).textContent).toBe(held);
   });
 });

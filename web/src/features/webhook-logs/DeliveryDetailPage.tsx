@@ -17,7 +17,7 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
   // The mutation returns the delivery with its attempts; the normalised cache puts the MANUAL one on screen.
   const [redeliver, redeliverState] = useMutation(RedeliverWebhookMutation);
   const found = detail.data?.webhookDelivery;
-  const delivery = found && { ...readFragment(WebhookDeliveryFields, found), payload: found.payload, attempts: found.attempts };
+  const delivery = found && { ...readFragment(WebhookDeliveryFields, found), heldReason: found.heldReason, payload: found.payload, attempts: found.attempts };
   // The app's feed carries every delivery's changes without their attempts: asking each one for its
   // attempts would cost the server a query per change of any delivery of the app, per open page. This
   // page fetches its own delivery again, attempts included, only when that one changes.

@@ -2,8 +2,11 @@ import { ApolloProvider } from '@apollo/client/react';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { graphqlResponder, respond, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
+import type { DeliveryStatus, EnableWebhookMutation, WebhookState } from '../../gql/graphql';
 import { clientWithLiveFeed, delivery, deliveryPage } from './test-deliveries';
+import { WebhookDeliveriesQuery, WebhookLogAppsQuery } from './webhook-deliveries';
+import { AppWebhookStateQuery, EnableWebhookMutation as EnableWebhook, RecoverWebhookDeliveriesMutation } from './webhook-health';
 import { WebhookLogsPage } from './WebhookLogsPage';
 
 let server: FakePlazaServer;
@@ -19,19 +22,19 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
-const app = (webhookState: string) => ({ __typename: 'App', id: 'app_1', webhookState });
+const app = (webhookState: WebhookState): Wire<EnableWebhookMutation['enableWebhook']> => ({ __typename: 'App', id: 'app_1', webhookState });
 
 describe('webhook state and recovery in Webhook Logs', () => {
   it('shows a disabled webhook plainly, enables it, then recovers failed deliveries with live progress', async () => {
     server.respondWith(
       graphqlResponder(
-        {
-          WebhookLogApps: () => ({ data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time' }] } }),
-          WebhookDeliveries: () => deliveryPage([delivery('dlv_1', 'FAILED'), delivery('dlv_2', 'FAILED')]),
-          AppWebhookState: () => ({ data: { app: app('DISABLED') } }),
-          EnableWebhook: () => ({ data: { enableWebhook: app('ENABLED') } }),
-          RecoverWebhookDeliveries: ({ since }) => ({ data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', appId: 'app_1', since, deliveriesQueued: 2 } } }),
-        },
+        [
+          respond(WebhookLogAppsQuery, { data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time' }] } }),
+          respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'FAILED'), delivery('dlv_2', 'FAILED')])),
+          respond(AppWebhookStateQuery, { data: { app: app('DISABLED') } }),
+          respond(EnableWebhook, { data: { enableWebhook: app('ENABLED') } }),
+          respond(RecoverWebhookDeliveriesMutation, ({ since }) => ({ data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', appId: 'app_1', since, deliveriesQueued: 2 } } })),
+        ],
         calls,
       ),
     );
@@ -61,7 +64,7 @@ describe('webhook state and recovery in Webhook Logs', () => {
     expect(calls.find((c) => c.operationName === 'RecoverWebhookDeliveries')?.variables).toEqual({ appId: 'app_1', since: new Date('2030-01-01T00:00').toISOString() });
     expect(screen.getByText(/Sent again: 0 of 2/)).toBeTruthy();
 
-    const update = (id: string, status: string) => act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery(id, status) } } }));
+    const update = (id: string, status: DeliveryStatus) => act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery(id, status) } } }));
     update('dlv_1', 'RETRYING');
     update('dlv_2', 'RETRYING');
     update('dlv_1', 'SUCCEEDED');

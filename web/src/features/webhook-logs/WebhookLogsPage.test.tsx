@@ -3,11 +3,12 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useLocationRoute } from '../../routes';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, type GraphqlCall } from '../../test-support/graphql-responder';
+import { graphqlResponder, respond, type GraphqlCall } from '../../test-support/graphql-responder';
 import { clientWithLiveFeed, delivery, deliveryPage } from './test-deliveries';
+import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookLogAppsQuery } from './webhook-deliveries';
 import { WebhookLogsPage } from './WebhookLogsPage';
 
-const apps = () => ({ data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time' }] } });
+const apps = respond(WebhookLogAppsQuery, { data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time' }] } });
 
 let server: FakePlazaServer;
 let calls: GraphqlCall[];
@@ -47,11 +48,11 @@ const rowStatus = (id: string) => within(screen.getByTestId(`delivery-${id}`)).g
 
 describe('webhook logs', () => {
   it('sends the filters from the URL and from the form, and keeps them in the URL', async () => {
-    server.respondWith(graphqlResponder({ WebhookLogApps: apps, WebhookDeliveries: () => deliveryPage([delivery('dlv_1', 'FAILED')]) }, calls));
+    server.respondWith(graphqlResponder([apps, respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'FAILED')]))], calls));
     renderAt('/developer/webhooks?appId=app_1&status=FAILED');
 
     expect(await screen.findByTestId('delivery-dlv_1')).toBeTruthy();
-    expect(listCalls()[0].variables).toEqual({ filter: { appId: 'app_1', status: 'FAILED' }, first: 25 });
+    expect(listCalls()[0]?.variables).toEqual({ filter: { appId: 'app_1', status: 'FAILED' }, first: 25 });
 
     fireEvent.change(screen.getByLabelText('Event'), { target: { value: 'APP_REFUNDED' } });
     const purchaseId = screen.getByLabelText('Purchase ID');
@@ -82,11 +83,10 @@ describe('webhook logs', () => {
   it('loads the next page after the end cursor', async () => {
     server.respondWith(
       graphqlResponder(
-        {
-          WebhookLogApps: apps,
-          WebhookDeliveries: (variables) =>
-            variables.after ? deliveryPage([delivery('dlv_1', 'SUCCEEDED')]) : deliveryPage([delivery('dlv_2', 'SUCCEEDED')], 'c_dlv_2'),
-        },
+        [
+          apps,
+          respond(WebhookDeliveriesQuery, ({ after }) => (after ? deliveryPage([delivery('dlv_1', 'SUCCEEDED')]) : deliveryPage([delivery('dlv_2', 'SUCCEEDED')], 'c_dlv_2'))),
+        ],
         calls,
       ),
     );
@@ -99,7 +99,7 @@ describe('webhook logs', () => {
   });
 
   it('changes a row in place and adds a new delivery on top when updates arrive live', async () => {
-    server.respondWith(graphqlResponder({ WebhookLogApps: apps, WebhookDeliveries: () => deliveryPage([delivery('dlv_1', 'PENDING')]) }, calls));
+    server.respondWith(graphqlResponder([apps, respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'PENDING')]))], calls));
     const live = renderAt('/developer/webhooks?appId=app_1');
     await screen.findByTestId('delivery-dlv_1');
     expect(rowStatus('dlv_1')).toMatch(/Pending/);
@@ -119,7 +119,7 @@ describe('webhook logs', () => {
     await screen.findByTestId('delivery-dlv_2');
     const rows = screen.getAllByRole('row').slice(1);
     expect(rows.map((row) => row.getAttribute('data-testid'))).toEqual(['delivery-dlv_2', 'delivery-dlv_1']);
-    expect(within(rows[0]).getByText(new Date('2030-01-01T01:05:00.000Z').toLocaleString())).toBeTruthy();
+    expect(within(screen.getByTestId('delivery-dlv_2')).getByText(new Date('2030-01-01T01:05:00.000Z').toLocaleString())).toBeTruthy();
     expect(listCalls().length).toBe(fetchesBefore);
   });
 
@@ -127,14 +127,16 @@ describe('webhook logs', () => {
     let hasWebhookUrl = false;
     server.respondWith(
       graphqlResponder(
-        {
-          WebhookLogApps: apps,
-          WebhookDeliveries: () => deliveryPage([delivery('dlv_1', 'SUCCEEDED')]),
-          SendTestWebhook: () =>
+        [
+          apps,
+          respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'SUCCEEDED')])),
+          respond(SendTestWebhookMutation, () =>
             hasWebhookUrl
               ? { data: { sendTestWebhook: delivery('dlv_test', 'PENDING', { event: 'APP_TEST', eventName: 'app.test', createdAt: '2030-01-02T00:00:00.000Z' }) } }
-              : { errors: [{ message: 'This app has no webhook URL.', extensions: { code: 'BAD_USER_INPUT', field: 'webhookUrl' } }] },
-        },
+              : // As WebhookEventsService answers for an app without a webhook URL.
+                { data: null, errors: [{ message: 'This app has no webhook URL; set one before sending a test event', extensions: { code: 'BAD_USER_INPUT', field: 'webhookUrl' } }] },
+          ),
+        ],
         calls,
       ),
     );
@@ -147,7 +149,7 @@ describe('webhook logs', () => {
     hasWebhookUrl = true;
     fireEvent.click(screen.getByRole('button', { name: 'Send test event' }));
     await screen.findByTestId('delivery-dlv_test');
-    expect(screen.getAllByRole('row')[1].getAttribute('data-testid')).toBe('delivery-dlv_test');
+    expect(screen.getAllByRole('row')[1]?.getAttribute('data-testid')).toBe('delivery-dlv_test');
     expect(calls.filter((call) => call.operationName === 'SendTestWebhook').at(-1)?.variables).toEqual({ appId: 'app_1' });
   });
 });

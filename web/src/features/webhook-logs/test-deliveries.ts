@@ -1,8 +1,15 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
 import { MockSubscriptionLink } from '@apollo/client/testing';
 import { getMainDefinition } from '@apollo/client/utilities';
+import type { ResultOf } from '@graphql-typed-document-node/core';
+import type { DeliveryStatus, WebhookDeliveryFieldsFragment } from '../../gql/graphql';
+import type { Reply, Wire } from '../../test-support/wire';
+import type { WebhookDeliveriesQuery } from './webhook-deliveries';
 
-export const delivery = (id: string, status: string, overrides: Record<string, unknown> = {}) => ({
+/** A delivery as the server sends it in lists, the live feed and the test-event answer (WebhookDeliveryFields). */
+export type FakeDelivery = Wire<WebhookDeliveryFieldsFragment>;
+
+export const delivery = (id: string, status: DeliveryStatus, overrides: Partial<FakeDelivery> = {}): FakeDelivery => ({
   __typename: 'WebhookDelivery',
   id,
   appId: 'app_1',
@@ -17,7 +24,7 @@ export const delivery = (id: string, status: string, overrides: Record<string, u
   ...overrides,
 });
 
-export const deliveryPage = (nodes: ReturnType<typeof delivery>[], endCursor: string | null = null) => ({
+export const deliveryPage = (nodes: FakeDelivery[], endCursor: string | null = null): Reply<Wire<ResultOf<typeof WebhookDeliveriesQuery>>> => ({
   data: {
     webhookDeliveries: {
       __typename: 'WebhookDeliveryConnection',
