@@ -3,12 +3,15 @@ import nodeConsole from 'node:console';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
-import { browseFrom, sendJson, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
+import { graphqlResponder, respond, type Wire } from '../../test-support/graphql-responder';
+import type { LaunchAppMutation } from '../../gql/graphql';
 import { AppLauncher } from './AppLauncher';
+import { LaunchAppMutation as LaunchApp, LauncherAppQuery } from './launch-app';
 import { APP_READY_TIMEOUT_MS, INIT_SESSION_RESEND_MS } from './session-handshake';
 
 const APP_ORIGIN = 'https://quiz.example';
-const launchFields = { __typename: 'AppLaunch', appId: 'app_1', appUrl: `${APP_ORIGIN}/play`, targetOrigin: APP_ORIGIN, userId: 'usr_42', locale: 'vi', theme: 'dark', expiresAt: '2030-01-01T00:05:00.000Z' };
+const launchFields: Omit<Wire<LaunchAppMutation['launchApp']>, 'token'> = { __typename: 'AppLaunch', appId: 'app_1', appUrl: `${APP_ORIGIN}/play`, targetOrigin: APP_ORIGIN, userId: 'usr_42', locale: 'vi', theme: 'dark', expiresAt: '2030-01-01T00:05:00.000Z' };
 
 // Captured before fake timers replace it: waiting for the real server's answers takes real time.
 const realSetTimeout = globalThis.setTimeout;
@@ -31,12 +34,12 @@ afterAll(() => server.close());
 
 beforeEach(() => {
   launches = 0;
-  server.respondWith((request, response) => {
-    const { operationName } = JSON.parse(request.body) as { operationName: string };
-    if (operationName === 'LauncherApp') return sendJson(response, 200, { data: { app: { __typename: 'App', id: 'app_1', name: 'Quiz Time' } } });
-    launches += 1;
-    sendJson(response, 200, { data: { launchApp: { ...launchFields, token: `token-${launches}` } } });
-  });
+  server.respondWith(
+    graphqlResponder([
+      respond(LauncherAppQuery, { data: { app: { __typename: 'App', id: 'app_1', name: 'Quiz Time' } } }),
+      respond(LaunchApp, () => ((launches += 1), { data: { launchApp: { ...launchFields, token: `token-${launches}` } } })),
+    ]),
+  );
   // Only the launcher's own clock is faked, so a test decides exactly when 500 ms or 15 s have passed.
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
 });
