@@ -1,4 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../src/platform/embedded-postgres.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { subscribe } from './helpers/graphql-client.js';
@@ -214,5 +216,43 @@ describe('automatic disable', () => {
     }
     // The held ones: exactly one attempt, the recovery's.
     for (const { id } of held) expect((await deliveryOf(developer, id)).attempts.map((a: any) => a.trigger)).toEqual(['MANUAL']);
+  });
+});
+
+describe('failure alerts by e-mail', () => {
+  const inbox: { to: string[]; raw: string }[] = [];
+  let smtp: SMTPServer;
+  let smtpPort: number;
+
+  beforeAll(async () => {
+    smtpPort = await findFreePort();
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, callback) {
+        let raw = '';
+        stream.on('data', (chunk) => (raw += chunk));
+        stream.on('end', () => {
+          inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+
+  it('e-mails the developer the same alert when SMTP is configured', async () => {
+    const plaza = await startTestPlaza({ ...SCHEDULE, SMTP_URL: `smtp://127.0.0.1:${smtpPort}` });
+    const developer = await plaza.signIn('mailed@studio.test');
+    const receiver = await WebhookReceiver.start(failing);
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    await waitForDelivery(developer, (await emitEvent(plaza, app.id)).id, (x) => x.status === 'FAILED');
+    const mail = await until('the alert e-mail', async () => inbox.find((m) => m.raw.includes(`Webhook failing: ${app.name}`)));
+    expect(mail.to).toEqual(['mailed@studio.test']);
+    // The body may be quoted-printable: undo its soft line breaks and its '=' escape.
+    const body = mail.raw.replace(/=\r?\n/g, '').replaceAll('=3D', '=');
+    expect(body).toContain(`/developer/webhooks?appId=${app.id}&status=FAILED`);
+    expect(body).toContain('last error: HTTP 500');
   });
 });
