@@ -12,7 +12,7 @@ import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
 const REVEAL = 'mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }';
 
 /**
- * The receiver's check, written from interface.md alone: HMAC-SHA256 keyed with the client secret
+ * The receiver's check, written from ../shared/spec/interface.md alone: HMAC-SHA256 keyed with the client secret
  * over the raw body bytes, `sha256=` + lowercase hex, the full header compared in constant time.
  */
 function verifyPlatformSignature(rawBody: Buffer, header: string | undefined, clientSecret: string): boolean {

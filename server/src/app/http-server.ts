@@ -107,7 +107,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       next(err);
     }
   });
-  // Apps verify session tokens against these keys (decisions.md: Sessions in the iframe).
+  // Apps verify session tokens against these keys (../shared/spec/decisions.md: Sessions in the iframe).
   app.get('/.well-known/jwks.json', async (_req, res, next) => {
     try {
       res.set('cache-control', 'public, max-age=60').json(await services.sessionTokens.jwks());

@@ -36,7 +36,7 @@ export const newCredential = (prefix: 'plz_s_' | 'plz_at_') => `${prefix}${rando
 
 const TEST_SUFFIX = 'TEST';
 
-/** `APP-<unix ms>-<6 Crockford base32 characters>` (decisions.md); uniqueness is enforced by the database. */
+/** `APP-<unix ms>-<6 Crockford base32 characters>` (../shared/spec/decisions.md); uniqueness is enforced by the database. */
 export function newPurchaseId(now = Date.now()): string {
   let suffix = randomCrockford(6);
   // The TEST prefix is kept for test events (newTestPurchaseId), so a real purchase is never taken for one.

@@ -28,7 +28,7 @@ registerEnumType(AppStatus, {
   },
 });
 
-/** The categories users browse the store by (decisions.md). */
+/** The categories users browse the store by (../shared/spec/decisions.md). */
 export const CATEGORIES = [
   'games', 'education', 'entertainment', 'finance', 'health', 'lifestyle',
   'news', 'productivity', 'shopping', 'social', 'travel', 'utilities',

@@ -5,7 +5,7 @@ import type { Config } from '../../config.js';
 import { openSecret, sealSecret } from '../../platform/secret-crypto.js';
 import { SigningKey } from './signing-key.entity.js';
 
-/** decisions.md: session tokens live 5 minutes. */
+/** ../shared/spec/decisions.md: session tokens live 5 minutes. */
 export const SESSION_TOKEN_TTL_SECONDS = 5 * 60;
 /** A superseded key stays published this long, so every token it signed can still be verified. */
 const SUPERSEDED_KEY_PUBLISHED_MS = 2 * SESSION_TOKEN_TTL_SECONDS * 1000;

@@ -18,7 +18,7 @@ registerEnumType(PurchaseKindType, {
   },
 });
 
-/** A purchase, or a free install recorded as a zero-amount purchase (decisions.md, Identifiers). */
+/** A purchase, or a free install recorded as a zero-amount purchase (../shared/spec/decisions.md, Identifiers). */
 @ObjectType({ description: 'A purchase of a paid app, or a free install recorded as a zero-amount purchase' })
 @Entity('purchases')
 // Exactly one of two racing purchases of the same app by the same user can commit.

@@ -122,7 +122,7 @@ export class DeliveryLogService {
 
   /**
    * One immediate MANUAL attempt. Success settles the delivery; failure leaves its status and schedule
-   * as they were (decisions.md: a manual redelivery starts no new schedule).
+   * as they were (../shared/spec/decisions.md: a manual redelivery starts no new schedule).
    */
   private async attemptNow(deliveryId: string): Promise<void> {
     const [delivery]: ClaimedDelivery[] = await this.db.query(RESERVE_MANUAL_ATTEMPT, [deliveryId]);

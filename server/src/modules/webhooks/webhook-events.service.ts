@@ -27,7 +27,7 @@ export interface EventFacts {
   test?: boolean;
 }
 
-/** The body of interface.md: exactly these seven fields (the app SDK's WebhookEvent, from @plaza/shared), in this order. */
+/** The body of ../shared/spec/interface.md: exactly these seven fields (the app SDK's WebhookEvent, from @plaza/shared), in this order. */
 export function webhookPayload(facts: EventFacts, at: Date): string {
   return JSON.stringify({
     event: EVENT_WIRE_NAME[facts.type],

@@ -60,7 +60,7 @@ registerEnumType(WebhookEventType, {
   },
 });
 
-/** The `event` value on the wire (interface.md, Events), for each enum value. */
+/** The `event` value on the wire (../shared/spec/interface.md, Events), for each enum value. */
 export const EVENT_WIRE_NAME: Record<WebhookEventType, string> = {
   APP_PURCHASED: 'app.purchased',
   APP_INSTALLED: 'app.installed',

@@ -10,7 +10,7 @@ export interface DecisionValues {
 
 export type DecisionField = 'reasons' | 'note';
 
-/** The rules decisions.md gives a rejection; the server checks them too, this only saves a round trip. */
+/** The rules ../shared/spec/decisions.md gives a rejection; the server checks them too, this only saves a round trip. */
 export function decisionProblems(values: DecisionValues): Partial<Record<DecisionField, 'needsReason' | 'needsNote'>> {
   if (values.outcome === 'APPROVED') return {};
   const problems: Partial<Record<DecisionField, 'needsReason' | 'needsNote'>> = {};

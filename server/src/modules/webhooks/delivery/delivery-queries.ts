@@ -216,7 +216,7 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
           WHERE d.id = ANY (ARRAY(SELECT id FROM due))
          RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at, d.recovering
        ), started AS (
-         -- A delivery queued by recovery gets one MANUAL attempt (decisions.md: a manual attempt starts no schedule).
+         -- A delivery queued by recovery gets one MANUAL attempt (../shared/spec/decisions.md: a manual attempt starts no schedule).
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, CASE WHEN recovering THEN ${MANUAL} ELSE ${SCHEDULED} END, GREATEST(clock_timestamp(), next_attempt_at), false FROM claimed
        )
