@@ -67,6 +67,19 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     webhookDeliveries: { document: '{ webhookDeliveries(first: 100) { edges { node { id } } } }', reveals: (f) => f.deliveryId, expect: DELIVERY_READ },
     userByEmail: { document: '{ userByEmail(email: "owner@studio.test") { id } }', reveals: (f) => f.ownerId, expect: ADMIN_ONLY },
     webhookDelivery: { document: 'query($id: ID!) { webhookDelivery(id: $id) { id } }', variables: byId((f) => f.deliveryId), reveals: (f) => f.deliveryId, expect: DELIVERY_READ },
+    // plaza listen: the signed request of a delivery one may see; NOT_FOUND for anyone else, as if there were none.
+    webhookForwardRequest: {
+      document: 'query($deliveryId: ID!) { webhookForwardRequest(deliveryId: $deliveryId) { deliveryId } }',
+      variables: (f) => ({ deliveryId: f.deliveryId }),
+      reveals: (f) => f.deliveryId,
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+    },
+    // Nothing was forwarded locally in the fixture: those who may see the delivery get an empty list (HIDDEN), anyone else NOT_FOUND.
+    webhookLocalForwards: {
+      document: 'query($deliveryId: ID!) { webhookLocalForwards(deliveryId: $deliveryId) { id } }',
+      variables: (f) => ({ deliveryId: f.deliveryId }),
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'HIDDEN', admin: 'HIDDEN', tokens: 'FORBIDDEN', deliveriesReadToken: 'HIDDEN', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+    },
   },
 
   // Each mutation acts on objects no other row reads, or one object per principal, so rows stay independent.
@@ -120,6 +133,18 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
       variables: byAppId((f) => f.apps.listed),
       expect: { ...OWNER_ONLY, deliveriesWriteToken: 'ALLOWED' },
     },
+    // A sample event for listening CLI sessions only: nothing is sent to the webhook URL, so no other row sees it.
+    triggerWebhookEvent: {
+      document: 'mutation($appId: ID!) { triggerWebhookEvent(appId: $appId, event: APP_TEST) { deliveryId } }',
+      variables: byAppId((f) => f.apps.listed),
+      expect: { ...OWNER_ONLY, deliveriesWriteToken: 'ALLOWED' },
+    },
+    // A local answer recorded beside (never on) one test delivery per principal.
+    reportLocalForward: {
+      document: 'mutation($deliveryId: ID!) { reportLocalForward(deliveryId: $deliveryId, statusCode: 200, durationMs: 5) { id } }',
+      variables: (f, principal) => ({ deliveryId: f.testDeliveries[principal] }),
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+    },
     submitApp: { document: 'mutation($input: SubmitAppInput!) { submitApp(input: $input) { id } }', variables: () => ({ input: validAppInput() }), expect: PEOPLE_ONLY },
     uninstallApp: { document: 'mutation($appId: ID!) { uninstallApp(appId: $appId) { id } }', variables: byAppId((f) => f.apps.uninstallable), expect: PEOPLE_ONLY },
     // The webhook URL is not part of the listing, so the app stays approved.
@@ -136,6 +161,11 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     notificationAdded: { document: 'subscription { notificationAdded { id } }', expect: PEOPLE_ONLY },
     webhookDeliveryUpdated: {
       document: 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id } }',
+      variables: byAppId((f) => f.apps.listed),
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+    },
+    webhookTestEventTriggered: {
+      document: 'subscription($appId: ID!) { webhookTestEventTriggered(appId: $appId) { deliveryId } }',
       variables: byAppId((f) => f.apps.listed),
       expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
     },

@@ -7,19 +7,20 @@ import { IdentityResolver } from '../modules/identity/identity.resolver.js';
 import { ReviewResolver } from '../modules/review/review.resolver.js';
 import { SecretsResolver } from '../modules/secrets/secrets.resolver.js';
 import { DeliveryAttemptResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver.js';
+import { LocalForwardResolver } from '../modules/webhooks/local-forward.resolver.js';
 import { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from '../modules/marketplace/marketplace.resolver.js';
 import { authChecker } from '../platform/auth/auth-checker.js';
 import { registerResolverContainer, ResolverContainer } from '../platform/resolver-container.js';
 import type { Services } from './services.js';
 
-export const RESOLVERS = [IdentityResolver, AppResolver, ReviewResolver, SecretsResolver, WebhookResolver, DeliveryAttemptResolver, MarketplaceResolver, InstallationResolver, AppEarningsResolver] as const;
+export const RESOLVERS = [IdentityResolver, AppResolver, ReviewResolver, SecretsResolver, WebhookResolver, DeliveryAttemptResolver, LocalForwardResolver, MarketplaceResolver, InstallationResolver, AppEarningsResolver] as const;
 
 /** A PubSub for building the schema where nothing is published (schema emission). */
 const inertPubSub: PubSub = { publish: () => undefined, subscribe: () => ({ [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true, value: undefined }) }) }) };
 
 /** Each resolver made once with the services it names; one instance per class, as RESOLVERS lists them. */
 export function resolverContainer(services: Services): ResolverContainer {
-  const { identity, apps, review, preChecks, secrets, notifications, deliveryLog, webhookEvents, webhookHealth, pubSub, marketplace, sessionTokens } = services;
+  const { identity, apps, review, preChecks, secrets, notifications, deliveryLog, webhookEvents, webhookHealth, pubSub, marketplace, sessionTokens, localForwards } = services;
   return new ResolverContainer().add(
     new IdentityResolver(identity),
     new AppResolver(apps, review, preChecks, secrets),
@@ -27,6 +28,7 @@ export function resolverContainer(services: Services): ResolverContainer {
     new SecretsResolver(secrets),
     new WebhookResolver(deliveryLog, webhookEvents, apps, pubSub, marketplace, webhookHealth),
     new DeliveryAttemptResolver(),
+    new LocalForwardResolver(localForwards, apps, pubSub, marketplace),
     new MarketplaceResolver(marketplace, identity, apps, sessionTokens),
     new InstallationResolver(apps),
     new AppEarningsResolver(marketplace),

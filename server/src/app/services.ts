@@ -11,6 +11,7 @@ import { DeliveryLogService } from '../modules/webhooks/delivery-log.service.js'
 import { GuardedHttpClient } from '../platform/outbound-http/guarded-http-client.js';
 import { WebhookEventsService } from '../modules/webhooks/webhook-events.service.js';
 import { WebhookHealthService } from '../modules/webhooks/webhook-health.service.js';
+import { LocalForwardService } from '../modules/webhooks/local-forward.service.js';
 import { MarketplaceService } from '../modules/marketplace/marketplace.service.js';
 import { SessionTokenService } from '../modules/identity/session-tokens.service.js';
 import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service.js';
@@ -37,6 +38,8 @@ export interface Services {
   deliveryLog: DeliveryLogService;
   /** Failure alerts and the automatic disable of webhooks (issue 18). */
   webhookHealth: WebhookHealthService;
+  /** plaza listen / plaza trigger: signed requests for local forwarding, triggered test events, local answers (issue 16). */
+  localForwards: LocalForwardService;
   marketplace: MarketplaceService;
   sessionTokens: SessionTokenService;
   preChecks: PreCheckService;
@@ -68,6 +71,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs, onHealthChanged: webhookHealth.check },
     metrics,
   );
+  const deliveryLog = new DeliveryLogService(db, pubSub, webhookEngine);
   return {
     metrics,
     readiness,
@@ -77,7 +81,8 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     sessionTokens: new SessionTokenService(db, config),
     webhookEngine,
     webhookHealth,
-    deliveryLog: new DeliveryLogService(db, pubSub, webhookEngine),
+    deliveryLog,
+    localForwards: new LocalForwardService(db, pubSub, deliveryLog, config.encryptionKeys),
     config,
     db,
     pubSub,

@@ -7,6 +7,7 @@ import { logger } from './logger.js';
 export const Topic = {
   NOTIFICATION_ADDED: 'NOTIFICATION_ADDED', // routed by user id
   WEBHOOK_DELIVERY_UPDATED: 'WEBHOOK_DELIVERY_UPDATED', // routed by app id
+  WEBHOOK_TEST_TRIGGERED: 'WEBHOOK_TEST_TRIGGERED', // routed by app id: plaza trigger's sample events, for listening CLI sessions only
   CREDENTIAL_REVOKED: 'CREDENTIAL_REVOKED', // routed by session or API token id: its WebSockets close on every process
   ROLES_REVOKED: 'ROLES_REVOKED', // routed by user id: the user's signed-in WebSockets close on every process, so none keeps a revoked role
 } as const;

@@ -1,0 +1,89 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { tokenScope } from '../../platform/auth/auth-checker.js';
+import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { notFound } from '../../platform/errors.js';
+import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
+import { wiredResolver } from '../../platform/resolver-container.js';
+import type { AppService } from '../apps/app.service.js';
+import type { MarketplaceService } from '../marketplace/marketplace.service.js';
+import type { LocalForwardService } from './local-forward.service.js';
+import { LocalForward, WebhookForwardRequest } from './local-forward.types.js';
+import { WebhookEventType } from './webhook.types.js';
+
+/** `plaza listen` and `plaza trigger` (issue 16): forwarding deliveries to a developer's own machine. */
+@Resolver()
+export class LocalForwardResolver {
+  constructor(
+    private readonly forwards: LocalForwardService,
+    private readonly apps: AppService,
+    private readonly pubSub: PostgresPubSub,
+    private readonly marketplace: MarketplaceService,
+  ) {}
+
+  @Authorized(tokenScope('deliveries:read'))
+  @Query(() => WebhookForwardRequest, {
+    description: 'One delivery of your apps as its receiver gets it (body and headers, signed now), for plaza listen to forward to a local URL',
+  })
+  async webhookForwardRequest(@Arg('deliveryId', () => ID, { description: 'dlv_<ULID>' }) deliveryId: string, @Ctx() context: RequestContext): Promise<WebhookForwardRequest> {
+    const request = await this.forwards.forwardRequest(requirePrincipal(context), deliveryId);
+    if (!request) throw notFound(`Delivery ${deliveryId}`);
+    return request;
+  }
+
+  @Authorized(tokenScope('deliveries:write'))
+  @Mutation(() => WebhookForwardRequest, {
+    description:
+      'Owner: a sample event signed like a real one, sent only to the app’s listening plaza listen sessions (webhookTestEventTriggered), never to its webhook URL; marked X-Platform-Test: true with a purchase_id APP-<ms>-TEST.. that names no purchase. Nothing is bought, credited or recorded as a delivery',
+  })
+  async triggerWebhookEvent(
+    @Arg('appId', () => ID, { description: 'One of your apps' }) appId: string,
+    @Arg('event', () => WebhookEventType, { description: 'The event to imitate; amounts are those of a sale of the app (0 for a free app and for APP_TEST)' })
+    event: WebhookEventType,
+    @Ctx() context: RequestContext,
+  ): Promise<WebhookForwardRequest> {
+    const principal = requirePrincipal(context);
+    const app = await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can trigger its events' });
+    const amounts = event === WebhookEventType.APP_TEST ? { amountVnd: 0, developerShareVnd: 0 } : this.marketplace.saleAmounts(app.pricePoints);
+    return this.forwards.trigger(principal.userId, appId, event, amounts);
+  }
+
+  @Authorized(tokenScope('deliveries:read'))
+  @Mutation(() => LocalForward, {
+    description: 'What your local receiver answered when plaza listen forwarded a delivery (or a triggered event) to it; the delivery’s status and schedule do not change',
+  })
+  reportLocalForward(
+    @Arg('deliveryId', () => ID, { description: 'The delivery or triggered event forwarded' }) deliveryId: string,
+    @Arg('durationMs', () => Int, { description: 'How long the local request took (0..3600000)' }) durationMs: number,
+    @Ctx() context: RequestContext,
+    @Arg('statusCode', () => Int, { nullable: true, description: 'The local answer’s HTTP status (100..599); null when there was none' }) statusCode?: number | null,
+    @Arg('error', () => String, { nullable: true, description: 'Why there was no answer (at most 500 characters)' }) error?: string | null,
+  ): Promise<LocalForward> {
+    return this.forwards.report(requirePrincipal(context), { deliveryId, statusCode, durationMs, error });
+  }
+
+  @Authorized(tokenScope('deliveries:read'))
+  @Query(() => [LocalForward], { description: 'The answers of local receivers that plaza listen forwarded this delivery (or triggered event) to, oldest first' })
+  webhookLocalForwards(@Arg('deliveryId', () => ID, { description: 'dlv_<ULID>' }) deliveryId: string, @Ctx() context: RequestContext): Promise<LocalForward[]> {
+    return this.forwards.list(requirePrincipal(context), deliveryId);
+  }
+
+  @Authorized(tokenScope('deliveries:read'))
+  @Subscription(() => WebhookForwardRequest, {
+    description: 'Sample events triggered for one of your apps (triggerWebhookEvent), live; real deliveries arrive through webhookDeliveryUpdated and webhookForwardRequest',
+    subscribe: ({ args, context, info }: { args: { appId: string }; context: RequestContext; info: GraphQLResolveInfo }) =>
+      wiredResolver(info, LocalForwardResolver).triggeredFor(requirePrincipal(context), args.appId),
+  })
+  webhookTestEventTriggered(
+    @Root() request: WebhookForwardRequest & { createdAt: string | Date },
+    @Arg('appId', () => ID, { description: 'One of your apps' }) _appId: string,
+  ): WebhookForwardRequest {
+    return Object.assign(new WebhookForwardRequest(), request, { createdAt: new Date(request.createdAt) });
+  }
+
+  private async triggeredFor(principal: Principal, appId: string): Promise<AsyncIterable<unknown>> {
+    await this.apps.requireOwned(principal, appId, { allowAdmin: true });
+    return this.pubSub.subscribe(Topic.WEBHOOK_TEST_TRIGGERED, appId);
+  }
+}

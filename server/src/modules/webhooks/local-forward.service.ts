@@ -1,0 +1,161 @@
+import type { DataSource } from 'typeorm';
+import type { EncryptionKey } from '../../config.js';
+import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
+import { badInput, notFound } from '../../platform/errors.js';
+import { isTestPurchaseId, newTestPurchaseId, newWebhookId, ulid } from '../../platform/ids.js';
+import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
+import { openSecret } from '../../platform/secret-crypto.js';
+import type { DeliveryLogService } from './delivery-log.service.js';
+import { LocalForward, WebhookForwardRequest } from './local-forward.types.js';
+import { webhookPayload } from './webhook-events.service.js';
+import { webhookHeaders } from './webhook-signing.js';
+import { EVENT_WIRE_NAME, type WebhookEventType } from './webhook.types.js';
+
+/** The current secret, and the replaced one while a rotation's overlap runs (as delivery-queries reads them for attempts). */
+const SECRETS = `SELECT key_id, ciphertext,
+  CASE WHEN previous_valid_until > clock_timestamp() THEN previous_key_id END AS previous_key_id,
+  CASE WHEN previous_valid_until > clock_timestamp() THEN previous_ciphertext END AS previous_ciphertext
+  FROM client_secrets WHERE app_id = $1`;
+const INSERT_TEST_EVENT = `INSERT INTO webhook_cli_events (id, app_id, event_type, payload, triggered_by, created_at) VALUES ($1, $2, $3, $4, $5, $6)`;
+const TEST_EVENT = `SELECT e.id, e.app_id, a.owner_id FROM webhook_cli_events e JOIN apps a ON a.id = e.app_id WHERE e.id = $1`;
+const INSERT_FORWARD = `INSERT INTO webhook_local_forwards (id, delivery_id, app_id, test, reported_by, status_code, duration_ms, error, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`;
+const FORWARDS = `SELECT * FROM webhook_local_forwards WHERE delivery_id = $1 ORDER BY created_at, id`;
+
+/** An hour: longer than any local receiver should take; a bigger number is a mistake, not a measurement. */
+const MAX_DURATION_MS = 3_600_000;
+const MAX_ERROR_LENGTH = 500;
+
+export interface LocalForwardReport {
+  deliveryId: string;
+  statusCode?: number | null;
+  durationMs: number;
+  error?: string | null;
+}
+
+interface ForwardRow {
+  id: string;
+  delivery_id: string;
+  app_id: string;
+  test: boolean;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  created_at: Date;
+}
+
+const toForward = (row: ForwardRow): LocalForward =>
+  Object.assign(new LocalForward(), {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    appId: row.app_id,
+    test: row.test,
+    statusCode: row.status_code,
+    durationMs: row.duration_ms,
+    error: row.error,
+    createdAt: row.created_at,
+  });
+
+/**
+ * What `plaza listen` and `plaza trigger` need (issue 16): a delivery's request signed as an attempt
+ * would be, sample events that only listening CLI sessions get (never the webhook URL, no purchase,
+ * points or ledger entry), and the local receiver's answers, kept apart from the delivery's own
+ * attempts so they change neither its status nor its schedule.
+ */
+export class LocalForwardService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly pubSub: PostgresPubSub,
+    private readonly deliveryLog: DeliveryLogService,
+    private readonly encryptionKeys: EncryptionKey[],
+  ) {}
+
+  private async headers(appId: string, deliveryId: string, eventName: string, attemptNumber: number, body: string, test: boolean): Promise<{ name: string; value: string }[]> {
+    const [row] = (await this.db.query(SECRETS, [appId])) as { key_id: string; ciphertext: Buffer; previous_key_id: string | null; previous_ciphertext: Buffer | null }[];
+    if (!row) throw new Error(`app ${appId} has no client secret`);
+    const clientSecret = openSecret({ keyId: row.key_id, ciphertext: row.ciphertext }, appId, this.encryptionKeys);
+    const previousSecret =
+      row.previous_key_id && row.previous_ciphertext ? openSecret({ keyId: row.previous_key_id, ciphertext: row.previous_ciphertext }, appId, this.encryptionKeys) : null;
+    const headers = webhookHeaders({ deliveryId, eventName, attemptNumber, body, clientSecret, previousSecret });
+    if (test) headers['x-platform-test'] = 'true';
+    return Object.entries(headers).map(([name, value]) => ({ name, value }));
+  }
+
+  /** The delivery's request as its receiver gets it, signed now (so webhook-timestamp is fresh); null when `principal` may not see it. */
+  async forwardRequest(principal: Principal, deliveryId: string): Promise<WebhookForwardRequest | null> {
+    const delivery = await this.deliveryLog.get(principal, deliveryId);
+    if (!delivery) return null;
+    const test = isTestPurchaseId(delivery.purchaseId);
+    const body = delivery.payloadText;
+    if (body === undefined) throw new Error(`delivery ${delivery.id} was read without its payload`);
+    return Object.assign(new WebhookForwardRequest(), {
+      deliveryId: delivery.id,
+      appId: delivery.appId,
+      eventName: delivery.eventType,
+      test,
+      body,
+      headers: await this.headers(delivery.appId, delivery.id, delivery.eventType, Math.max(1, delivery.attemptCount), body, test),
+      createdAt: delivery.createdAt,
+    });
+  }
+
+  /** A sample event for the app's listening CLI sessions only; recorded in webhook_cli_events, the log of what was triggered. */
+  async trigger(userId: string, appId: string, type: WebhookEventType, amounts: { amountVnd: number; developerShareVnd: number }): Promise<WebhookForwardRequest> {
+    const now = new Date();
+    const id = newWebhookId.delivery(now.getTime());
+    const eventName = EVENT_WIRE_NAME[type];
+    const body = webhookPayload({ type, appId, userId, purchaseId: newTestPurchaseId(now.getTime()), ...amounts }, now);
+    const request = Object.assign(new WebhookForwardRequest(), {
+      deliveryId: id,
+      appId,
+      eventName,
+      test: true,
+      body,
+      headers: await this.headers(appId, id, eventName, 1, body, true),
+      createdAt: now,
+    });
+    await this.db.transaction(async (manager) => {
+      await manager.query(INSERT_TEST_EVENT, [id, appId, eventName, body, userId, now]);
+      // Published with the row: listeners hear of it only once it is in the log.
+      await this.pubSub.publishIn(manager, Topic.WEBHOOK_TEST_TRIGGERED, appId, { ...request, createdAt: now.toISOString() });
+    });
+    return request;
+  }
+
+  /** Records the local answer; checks the delivery (or triggered event) is one `principal` may see. */
+  async report(principal: Principal, input: LocalForwardReport): Promise<LocalForward> {
+    if (input.statusCode !== null && input.statusCode !== undefined && (!Number.isInteger(input.statusCode) || input.statusCode < 100 || input.statusCode > 599)) {
+      throw badInput('statusCode', 'statusCode must be an HTTP status from 100 to 599, or null when the local receiver did not answer');
+    }
+    if (!Number.isInteger(input.durationMs) || input.durationMs < 0 || input.durationMs > MAX_DURATION_MS)
+      throw badInput('durationMs', `durationMs must be a whole number of milliseconds from 0 to ${MAX_DURATION_MS}`);
+    if (input.error && input.error.length > MAX_ERROR_LENGTH) throw badInput('error', `error must be at most ${MAX_ERROR_LENGTH} characters`);
+    if ((input.statusCode === null || input.statusCode === undefined) && !input.error) throw badInput('error', 'say why there was no answer (error) when statusCode is null');
+    const target = await this.target(principal, input.deliveryId);
+    const [row] = (await this.db.query(INSERT_FORWARD, [
+      `lfw_${ulid()}`,
+      input.deliveryId,
+      target.appId,
+      target.test,
+      principal.userId,
+      input.statusCode ?? null,
+      input.durationMs,
+      input.error ?? null,
+      new Date(),
+    ])) as ForwardRow[];
+    return toForward(row!);
+  }
+
+  async list(principal: Principal, deliveryId: string): Promise<LocalForward[]> {
+    await this.target(principal, deliveryId);
+    return ((await this.db.query(FORWARDS, [deliveryId])) as ForwardRow[]).map(toForward);
+  }
+
+  private async target(principal: Principal, deliveryId: string): Promise<{ appId: string; test: boolean }> {
+    const delivery = await this.deliveryLog.get(principal, deliveryId);
+    if (delivery) return { appId: delivery.appId, test: false };
+    const [event] = (await this.db.query(TEST_EVENT, [deliveryId])) as { app_id: string; owner_id: string }[];
+    if (event && (event.owner_id === principal.userId || seesEveryApp(principal))) return { appId: event.app_id, test: true };
+    throw notFound(`Delivery ${deliveryId}`);
+  }
+}
