@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { verify as octokitVerify } from '@octokit/webhooks-methods';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../src/platform/embedded-postgres.js';
 import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
@@ -246,5 +248,104 @@ describe('plaza verify', () => {
     const tampered = await plaza_(['verify', '--secret', revealClientSecret.value, '--body', body, ...headers, '--json']);
     expect(tampered.code).toBe(1);
     expect(JSON.parse(tampered.stdout)).toMatchObject({ valid: false, xPlatformSignature: 'invalid', standardWebhooks: 'invalid' });
+  });
+});
+
+describe('plaza listen and plaza trigger', () => {
+  const LOCAL_FORWARDS = 'query($id: ID!) { webhookLocalForwards(deliveryId: $id) { deliveryId appId test statusCode durationMs error } }';
+  let secret: string;
+  let local: WebhookReceiver;
+
+  /** Both signature schemes, checked with the libraries receivers use rather than Plaza's own code. */
+  const signedForApp = async (request: { rawBody: Buffer; headers: Record<string, unknown> }) => {
+    const body = request.rawBody.toString('utf8');
+    const platform = await octokitVerify(secret, body, String(request.headers['x-platform-signature']));
+    const standard = new StandardWebhook(secret.slice('whsec_'.length)).verify(body, request.headers as Record<string, string>);
+    return platform && standard !== undefined;
+  };
+
+  beforeAll(async () => {
+    secret = (await developer.ok<{ revealClientSecret: { value: string } }>('mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', { appId: app.id }))
+      .revealClientSecret.value;
+    local = await WebhookReceiver.start(() => ({ status: 204 }));
+  });
+
+  it('forwards a real delivery and a triggered event byte for byte, validly signed; the webhook URL gets only the real one', async () => {
+    const listener = start(['listen', '--app', app.id, '--forward-to', local.url('/local/hook')]);
+    await listener.waitFor('stderr', 'Forwarding');
+    await plaza.waitForSubscriptions(2);
+    const realBefore = receiver.requests.length;
+
+    const purchase = await emitEvent(plaza, app.id, { type: WebhookEventType.APP_PURCHASED });
+    await listener.waitFor('stdout', purchase.id);
+    const trigger = await plaza_(['trigger', 'app.purchased', '--app', app.id, '--json']);
+    expect(trigger.code).toBe(0);
+    const triggered = JSON.parse(trigger.stdout) as { deliveryId: string; body: string };
+    await listener.waitFor('stdout', triggered.deliveryId);
+    expect(listener.out.stdout).toMatch(new RegExp(`${triggered.deliveryId}\\s+--> 204.*\\[test\\]`));
+
+    const forwarded = await local.waitForRequests(2);
+    const real = forwarded.find((r) => r.headers['x-platform-delivery'] === purchase.id)!;
+    const test = forwarded.find((r) => r.headers['x-platform-delivery'] === triggered.deliveryId)!;
+    expect(real.path).toBe('/local/hook');
+    expect(await signedForApp(real)).toBe(true);
+    expect(await signedForApp(test)).toBe(true);
+    expect(test.headers['x-platform-test']).toBe('true');
+    expect(real.headers['x-platform-test']).toBeUndefined();
+    expect(JSON.parse(test.rawBody.toString('utf8'))).toMatchObject({ event: 'app.purchased', app_id: app.id, purchase_id: expect.stringMatching(/^APP-\d+-TEST/) });
+    expect(test.rawBody.toString('utf8')).toBe(triggered.body);
+
+    // The real receiver: the real delivery, with the same body bytes; never the triggered one.
+    const delivered = await waitForDelivery(developer, purchase.id, isFinal);
+    const atWebhookUrl = receiver.requests.slice(realBefore);
+    expect(atWebhookUrl.map((r) => r.headers['x-platform-delivery'])).toEqual([purchase.id]);
+    expect(atWebhookUrl[0]!.rawBody.equals(real.rawBody)).toBe(true);
+    expect(receiver.requests.some((r) => r.headers['x-platform-delivery'] === triggered.deliveryId)).toBe(false);
+
+    // Reported back as local forwards, apart from the delivery's own attempts.
+    const reports = async (id: string) => {
+      for (const deadline = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 50))) {
+        const { webhookLocalForwards } = await developer.ok<{ webhookLocalForwards: any[] }>(LOCAL_FORWARDS, { id });
+        if (webhookLocalForwards.length > 0 || Date.now() > deadline) return webhookLocalForwards;
+      }
+    };
+    expect(await reports(purchase.id)).toEqual([expect.objectContaining({ deliveryId: purchase.id, appId: app.id, test: false, statusCode: 204, error: null })]);
+    expect(await reports(triggered.deliveryId)).toEqual([expect.objectContaining({ test: true, statusCode: 204 })]);
+    expect(delivered).toMatchObject({ status: 'SUCCEEDED', attemptCount: 1 });
+    expect(delivered.attempts.map((a: any) => a.url)).toEqual([receiver.url()]);
+
+    listener.child.kill('SIGINT');
+    expect(await listener.exited).toBe(0);
+  });
+
+  it('a listener killed and started again forwards the deliveries made while it was down', async () => {
+    const first = start(['listen', '--app', app.id, '--forward-to', local.url('/again')]);
+    await first.waitFor('stderr', 'Forwarding');
+    const before = await emitEvent(plaza, app.id, { type: WebhookEventType.APP_INSTALLED });
+    await first.waitFor('stdout', before.id);
+    // Reported once its position is saved: killed earlier, it would be forwarded again (at least once, by design).
+    for (const deadline = Date.now() + 10_000; (await developer.ok<{ webhookLocalForwards: unknown[] }>(LOCAL_FORWARDS, { id: before.id })).webhookLocalForwards.length === 0;) {
+      if (Date.now() > deadline) throw new Error(`${before.id} was never reported`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const missed = [await emitEvent(plaza, app.id, { type: WebhookEventType.APP_UNINSTALLED }), await emitEvent(plaza, app.id, { type: WebhookEventType.APP_REFUNDED })];
+    const second = start(['listen', '--app', app.id, '--forward-to', local.url('/again')]);
+    for (const d of missed) await second.waitFor('stdout', d.id);
+    expect(second.out.stderr).toContain('Catching up');
+    const atLocal = local.requests.filter((r) => r.path === '/again').map((r) => r.headers['x-platform-delivery']);
+    // Each once: the one forwarded before the kill is not sent again.
+    expect(atLocal.filter((id) => id === before.id)).toHaveLength(1);
+    for (const d of missed) expect(atLocal.filter((id) => id === d.id)).toHaveLength(1);
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('trigger refuses an unknown event, naming the ones there are', async () => {
+    const run = await plaza_(['trigger', 'app.bought', '--app', app.id]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe('Error: <event> must be one of app.purchased, app.installed, app.uninstalled, app.refunded, app.test, not "app.bought"');
   });
 });

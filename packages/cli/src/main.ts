@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { apps } from './commands/apps.js';
 import { login, logout, whoami } from './commands/account.js';
 import { DEFAULT_LIMIT, deliveries } from './commands/deliveries.js';
+import { listen, trigger } from './commands/listen.js';
 import { recover, redeliver, tail } from './commands/live.js';
 import { verify } from './commands/verify.js';
 import { CliError, INTERRUPTED_EXIT_CODE } from './errors.js';
@@ -33,6 +34,28 @@ program
 program.command('logout').description('delete the stored token for PLAZA_URL').action(logout);
 program.command('whoami').description('who the token signs you in as, and on which Plaza').addOption(json()).action(whoami);
 program.command('apps').description('your apps with their review status and webhook state').addOption(json()).action(apps);
+
+program
+  .command('listen')
+  .description(
+    'forward every new delivery of an app (and events from plaza trigger) to a local URL, byte for byte with valid signatures, until Ctrl-C; the local answers are reported to Plaza and never change the real deliveries. A restarted listener first forwards what was made since the last one it forwarded (at most 24 h back)',
+  )
+  .requiredOption('--app <id>', 'the app')
+  .requiredOption('--forward-to <url>', 'where to send them, e.g. http://localhost:3000/webhooks/plaza (plain http and localhost are fine)')
+  .option('--events <list>', `only these events, comma separated: ${EVENTS.join(',')}`)
+  .option('--since <time>', 'also forward the deliveries made since then: 2026-11-23T10:00:00Z, or 30m, 2h ago')
+  .addOption(json())
+  .action(listen);
+
+program
+  .command('trigger')
+  .description(
+    "send a sample event, signed like a real one and marked X-Platform-Test: true, to the app's running plaza listen sessions only (never its webhook URL; nothing is bought or credited)",
+  )
+  .argument('<event>', EVENTS.join(', '))
+  .requiredOption('--app <id>', 'the app')
+  .addOption(json())
+  .action(trigger);
 
 program
   .command('deliveries')

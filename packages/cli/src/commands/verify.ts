@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { verifyStandardWebhook, verifyWebhookSignature } from '@plaza/app-sdk/server';
 import { CliError } from '../errors.js';
 import { colours, printJson } from '../output.js';
 
@@ -36,6 +35,8 @@ export async function verify(options: VerifyOptions): Promise<void> {
     throw new CliError(`Cannot read --body ${options.body}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const headers = parseHeaders(options.header);
+  // Loaded here, not at start-up: only verify needs the SDK, so the other commands start faster.
+  const { verifyStandardWebhook, verifyWebhookSignature } = await import('@plaza/app-sdk/server');
   const platform: Verdict =
     headers['x-platform-signature'] === undefined ? 'absent' : verifyWebhookSignature(body, headers['x-platform-signature'], options.secret) ? 'valid' : 'invalid';
   const hasStandard = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].some((name) => headers[name] !== undefined);

@@ -1,0 +1,246 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { describeError, PlazaApi, requireOwnApp } from '../api.js';
+import { loadSettings } from '../config.js';
+import { CliError } from '../errors.js';
+import { colours, printJson } from '../output.js';
+import { parseEvent, parseTime } from '../parse.js';
+
+/** How far back a (re)started listener catches up at most, whatever its saved position says. */
+export const CATCH_UP_LIMIT_MS = 24 * 3_600_000;
+const CATCH_UP_MAX_DELIVERIES = 500;
+/** One local request's limit: a breakpoint may hold it, but not forever. */
+const FORWARD_TIMEOUT_MS = 30_000;
+const REMEMBERED_IDS = 500;
+
+interface ForwardRequest {
+  deliveryId: string;
+  appId: string;
+  eventName: string;
+  test: boolean;
+  body: string;
+  headers: { name: string; value: string }[];
+  createdAt: string;
+}
+
+const REQUEST_FIELDS = 'deliveryId appId eventName test body headers { name value } createdAt';
+const FORWARD_REQUEST = `query($id: ID!) { webhookForwardRequest(deliveryId: $id) { ${REQUEST_FIELDS} } }`;
+const REPORT = `mutation($id: ID!, $statusCode: Int, $durationMs: Int!, $error: String) { reportLocalForward(deliveryId: $id, statusCode: $statusCode, durationMs: $durationMs, error: $error) { id } }`;
+const SINCE = `query($first: Int!, $after: String, $filter: WebhookDeliveryFilter) {
+  webhookDeliveries(first: $first, after: $after, filter: $filter) { edges { node { id createdAt } } pageInfo { hasNextPage endCursor } } }`;
+
+/** Where a listener of this app got to, so a restarted one forwards what it missed (per Plaza URL and app). */
+interface Position {
+  lastCreatedAt: string;
+  ids: string[];
+}
+
+function positionPath(configPath: string, url: string, appId: string): string {
+  return join(dirname(configPath), 'listen', `${encodeURIComponent(url)}-${appId}.json`);
+}
+
+async function readPosition(path: string): Promise<Position | null> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as Position;
+  } catch {
+    return null;
+  }
+}
+
+export interface ListenOptions {
+  app: string;
+  forwardTo: string;
+  events?: string;
+  since?: string;
+  json?: boolean;
+}
+
+export async function listen(options: ListenOptions): Promise<void> {
+  let target: URL;
+  try {
+    target = new URL(options.forwardTo);
+  } catch {
+    throw new CliError(`--forward-to must be a URL such as http://localhost:3000/webhooks/plaza, not "${options.forwardTo}"`);
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new CliError(`--forward-to must start with http:// or https://, not "${options.forwardTo}"`);
+  const events = options.events ? new Set(options.events.split(',').map((e) => parseEvent('--events', e.trim()).toLowerCase().replace('_', '.'))) : null;
+  const settings = await loadSettings();
+  const api = new PlazaApi(settings);
+  const app = await requireOwnApp(api, options.app);
+
+  const statePath = positionPath(settings.configPath, settings.url, app.id);
+  const saved = options.since ? null : await readPosition(statePath);
+  const now = Date.now();
+  const floor = now - CATCH_UP_LIMIT_MS;
+  // From --since, else from where the last listener stopped (at most 24 h back), else from now.
+  let cursor = options.since ? parseTime('--since', options.since).getTime() : saved ? Math.max(floor, Date.parse(saved.lastCreatedAt)) : now;
+  const startedFrom = cursor;
+  const seen = new Set<string>(saved?.ids ?? []);
+  let recent: string[] = [...(saved?.ids ?? [])];
+  const log = (line: string) => void (options.json ? undefined : process.stdout.write(`${line}\n`));
+  const info = (line: string) => void process.stderr.write(`${colours.dim(line)}\n`);
+
+  let queue: Promise<void> = Promise.resolve();
+  let stopping = false;
+
+  const save = async (createdAt: string, id: string) => {
+    if (Date.parse(createdAt) < cursor) return;
+    if (Date.parse(createdAt) > cursor) recent = [];
+    cursor = Date.parse(createdAt);
+    recent = [...recent, id].slice(-REMEMBERED_IDS);
+    await mkdir(dirname(statePath), { recursive: true, mode: 0o700 });
+    await writeFile(statePath, JSON.stringify({ lastCreatedAt: new Date(cursor).toISOString(), ids: recent } satisfies Position), { mode: 0o600 });
+  };
+
+  /** Reported after the position is saved, so a listener killed in between forwards it again (at least once) rather than never. */
+  const report = async (answer: { deliveryId: string; statusCode: number | null; durationMs: number; error: string | null } | null) => {
+    if (!answer) return;
+    try {
+      await api.request(REPORT, { id: answer.deliveryId, statusCode: answer.statusCode, durationMs: answer.durationMs, error: answer.error });
+    } catch (err) {
+      info(`Could not report ${answer.deliveryId} back to Plaza: ${(err as Error).message}`);
+    }
+  };
+
+  const forward = async (request: ForwardRequest) => {
+    if (events && !events.has(request.eventName)) return null;
+    const started = Date.now();
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await fetch(target, {
+        method: 'POST',
+        headers: request.headers.map((h) => [h.name, h.value] as [string, string]),
+        body: request.body,
+        signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+      });
+      statusCode = response.status;
+      await response.arrayBuffer();
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      error = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (err as Error).message);
+    }
+    const durationMs = Date.now() - started;
+    const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const outcome = statusCode !== null ? `${statusCode}` : `failed: ${error}`;
+    if (options.json)
+      printJson({ deliveryId: request.deliveryId, eventName: request.eventName, test: request.test, statusCode, durationMs, error, forwardedTo: target.toString() });
+    log(
+      `${colours.dim(new Date().toLocaleTimeString())}  ${request.eventName.padEnd(15)}  ${request.deliveryId}  ${(ok ? colours.green : colours.red)(`--> ${outcome}`)} ${colours.dim(`${durationMs}ms`)}${request.test ? colours.yellow('  [test]') : ''}`,
+    );
+    return { deliveryId: request.deliveryId, statusCode, durationMs, error: error?.slice(0, 500) ?? null };
+  };
+
+  /** A real delivery, once: its exact request is fetched (signed now) and forwarded in arrival order. */
+  const deliver = (id: string, createdAt: string) => {
+    if (seen.has(id) || Date.parse(createdAt) < startedFrom) return;
+    seen.add(id);
+    queue = queue.then(async () => {
+      if (stopping) return;
+      try {
+        const { webhookForwardRequest } = await api.request<{ webhookForwardRequest: ForwardRequest }>(FORWARD_REQUEST, { id });
+        const answer = await forward(webhookForwardRequest);
+        await save(createdAt, id);
+        await report(answer);
+      } catch (err) {
+        info(`Could not forward ${id}: ${(err as Error).message}`);
+      }
+    });
+  };
+
+  /** Deliveries made since the cursor (while this listener was down or reconnecting), oldest first. */
+  const catchUp = async () => {
+    const found: { id: string; createdAt: string }[] = [];
+    let after: string | null = null;
+    while (found.length < CATCH_UP_MAX_DELIVERIES) {
+      const page: { webhookDeliveries: { edges: { node: { id: string; createdAt: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await api.request(
+        SINCE,
+        {
+          first: 100,
+          after,
+          filter: { appId: app.id, since: new Date(cursor).toISOString() },
+        },
+      );
+      found.push(...page.webhookDeliveries.edges.map((e) => e.node));
+      if (!page.webhookDeliveries.pageInfo.hasNextPage || !page.webhookDeliveries.pageInfo.endCursor) break;
+      after = page.webhookDeliveries.pageInfo.endCursor;
+    }
+    const missed = found.filter((d) => !seen.has(d.id)).reverse();
+    if (missed.length > 0) info(`Catching up: ${missed.length} deliveries made since ${new Date(cursor).toISOString()}`);
+    for (const d of missed) deliver(d.id, d.createdAt);
+  };
+
+  let failure: CliError | undefined;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  let connections = 0;
+  const client = api.websocket({
+    onConnected: () => {
+      connections += 1;
+      if (connections === 1) {
+        info(`Forwarding ${app.name} (${app.id}) deliveries to ${target.toString()} (Ctrl-C to stop)`);
+        if (startedFrom < now) info(`Catching up from ${new Date(startedFrom).toISOString()} (at most 24 h back)`);
+      } else info('Reconnected; catching up');
+      // Every (re)connection asks for what was made since the last delivery forwarded, so none is lost in a gap.
+      catchUp().catch((err) => info(`Catching up failed: ${(err as Error).message}`));
+    },
+    onClosed: () => void (stopping || info('Connection lost; reconnecting')),
+  });
+  const fail = (error: unknown) => {
+    const code = (error as { code?: number }).code;
+    failure = new CliError(
+      code === 4403 || code === 4401 ? 'Your token was refused (UNAUTHENTICATED): run plaza login' : `The live connection failed: ${(error as Error).message ?? code}`,
+    );
+    finish();
+  };
+  const stops = [
+    client.subscribe<{ webhookDeliveryUpdated: { id: string; createdAt: string } }>(
+      { query: `subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id createdAt } }`, variables: { appId: app.id } },
+      {
+        next: (r) =>
+          r.errors?.length
+            ? ((failure = new CliError(describeError(r.errors[0]!))), finish())
+            : r.data && deliver(r.data.webhookDeliveryUpdated.id, r.data.webhookDeliveryUpdated.createdAt),
+        error: fail,
+        complete: () => undefined,
+      },
+    ),
+    client.subscribe<{ webhookTestEventTriggered: ForwardRequest }>(
+      { query: `subscription($appId: ID!) { webhookTestEventTriggered(appId: $appId) { ${REQUEST_FIELDS} } }`, variables: { appId: app.id } },
+      {
+        // Triggered events exist only for listeners that are connected: they are forwarded, never caught up.
+        next: (r) =>
+          r.errors?.length
+            ? ((failure = new CliError(describeError(r.errors[0]!))), finish())
+            : r.data && void (queue = queue.then(async () => report(await forward(r.data!.webhookTestEventTriggered)))),
+        error: fail,
+        complete: () => undefined,
+      },
+    ),
+  ];
+  process.once('SIGINT', finish);
+  process.once('SIGTERM', finish);
+  await done;
+  stopping = true;
+  stops.forEach((stop) => stop());
+  await client.dispose();
+  if (failure) throw failure;
+  info('Stopped.');
+}
+
+export async function trigger(event: string, options: { app: string; json?: boolean }): Promise<void> {
+  const type = parseEvent('<event>', event);
+  const api = new PlazaApi(await loadSettings());
+  await requireOwnApp(api, options.app);
+  const { triggerWebhookEvent } = await api.request<{ triggerWebhookEvent: ForwardRequest }>(
+    `mutation($appId: ID!, $event: WebhookEventType!) { triggerWebhookEvent(appId: $appId, event: $event) { ${REQUEST_FIELDS} } }`,
+    {
+      appId: options.app,
+      event: type,
+    },
+  );
+  if (options.json) return printJson(triggerWebhookEvent);
+  process.stdout.write(
+    `Triggered a test ${triggerWebhookEvent.eventName} (${triggerWebhookEvent.deliveryId}) for ${options.app}: sent to its running plaza listen sessions only, never to its webhook URL\n`,
+  );
+}
