@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -341,6 +342,65 @@ describe('plaza listen and plaza trigger', () => {
     for (const d of missed) expect(atLocal.filter((id) => id === d.id)).toHaveLength(1);
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
+  });
+
+  it('a listener whose connection drops forwards, once it is back, the deliveries made meanwhile', async () => {
+    // A TCP relay in front of Plaza that can be cut, as a network drop or a server restart would.
+    const sockets = new Set<Socket>();
+    let up = true;
+    const relay: Server = createServer((client) => {
+      if (!up) return void client.destroy();
+      const upstream = createConnection(Number(new URL(plaza.url).port), '127.0.0.1');
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('error', () => undefined);
+        s.on('close', () => sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
+    try {
+      const listener = start(['listen', '--app', app.id, '--forward-to', local.url('/dropped')], {
+        PLAZA_URL: relayUrl,
+        XDG_CONFIG_HOME: await mkdtemp(join(tmpdir(), 'plaza-drop-')),
+      });
+      await listener.waitFor('stderr', 'Forwarding');
+      up = false;
+      sockets.forEach((s) => s.destroy());
+      await listener.waitFor('stderr', 'Connection lost');
+      const meanwhile = [await emitEvent(plaza, app.id, { type: WebhookEventType.APP_INSTALLED }), await emitEvent(plaza, app.id, { type: WebhookEventType.APP_UNINSTALLED })];
+      up = true;
+      await listener.waitFor('stderr', 'Reconnected', 30_000);
+      for (const d of meanwhile) await listener.waitFor('stdout', d.id);
+      const atLocal = local.requests.filter((r) => r.path === '/dropped').map((r) => r.headers['x-platform-delivery']);
+      expect(atLocal.sort()).toEqual(meanwhile.map((d) => d.id).sort());
+      listener.child.kill('SIGINT');
+      expect(await listener.exited).toBe(0);
+    } finally {
+      up = false;
+      sockets.forEach((s) => s.destroy());
+      relay.close();
+    }
+  });
+
+  it('refuses a bad local forward report field by field, storing nothing', async () => {
+    const delivery = await emitEvent(plaza, app.id);
+    const REPORT =
+      'mutation($id: ID!, $statusCode: Int, $durationMs: Int!, $error: String) { reportLocalForward(deliveryId: $id, statusCode: $statusCode, durationMs: $durationMs, error: $error) { id } }';
+    const cases: [Record<string, unknown>, string][] = [
+      [{ statusCode: 42, durationMs: 5 }, 'statusCode'],
+      [{ statusCode: 200, durationMs: -1 }, 'durationMs'],
+      [{ statusCode: null, durationMs: 5 }, 'error'],
+      [{ statusCode: null, durationMs: 5, error: 'x'.repeat(501) }, 'error'],
+    ];
+    for (const [variables, field] of cases) {
+      const error = await developer.error(REPORT, { id: delivery.id, ...variables });
+      expect(error.extensions, JSON.stringify(variables)).toMatchObject({ code: 'BAD_USER_INPUT', field });
+    }
+    expect((await developer.ok<{ webhookLocalForwards: unknown[] }>(LOCAL_FORWARDS, { id: delivery.id })).webhookLocalForwards).toEqual([]);
+    const stranger = await plaza.signIn('stranger@studio.test');
+    expect((await stranger.error(REPORT, { id: delivery.id, statusCode: 200, durationMs: 5 })).extensions?.code).toBe('NOT_FOUND');
   });
 
   it('trigger refuses an unknown event, naming the ones there are', async () => {
