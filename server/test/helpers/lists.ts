@@ -3,11 +3,7 @@
  * without a check (`const [first, second] = await receiver.waitForRequests(2)`). A count that is not
  * a literal gives a plain array.
  */
-export type AtLeast<N extends number, T, Known extends T[] = []> = number extends N
-  ? T[]
-  : Known['length'] extends N
-    ? [...Known, ...T[]]
-    : AtLeast<N, T, [...Known, T]>;
+export type AtLeast<N extends number, T, Known extends T[] = []> = number extends N ? T[] : Known['length'] extends N ? [...Known, ...T[]] : AtLeast<N, T, [...Known, T]>;
 
 /** The first item of a list a fixture needs to be there; fails with what was missing instead of a TypeError later. */
 export function first<T>(items: readonly T[], what: string): T {
