@@ -257,6 +257,11 @@ describe('plaza listen and plaza trigger', () => {
   let secret: string;
   let local: WebhookReceiver;
 
+  const atWebhookUrlHeaders = (request: { headers: Record<string, unknown> }) =>
+    Object.keys(request.headers)
+      .filter((name) => name !== 'connection')
+      .sort();
+
   /** Both signature schemes, checked with the libraries receivers use rather than Plaza's own code. */
   const signedForApp = async (request: { rawBody: Buffer; headers: Record<string, unknown> }) => {
     const body = request.rawBody.toString('utf8');
@@ -292,6 +297,21 @@ describe('plaza listen and plaza trigger', () => {
     expect(await signedForApp(real)).toBe(true);
     expect(await signedForApp(test)).toBe(true);
     expect(test.headers['x-platform-test']).toBe('true');
+    // Plaza's headers and the transport's own, nothing a browser-like client would add.
+    const sentByPlaza = atWebhookUrlHeaders(real);
+    expect(sentByPlaza).toEqual([
+      'content-length',
+      'content-type',
+      'host',
+      'user-agent',
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+      'x-platform-attempt',
+      'x-platform-delivery',
+      'x-platform-event',
+      'x-platform-signature',
+    ]);
     expect(real.headers['x-platform-test']).toBeUndefined();
     expect(JSON.parse(test.rawBody.toString('utf8'))).toMatchObject({ event: 'app.purchased', app_id: app.id, purchase_id: expect.stringMatching(/^APP-\d+-TEST/) });
     expect(test.rawBody.toString('utf8')).toBe(triggered.body);
@@ -301,6 +321,9 @@ describe('plaza listen and plaza trigger', () => {
     const atWebhookUrl = receiver.requests.slice(realBefore);
     expect(atWebhookUrl.map((r) => r.headers['x-platform-delivery'])).toEqual([purchase.id]);
     expect(atWebhookUrl[0]!.rawBody.equals(real.rawBody)).toBe(true);
+    expect(atWebhookUrlHeaders(real)).toEqual(atWebhookUrlHeaders(atWebhookUrl[0]!));
+    for (const name of ['content-type', 'user-agent', 'x-platform-event', 'x-platform-delivery', 'webhook-id'])
+      expect(real.headers[name], name).toBe(atWebhookUrl[0]!.headers[name]);
     expect(receiver.requests.some((r) => r.headers['x-platform-delivery'] === triggered.deliveryId)).toBe(false);
 
     // Reported back as local forwards, apart from the delivery's own attempts.

@@ -1,4 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
 import { describeError, PlazaApi, requireOwnApp } from '../api.js';
 import { loadSettings } from '../config.js';
@@ -45,6 +47,29 @@ async function readPosition(path: string): Promise<Position | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * POSTs with exactly Plaza's headers (plus host, content-length and connection, which any HTTP client
+ * sends); fetch would add accept, accept-language, sec-fetch-mode and accept-encoding of its own.
+ */
+function post(target: URL, headers: { name: string; value: string }[], body: string): Promise<number> {
+  const bytes = Buffer.from(body, 'utf8');
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      target,
+      { method: 'POST', headers: { ...Object.fromEntries(headers.map((h) => [h.name, h.value])), 'content-length': String(bytes.length) }, timeout: FORWARD_TIMEOUT_MS },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${FORWARD_TIMEOUT_MS / 1000} s`), { code: `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` })));
+    req.on('error', reject);
+    req.end(bytes);
+  });
 }
 
 export interface ListenOptions {
@@ -108,17 +133,9 @@ export async function listen(options: ListenOptions): Promise<void> {
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
-      const response = await fetch(target, {
-        method: 'POST',
-        headers: request.headers.map((h) => [h.name, h.value] as [string, string]),
-        body: request.body,
-        signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-      });
-      statusCode = response.status;
-      await response.arrayBuffer();
+      statusCode = await post(target, request.headers, request.body);
     } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      error = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (err as Error).message);
+      error = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     }
     const durationMs = Date.now() - started;
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
