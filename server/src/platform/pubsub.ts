@@ -13,6 +13,9 @@ export const Topic = {
 } as const;
 export type Topic = (typeof Topic)[keyof typeof Topic];
 
+/** Topics each signed-in socket listens on for its own sake (to close when revoked), not subscriptions. */
+const CONNECTION_LISTENER_TOPICS: readonly string[] = [Topic.CREDENTIAL_REVOKED, Topic.ROLES_REVOKED];
+
 const CHANNEL = 'plaza_live';
 // PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; publishers send small payloads (ids, statuses).
 const MAX_PAYLOAD_BYTES = 7900;
@@ -156,9 +159,10 @@ export class PostgresPubSub implements PubSub {
   }
 
   /** Number of live GraphQL subscriptions in this process (for metrics and tests); connections' own revocation listeners are not subscriptions. */
+  /** Live GraphQL subscriptions only: the per-socket revocation listeners are not subscriptions anyone asked for. */
   get subscriptionCount(): number {
     let count = 0;
-    for (const [key, set] of this.listeners) if (!key.startsWith(Topic.CREDENTIAL_REVOKED)) count += set.size;
+    for (const [key, set] of this.listeners) if (!CONNECTION_LISTENER_TOPICS.some((topic) => key.startsWith(topic))) count += set.size;
     return count;
   }
 
