@@ -72,7 +72,7 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
       document: 'query($deliveryId: ID!) { webhookForwardRequest(deliveryId: $deliveryId) { deliveryId } }',
       variables: (f) => ({ deliveryId: f.deliveryId }),
       reveals: (f) => f.deliveryId,
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
     },
     // Nothing was forwarded locally in the fixture: those who may see the delivery get an empty list (HIDDEN), anyone else NOT_FOUND.
     webhookLocalForwards: {
@@ -143,7 +143,7 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     reportLocalForward: {
       document: 'mutation($deliveryId: ID!) { reportLocalForward(deliveryId: $deliveryId, statusCode: 200, durationMs: 5) { id } }',
       variables: (f, principal) => ({ deliveryId: f.testDeliveries[principal] }),
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
     },
     submitApp: { document: 'mutation($input: SubmitAppInput!) { submitApp(input: $input) { id } }', variables: () => ({ input: validAppInput() }), expect: PEOPLE_ONLY },
     uninstallApp: { document: 'mutation($appId: ID!) { uninstallApp(appId: $appId) { id } }', variables: byAppId((f) => f.apps.uninstallable), expect: PEOPLE_ONLY },
@@ -167,7 +167,7 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     webhookTestEventTriggered: {
       document: 'subscription($appId: ID!) { webhookTestEventTriggered(appId: $appId) { deliveryId } }',
       variables: byAppId((f) => f.apps.listed),
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
     },
   },
 };

@@ -20,7 +20,7 @@ async function readLine(): Promise<string> {
 export async function login(options: { json?: boolean }): Promise<void> {
   const settings = await loadSettings();
   const page = tokensPageUrl(settings.url);
-  process.stderr.write(`Create an API token at ${colours.cyan(page)} and paste it here.\n`);
+  process.stderr.write(`Create an API token at ${colours.cyan(page)} (scopes deliveries:read, deliveries:write and apps:read for every command) and paste it here.\n`);
   // On a terminal the token is typed masked; piped in (`plaza login < token.txt`, scripts) it is read as one line.
   const token = (process.stdin.isTTY ? await password({ message: 'API token', mask: '*' }) : await readLine()).trim();
   if (!token) throw new CliError(`No token given: create one at ${page}, then run plaza login again`);

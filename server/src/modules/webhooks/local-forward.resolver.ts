@@ -22,7 +22,8 @@ export class LocalForwardResolver {
     private readonly marketplace: MarketplaceService,
   ) {}
 
-  @Authorized(tokenScope('deliveries:read'))
+  // Freshly signed requests are what redeliverWebhook can already cause to be sent, so the same scope (deliveries:write), not read.
+  @Authorized(tokenScope('deliveries:write'))
   @Query(() => WebhookForwardRequest, {
     description: 'One delivery of your apps as its receiver gets it (body and headers, signed now), for plaza listen to forward to a local URL',
   })
@@ -49,7 +50,7 @@ export class LocalForwardResolver {
     return this.forwards.trigger(principal.userId, appId, event, amounts);
   }
 
-  @Authorized(tokenScope('deliveries:read'))
+  @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => LocalForward, {
     description: 'What your local receiver answered when plaza listen forwarded a delivery (or a triggered event) to it; the delivery’s status and schedule do not change',
   })
@@ -69,7 +70,7 @@ export class LocalForwardResolver {
     return this.forwards.list(requirePrincipal(context), deliveryId);
   }
 
-  @Authorized(tokenScope('deliveries:read'))
+  @Authorized(tokenScope('deliveries:write'))
   @Subscription(() => WebhookForwardRequest, {
     description: 'Sample events triggered for one of your apps (triggerWebhookEvent), live; real deliveries arrive through webhookDeliveryUpdated and webhookForwardRequest',
     subscribe: ({ args, context, info }: { args: { appId: string }; context: RequestContext; info: GraphQLResolveInfo }) =>
