@@ -42,6 +42,8 @@ export function resolverContainer(services: Services): ResolverContainer {
 export async function buildPlazaSchema(options: { pubSub?: PubSub; services?: Services } = {}): Promise<GraphQLSchema> {
   const container = options.services ? resolverContainer(options.services) : undefined;
   const schema = await buildSchema({
+    // type-graphql's own type for a list of resolver classes is a non-empty array of Function.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
     resolvers: RESOLVERS as unknown as [Function, ...Function[]],
     ...(container ? { container } : {}),
     authChecker,

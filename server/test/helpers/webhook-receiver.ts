@@ -33,6 +33,8 @@ export class WebhookReceiver {
   private constructor(private readonly server: Server, readonly port: number, public responder: Responder) {}
 
   static async start(responder: Responder = () => ({ status: 200, body: 'ok' })): Promise<WebhookReceiver> {
+    // Made once the server listens (it needs the port); the request handler only reads it after that.
+    // eslint-disable-next-line prefer-const
     let receiver!: WebhookReceiver;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];

@@ -95,7 +95,7 @@ export class DeliveryLogService {
 
     // PostgreSQL plans this afresh on every call (a generic plan cannot know how many rows each app has),
     // so the body is one key probe per row of the page rather than a join: the same work, a third less planning.
-    const rows = await queryPreparedVariant<Record<string, any>>(
+    const rows = await queryPreparedVariant<LogPageRow>(
       this.db.manager,
       'plaza_log_page',
       `SELECT d.*, (SELECT e.payload FROM webhook_events e WHERE e.id = d.event_id) AS payload FROM webhook_deliveries d
@@ -166,7 +166,25 @@ export class DeliveryLogService {
   }
 }
 
-function toDelivery(row: Record<string, any>): WebhookDelivery {
+/** A row of the log page's statement, as pg returns it (column names as written in the SQL). */
+interface LogPageRow {
+  id: string;
+  event_id: string;
+  app_id: string;
+  event_type: WebhookDelivery['eventType'];
+  purchase_id: string;
+  status: WebhookDelivery['status'];
+  attempt_count: number;
+  scheduled_attempts_done: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  held_reason?: string | null;
+  recovering?: boolean | null;
+  payload: string;
+}
+
+function toDelivery(row: LogPageRow): WebhookDelivery {
   return Object.assign(new WebhookDelivery(), {
     id: row.id,
     eventId: row.event_id,
