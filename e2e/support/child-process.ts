@@ -36,7 +36,7 @@ export async function startNodeProcess({ name, script, env, isReady, timeoutMs =
     },
   };
 
-  for (const deadline = Date.now() + timeoutMs; ; ) {
+  for (const deadline = Date.now() + timeoutMs; ;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${output}`);
     if (Date.now() > deadline) {
       await running.stop(1000);

@@ -37,21 +37,18 @@ export interface AppListing {
 
 /** Submits the app as `developer` and has `reviewer` approve it; returns the app id. */
 export async function publishApp(developer: PlazaApi, reviewer: PlazaApi, listing: AppListing): Promise<string> {
-  const { submitApp } = await developer.ok<{ submitApp: { id: string } }>(
-    `mutation Submit($input: SubmitAppInput!) { submitApp(input: $input) { id } }`,
-    {
-      input: {
-        name: listing.name,
-        shortDescription: `${listing.name}, opened from Plaza in the end-to-end tests`,
-        iconUrl: new URL('/assets/icon.png', listing.appUrl).href,
-        appUrl: listing.appUrl,
-        category: 'productivity',
-        pricing: listing.pricePoints ? 'PAID' : 'FREE',
-        pricePoints: listing.pricePoints ?? null,
-        webhookUrl: listing.webhookUrl ?? null,
-      },
+  const { submitApp } = await developer.ok<{ submitApp: { id: string } }>(`mutation Submit($input: SubmitAppInput!) { submitApp(input: $input) { id } }`, {
+    input: {
+      name: listing.name,
+      shortDescription: `${listing.name}, opened from Plaza in the end-to-end tests`,
+      iconUrl: new URL('/assets/icon.png', listing.appUrl).href,
+      appUrl: listing.appUrl,
+      category: 'productivity',
+      pricing: listing.pricePoints ? 'PAID' : 'FREE',
+      pricePoints: listing.pricePoints ?? null,
+      webhookUrl: listing.webhookUrl ?? null,
     },
-  );
+  });
   await reviewer.ok(`mutation Approve($appId: ID!) { decideReview(input: { appId: $appId, outcome: APPROVED }) { id } }`, { appId: submitApp.id });
   return submitApp.id;
 }

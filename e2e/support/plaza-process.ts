@@ -36,7 +36,11 @@ export async function startPlaza(): Promise<PlazaProcess> {
       NODE_EXTRA_CA_CERTS: inject('e2eTls').caFile,
       LOG_LEVEL: 'warn',
     },
-    isReady: () => fetch(`http://127.0.0.1:${port}/readyz`).then((response) => response.ok, () => false),
+    isReady: () =>
+      fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      ),
   });
   return {
     ...plaza,

@@ -103,7 +103,11 @@ describe('a paid app from submission to a buyer opening it', () => {
     await developer.getByRole('button', { name: 'Edit and resubmit' }).click();
     await developer.getByLabel('Short description').fill('Shows who opened it, in their language and theme');
     await developer.getByRole('button', { name: 'Save and resubmit' }).click();
-    await developer.getByText('Pending review', { exact: true }).or(developer.getByRole('button', { name: 'Edit', exact: true })).first().waitFor();
+    await developer
+      .getByText('Pending review', { exact: true })
+      .or(developer.getByRole('button', { name: 'Edit', exact: true }))
+      .first()
+      .waitFor();
 
     await reviewer.goto(`${plaza.origin}/review/${appId}`);
     await reviewer.getByText('Shows who opened it, in their language and theme').first().waitFor();
@@ -138,7 +142,10 @@ describe('a paid app from submission to a buyer opening it', () => {
     await row.getByRole('link').click();
     await developer.waitForURL(/\/developer\/webhooks\/[^/?]+$/);
     await developer.getByText('Body sent').waitFor();
-    await developer.getByText(/Attempt 1/).first().waitFor();
+    await developer
+      .getByText(/Attempt 1/)
+      .first()
+      .waitFor();
     await shot(developer, 'delivery-detail.png');
 
     // 7. The buyer opens the app: it knows who opened it, and the purchase webhook made it Premium.

@@ -38,10 +38,9 @@ beforeAll(async () => {
     webhookUrl: `${sampleAppOrigin}/webhooks/plaza`,
     pricePoints: 50,
   });
-  const { revealClientSecret } = await developer.ok<{ revealClientSecret: { value: string } }>(
-    `mutation Reveal($appId: ID!) { revealClientSecret(appId: $appId) { value } }`,
-    { appId },
-  );
+  const { revealClientSecret } = await developer.ok<{ revealClientSecret: { value: string } }>(`mutation Reveal($appId: ID!) { revealClientSecret(appId: $appId) { value } }`, {
+    appId,
+  });
   sampleApp = await startSampleApp({ port: appPort, platformOrigin: plaza.origin, appId, clientSecret: revealClientSecret.value });
 
   await admin.ok(`mutation Credit($userId: ID!) { creditPoints(userId: $userId, points: 100, reason: "e2e: buy the sample app") { points } }`, { userId: buyer.userId });
@@ -59,10 +58,7 @@ describe('the sample app inside the AppLauncher', () => {
   it('knows who opened it, in their language and theme, and shows Premium from the signed purchase webhook until a refund', async () => {
     const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
     await signInThroughPage(page, plaza.origin, BUYER_EMAIL);
-    const { purchaseApp } = await buyer.ok<{ purchaseApp: { purchaseId: string } }>(
-      `mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }`,
-      { appId },
-    );
+    const { purchaseApp } = await buyer.ok<{ purchaseApp: { purchaseId: string } }>(`mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }`, { appId });
 
     // A locale chosen for this opening wins over the account's preference.
     await page.goto(`${plaza.origin}/apps/${appId}/open?locale=vi`);
@@ -111,4 +107,3 @@ describe('the sample app inside the AppLauncher', () => {
     await expect.poll(() => refusals.join('\n')).toContain(`frame-ancestors ${plaza.origin}`);
   });
 });
-

@@ -165,7 +165,13 @@ autocannon(
   }); },
 );`;
 
-async function loadTest(run: { url: string; headers: Record<string, string>; body: string; connections: number; durationSeconds: number }): Promise<Omit<ApiThroughputRun, 'name' | 'serverLoopBusy'>> {
+async function loadTest(run: {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  connections: number;
+  durationSeconds: number;
+}): Promise<Omit<ApiThroughputRun, 'name' | 'serverLoopBusy'>> {
   const autocannonPath = createRequire(import.meta.url).resolve('autocannon');
   const options = { url: run.url, method: 'POST', headers: run.headers, body: run.body, connections: run.connections, duration: run.durationSeconds };
   const worker = new Worker(LOAD_WORKER, { eval: true, workerData: { autocannonPath, options } });
@@ -181,7 +187,6 @@ async function loadTest(run: { url: string; headers: Record<string, string>; bod
     await worker.terminate();
   }
 }
-
 
 export function apiThroughputReport(r: ApiThroughputResult): string {
   return `## 5. API throughput (autocannon, ${r.connections} connections, ${r.durationSeconds} s per query, API token)

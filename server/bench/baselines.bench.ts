@@ -16,7 +16,11 @@ type Enqueue = (deliveryId: string) => Promise<unknown>;
  * run does (Plaza's engine switched off), hands each delivery
  * to `start`'s queue after its commit, and times first commit to last verified receipt.
  */
-async function runBaseline(events: number, eventsPerTransaction: number, start: (plaza: RunningPlaza, databaseUrl: string) => Promise<{ enqueue: Enqueue; stop: () => Promise<void> }>): Promise<number> {
+async function runBaseline(
+  events: number,
+  eventsPerTransaction: number,
+  start: (plaza: RunningPlaza, databaseUrl: string) => Promise<{ enqueue: Enqueue; stop: () => Promise<void> }>,
+): Promise<number> {
   const database = await startBenchDatabase();
   const port = await findFreePort();
   const plaza = await startBenchPlaza(database.databaseUrl, { RUN_WORKER: 'false' });

@@ -45,7 +45,9 @@ export const BENCH_RATE_LIMITS = { RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LI
 /** A Plaza on the bench database: API plus worker in one process, like `pnpm start`. */
 export async function startBenchPlaza(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningPlaza> {
   const port = await findFreePort();
-  return startPlaza(loadConfig({ DATABASE_URL: databaseUrl, PORT: String(port), SECRET_ENCRYPTION_KEY: benchKey, WEB_DIST_DIR: '/nonexistent', LOG_LEVEL: 'warn', ...BENCH_RATE_LIMITS, ...env }));
+  return startPlaza(
+    loadConfig({ DATABASE_URL: databaseUrl, PORT: String(port), SECRET_ENCRYPTION_KEY: benchKey, WEB_DIST_DIR: '/nonexistent', LOG_LEVEL: 'warn', ...BENCH_RATE_LIMITS, ...env }),
+  );
 }
 
 /** `count` approved free apps of one developer, all with `webhookUrl`; returns their ids and client secrets. */
@@ -56,7 +58,16 @@ export async function createApps(plaza: RunningPlaza, count: number, webhookUrl:
   const appIds: string[] = [];
   const secretsByAppId: Record<string, string> = {};
   for (let i = 0; i < count; i++) {
-    const app = await services.apps.submit(developer, { name: `Bench ${i}`, shortDescription: 'benchmark app', iconUrl: 'https://bench.example/icon.png', appUrl: 'https://bench.example/', category: 'utilities', pricing: Pricing.FREE, pricePoints: null, webhookUrl });
+    const app = await services.apps.submit(developer, {
+      name: `Bench ${i}`,
+      shortDescription: 'benchmark app',
+      iconUrl: 'https://bench.example/icon.png',
+      appUrl: 'https://bench.example/',
+      category: 'utilities',
+      pricing: Pricing.FREE,
+      pricePoints: null,
+      webhookUrl,
+    });
     appIds.push(app.id);
     secretsByAppId[app.id] = await services.secrets.signingSecret(app.id);
   }
@@ -82,7 +93,12 @@ export const warmUpEvents = (events: number) => Math.min(2_000, Math.ceil(events
  * transaction (1 = one transaction each, like single purchases);
  * `afterCommit` runs with each recorded delivery once its transaction has committed.
  */
-export async function commitEvents(plaza: RunningPlaza, appIds: string[], events: number, options: { eventsPerTransaction?: number; afterCommit?: (delivery: WebhookDelivery) => Promise<unknown> } = {}): Promise<void> {
+export async function commitEvents(
+  plaza: RunningPlaza,
+  appIds: string[],
+  events: number,
+  options: { eventsPerTransaction?: number; afterCommit?: (delivery: WebhookDelivery) => Promise<unknown> } = {},
+): Promise<void> {
   const { services } = plaza;
   const perTransaction = options.eventsPerTransaction ?? 1;
   let next = 0;
@@ -94,7 +110,14 @@ export async function commitEvents(plaza: RunningPlaza, appIds: string[], events
         const last = next;
         const facts = Array.from({ length: last - first }, (_, k) => {
           const i = first + k;
-          return { type: WebhookEventType.APP_PURCHASED, appId: roundRobin(appIds, i), userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 };
+          return {
+            type: WebhookEventType.APP_PURCHASED,
+            appId: roundRobin(appIds, i),
+            userId: `usr_${i}`,
+            purchaseId: newPurchaseId(),
+            amountVnd: 50_000,
+            developerShareVnd: 40_000,
+          };
         });
         // One event: recordEvent, as a purchase records its own. Several: the same statement with all of
         // them (recordEvent is insert of one), as a bulk producer would, so the run measures the engine

@@ -40,7 +40,16 @@ export async function latencyBenchmark(ratePerSecond: number, durationSeconds: n
         const purchaseId = newPurchaseId();
         inFlight.push(
           services.db
-            .transaction((manager) => services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: roundRobin(appIds, i), userId: `usr_${i}`, purchaseId, amountVnd: 50_000, developerShareVnd: 40_000 }))
+            .transaction((manager) =>
+              services.webhookEvents.recordEvent(manager, {
+                type: WebhookEventType.APP_PURCHASED,
+                appId: roundRobin(appIds, i),
+                userId: `usr_${i}`,
+                purchaseId,
+                amountVnd: 50_000,
+                developerShareVnd: 40_000,
+              }),
+            )
             .then(() => void committedAt.set(purchaseId, Date.now())),
         );
       }

@@ -6,7 +6,6 @@ import { DeliveryStatus } from '../modules/webhooks/webhook.types.js';
 import { createApps, percentile, startBenchDatabase, startBenchPlaza } from './harness.js';
 import { fmt, verdict, type BenchSize } from './report-format.js';
 
-
 export interface Timing {
   p50Ms: number;
   p99Ms: number;
@@ -75,7 +74,9 @@ export async function logQueriesBenchmark(size: BenchSize): Promise<LogQueriesRe
     const historyStart = Date.now() - large * SPACING_MS;
 
     const measure = async (deliveries: number): Promise<LogQueryFigures> => {
-      const purchaseIds = (await seeder.query<{ purchase_id: string }>('SELECT purchase_id FROM webhook_deliveries ORDER BY random() LIMIT $1', [requests])).rows.map((r) => r.purchase_id);
+      const purchaseIds = (await seeder.query<{ purchase_id: string }>('SELECT purchase_id FROM webhook_deliveries ORDER BY random() LIMIT $1', [requests])).rows.map(
+        (r) => r.purchase_id,
+      );
       const appAndStatus = (i: number) => ({ appId: appIds[i % appIds.length], status: STATUSES_QUERIED[Math.floor(i / appIds.length) % STATUSES_QUERIED.length] });
       const purchase = (i: number) => ({ purchaseId: purchaseIds[i % purchaseIds.length] });
       const list = async (filter: WebhookDeliveryFilter) => (await plaza.services.deliveryLog.list(principal, filter, { first: PAGE })).edges.length;

@@ -78,7 +78,9 @@ export function retryFidelityReport(r: RetryFidelityResult): string {
 
 | Retry | Worst error vs. configured time |
 |---|---|
-${Object.entries(r.worstErrorMsByAttempt).map(([n, ms]) => `| attempt ${n} | ${ms} ms |`).join('\n')}
+${Object.entries(r.worstErrorMsByAttempt)
+  .map(([n, ms]) => `| attempt ${n} | ${ms} ms |`)
+  .join('\n')}
 
 Worst error as a share of the allowance (50 ms + 5% of the offset): ${r.worstShareOfAllowance.toFixed(2)} (target <= 1: ${verdict(r.worstShareOfAllowance <= 1)}).
 Lost: ${r.lost} (target 0: ${verdict(r.lost === 0)}). Extra attempts: ${r.extraAttempts} (target 0: ${verdict(r.extraAttempts === 0)}).

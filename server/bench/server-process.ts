@@ -36,7 +36,10 @@ export async function startServerProcess(env: Record<string, string>, options: {
   const inherited = { ...process.env };
   for (const name of ['DATABASE_URL', 'NODE_ENV', 'PORT', 'DATA_DIR', 'RUN_WORKER']) delete inherited[name];
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ENTRY], { env: { ...inherited, LOG_LEVEL: 'warn', ...BENCH_RATE_LIMITS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ENTRY], {
+    env: { ...inherited, LOG_LEVEL: 'warn', ...BENCH_RATE_LIMITS, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => void (output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT));
   child.stdout!.on('data', keep);
@@ -106,7 +109,7 @@ export function descendantPids(pid: number): number[] {
     }
   }
   const found: number[] = [];
-  for (let queue = [pid]; queue.length; ) {
+  for (let queue = [pid]; queue.length;) {
     const next = childrenOf.get(queue.shift()!) ?? [];
     found.push(...next);
     queue.push(...next);

@@ -77,7 +77,13 @@ export async function subscriptionsBenchmark(size: 'tiny' | 'full'): Promise<Sub
       const profileDir = process.env.PLAZA_BENCH_CPU_PROF;
       if (profileDir) mkdirSync(profileDir, { recursive: true });
       const server = await startServerProcess(
-        { DATABASE_URL: database.databaseUrl, PORT: String(await findFreePort()), SECRET_ENCRYPTION_KEY: benchKey, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEB_DIST_DIR: '/nonexistent' },
+        {
+          DATABASE_URL: database.databaseUrl,
+          PORT: String(await findFreePort()),
+          SECRET_ENCRYPTION_KEY: benchKey,
+          WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+          WEB_DIST_DIR: '/nonexistent',
+        },
         { nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] },
       );
       try {
@@ -138,7 +144,13 @@ export async function subscriptionsBenchmark(size: 'tiny' | 'full'): Promise<Sub
 }
 
 function connectSubscriber(serverUrl: string, token: string, appId: string, tally: Tally): { subscriber: Subscriber; connected: Promise<void> } {
-  const client = createClient({ url: `${serverUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: true });
+  const client = createClient({
+    url: `${serverUrl.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+    lazy: true,
+  });
   const subscriber: Subscriber = { client, latencyById: new Map() };
   const connected = new Promise<void>((resolve, reject) => {
     client.on('connected', () => resolve());
@@ -184,7 +196,14 @@ async function warmUp(serverUrl: string, token: string, producer: RunningPlaza, 
 const commitEvent = async (producer: RunningPlaza, appId: string): Promise<string> => {
   const { services } = producer;
   const delivery = await services.db.transaction((manager) =>
-    services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId, userId: 'usr_bench', purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }),
+    services.webhookEvents.recordEvent(manager, {
+      type: WebhookEventType.APP_PURCHASED,
+      appId,
+      userId: 'usr_bench',
+      purchaseId: newPurchaseId(),
+      amountVnd: 50_000,
+      developerShareVnd: 40_000,
+    }),
   );
   return delivery!.id;
 };
@@ -206,7 +225,6 @@ async function waitForAll(tally: Tally, expected: number, timeoutMs: number): Pr
     if (Date.now() > deadline) throw new Error(`${expected - tally.received} updates not received within ${timeoutMs} ms (${tally.errors} subscription errors)`);
   }
 }
-
 
 export function subscriptionsReport(r: SubscriptionsResult): string {
   return `## 6. Subscriptions (${fmt(r.subscribers)} graphql-ws subscribers to one app's \`webhookDeliveryUpdated\`, ${r.ratePerSecond} updates/s for ${r.durationSeconds} s)

@@ -7,7 +7,18 @@ import { webhookPayload } from '../modules/webhooks/webhook-events.service.js';
 import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 import { fmt, ratio, verdict } from './report-format.js';
 import { countCpu, cpuMsPerSecond, type CpuPerUnit } from './server-process.js';
-import { BATCHED_EVENTS_PER_TRANSACTION, warmUpEvents, commitEvents, createApps, roundRobin, startBenchDatabase, startBenchPlaza, startReceiver, waitForVerified, waitUntilNone } from './harness.js';
+import {
+  BATCHED_EVENTS_PER_TRANSACTION,
+  warmUpEvents,
+  commitEvents,
+  createApps,
+  roundRobin,
+  startBenchDatabase,
+  startBenchPlaza,
+  startReceiver,
+  waitForVerified,
+  waitUntilNone,
+} from './harness.js';
 
 export interface PlazaRun {
   eventsPerTransaction: number;
@@ -64,7 +75,7 @@ export async function throughputBenchmark(events: number): Promise<ThroughputRes
         const cpuMsPerDelivery = cpu.per(count);
         // Let the last results be written, then count what the whole run committed.
         await waitUntilNone(plaza, ['PENDING', 'RETRYING'], 60_000);
-        return { eventsPerTransaction, perSecond: count / ((finished - started) / 1000), commitsPerDelivery: (await commits() - commitsBefore) / count, cpuMsPerDelivery };
+        return { eventsPerTransaction, perSecond: count / ((finished - started) / 1000), commitsPerDelivery: ((await commits()) - commitsBefore) / count, cpuMsPerDelivery };
       };
       // Untimed: the first thousands of deliveries are also JIT compilation and pool and cache filling.
       await run(BATCHED_EVENTS_PER_TRANSACTION, warmUpEvents(events));
@@ -92,7 +103,10 @@ async function bareLoop(events: number, port: number, appIds: string[], secretsB
         const appId = roundRobin(appIds, i);
         const secret = secretsByAppId[appId];
         if (secret === undefined) throw new Error(`no secret for ${appId}`);
-        const body = webhookPayload({ type: WebhookEventType.APP_PURCHASED, appId, userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }, at);
+        const body = webhookPayload(
+          { type: WebhookEventType.APP_PURCHASED, appId, userId: `usr_${i}`, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 },
+          at,
+        );
         const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
         const response = await pool.request({ path: '/bench/webhook', method: 'POST', body, headers: { 'content-type': 'application/json', 'x-platform-signature': signature } });
         await response.body.dump();

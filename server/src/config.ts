@@ -9,7 +9,11 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 /** A configuration value that is missing or malformed; main() prints its one-line message and exits. */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, expected: string, got?: string) {
+  constructor(
+    readonly variable: string,
+    expected: string,
+    got?: string,
+  ) {
     super(`${variable} ${expected}${got === undefined ? '' : ` (got "${got}")`}`);
   }
 }
@@ -104,7 +108,11 @@ export function decodeEncryptionKey(raw: string, variable: string): EncryptionKe
 /** A whole number from 1 to `max`. */
 const wholeNumber = (max = Number.MAX_SAFE_INTEGER) => {
   const expects = `must be a whole number between 1 and ${max}`;
-  return z.string().regex(/^\d+$/, expects).transform(Number).refine((n) => n >= 1 && n <= max, expects);
+  return z
+    .string()
+    .regex(/^\d+$/, expects)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, expects);
 };
 
 /** A positive duration ("500ms", "10s", "5m", "2h", "1d"), in milliseconds, at most `max` when given. */
@@ -129,7 +137,12 @@ const flag = z.enum(['true', '1', 'false', '0'], { error: 'must be true or false
 /** Comma-separated e-mail addresses, compared in lower case; the error names the first that is not one. */
 const emailList = z
   .string()
-  .transform((raw) => raw.split(',').map((email) => email.trim().toLowerCase()).filter(Boolean))
+  .transform((raw) =>
+    raw
+      .split(',')
+      .map((email) => email.trim().toLowerCase())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be a comma-separated list of e-mail addresses')))
   .transform((emails) => new Set(emails));
 
@@ -153,7 +166,12 @@ const encryptionKey = z.string().transform((raw, ctx) => {
 });
 const encryptionKeyList = z
   .string()
-  .transform((raw) => raw.split(',').map((key) => key.trim()).filter(Boolean))
+  .transform((raw) =>
+    raw
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(encryptionKey));
 
 const directory = z.string().transform((dir) => path.resolve(dir));
@@ -228,7 +246,13 @@ export const SETTINGS = {
     value: flag,
   }),
   POINT_VALUE_VND: setting({ doc: 'VND value of one platform point', default: '1000', blankIsUnset: true, value: wholeNumber(1_000_000_000) }),
-  AUTH_DEV_SIGN_IN: setting({ doc: 'enables POST /auth/dev/sign-in', default: ({ production }) => String(!production), defaultText: '`true` outside production', blankIsUnset: true, value: flag }),
+  AUTH_DEV_SIGN_IN: setting({
+    doc: 'enables POST /auth/dev/sign-in',
+    default: ({ production }) => String(!production),
+    defaultText: '`true` outside production',
+    blankIsUnset: true,
+    value: flag,
+  }),
   PLATFORM_REVIEWER_EMAILS: setting({ doc: 'comma-separated reviewer grants', default: '', defaultText: 'empty', value: emailList }),
   PLATFORM_ADMIN_EMAILS: setting({ doc: 'comma-separated admin grants (admins also review)', default: '', defaultText: 'empty', value: emailList }),
   SECRET_ENCRYPTION_KEY: setting({
@@ -238,7 +262,13 @@ export const SETTINGS = {
     echo: 'never',
     value: encryptionKey,
   }),
-  SECRET_ENCRYPTION_KEYS_PREVIOUS: setting({ doc: 'comma-separated older keys that may still decrypt (key rotation)', default: '', defaultText: 'empty', echo: 'never', value: encryptionKeyList }),
+  SECRET_ENCRYPTION_KEYS_PREVIOUS: setting({
+    doc: 'comma-separated older keys that may still decrypt (key rotation)',
+    default: '',
+    defaultText: 'empty',
+    echo: 'never',
+    value: encryptionKeyList,
+  }),
   JOBS_BACKEND: setting({ doc: "Agenda's job store", default: 'postgres', value: z.enum(['postgres', 'mongodb'], { error: 'must be postgres or mongodb' }) }),
   MONGODB_URL: setting({
     doc: 'the job store when JOBS_BACKEND=mongodb',
@@ -269,9 +299,18 @@ export const SETTINGS = {
   RATE_LIMIT_PER_ADDRESS: setting({ doc: 'requests a minute from one address (everything not made with an API token)', default: '6000', blankIsUnset: true, value: wholeNumber() }),
   // 50/s on average: an integrator polling Webhook Logs ten times a second stays far below it.
   RATE_LIMIT_PER_API_TOKEN: setting({ doc: 'requests a minute made with one API token', default: '3000', blankIsUnset: true, value: wholeNumber() }),
-  TRUST_PROXY: setting({ doc: "behind a load balancer: take the client's address from X-Forwarded-For (Express's `trust proxy`)", default: 'false', blankIsUnset: true, value: flag }),
+  TRUST_PROXY: setting({
+    doc: "behind a load balancer: take the client's address from X-Forwarded-For (Express's `trust proxy`)",
+    default: 'false',
+    blankIsUnset: true,
+    value: flag,
+  }),
   // As Svix: five days of failure with no success in between (and a delivery that gave up) disables an app's webhook.
-  WEBHOOK_DISABLE_AFTER: setting({ doc: "sustained failure after which an app's webhook is disabled (its events are kept, not sent, until its owner enables it)", default: '5d', value: duration() }),
+  WEBHOOK_DISABLE_AFTER: setting({
+    doc: "sustained failure after which an app's webhook is disabled (its events are kept, not sent, until its owner enables it)",
+    default: '5d',
+    value: duration(),
+  }),
   WEBHOOK_ATTEMPT_RETENTION: setting({ doc: 'attempts of finished deliveries older than this are deleted; the deliveries stay', default: '90d', value: duration() }),
   // myApps has no paging, so this also bounds what one myApps returns and what the query cost estimate counts for it.
   MAX_APPS_PER_DEVELOPER: setting({ doc: 'apps one account may have; submitApp past it answers CONFLICT', default: '100', blankIsUnset: true, value: wholeNumber(10_000) }),

@@ -52,7 +52,10 @@ const starting = failOnStrayErrors(async () => {
       },
     };
   } catch (err) {
-    for (const stop of started.reverse()) await Promise.resolve().then(stop).catch(() => undefined);
+    for (const stop of started.reverse())
+      await Promise.resolve()
+        .then(stop)
+        .catch(() => undefined);
     throw err;
   }
 }).catch((err: unknown) => {

@@ -42,7 +42,10 @@ describe('API tokens', () => {
     expect(days).toBeLessThanOrEqual(90);
     const short = await createToken(['apps:read'], { expiresInDays: 7 });
     expect(Math.round((Date.parse(short.apiToken.expiresAt) - Date.now()) / 86_400_000)).toBe(7);
-    expect((await developer.error(CREATE, { input: { name: 'x', scopes: ['apps:read'], expiresInDays: 0 } })).extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'expiresInDays' });
+    expect((await developer.error(CREATE, { input: { name: 'x', scopes: ['apps:read'], expiresInDays: 0 } })).extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'expiresInDays',
+    });
   });
 
   it('refuse unknown scopes, an empty scope list and an empty name, naming the field', async () => {
@@ -111,14 +114,22 @@ describe('sign-in sessions', () => {
   });
 
   it('set an HTTP-only session cookie that authenticates GraphQL requests', async () => {
-    const response = await fetch(`${plaza.url}/auth/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'Cookie@Studio.test' }) });
+    const response = await fetch(`${plaza.url}/auth/dev/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'Cookie@Studio.test' }),
+    });
     const body = await response.json();
     expect(body.user).toMatchObject({ email: 'cookie@studio.test', roles: ['DEVELOPER', 'USER'] });
     const setCookie = response.headers.get('set-cookie')!;
     expect(setCookie).toMatch(/^plaza_session=plz_s_[^;]+;.*HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Lax/i);
     const [cookie = ''] = setCookie.split(';');
-    const me = await fetch(`${plaza.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ query: '{ me { id email } }' }) });
+    const me = await fetch(`${plaza.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ query: '{ me { id email } }' }),
+    });
     expect((await me.json()).data.me).toEqual({ id: body.user.id, email: 'cookie@studio.test' });
   });
 

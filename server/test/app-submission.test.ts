@@ -38,7 +38,20 @@ describe('submitApp', () => {
     const app = await submitApp(developer, { category: 'Travel' });
     expect(app.category).toBe('travel');
     const { categories } = await developer.ok<{ categories: { id: string; name: string }[] }>('{ categories { id name label } }');
-    expect(categories.map((c) => c.id)).toEqual(['games', 'education', 'entertainment', 'finance', 'health', 'lifestyle', 'news', 'productivity', 'shopping', 'social', 'travel', 'utilities']);
+    expect(categories.map((c) => c.id)).toEqual([
+      'games',
+      'education',
+      'entertainment',
+      'finance',
+      'health',
+      'lifestyle',
+      'news',
+      'productivity',
+      'shopping',
+      'social',
+      'travel',
+      'utilities',
+    ]);
   });
 
   // One failing field at a time: the answer names it, says why, and nothing is stored.

@@ -21,15 +21,30 @@ beforeAll(async () => {
 async function deliveryFrom(daysAgo: number, status: string, attempts: number): Promise<string> {
   const { db, webhookEvents } = plaza.services;
   const at = new Date(Date.now() - daysAgo * DAY);
-  const delivery = await db.transaction((manager) => webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId, userId: 'usr_1', purchaseId: newPurchaseId(at.getTime()), amountVnd: 1000, developerShareVnd: 800, at }));
+  const delivery = await db.transaction((manager) =>
+    webhookEvents.recordEvent(manager, {
+      type: WebhookEventType.APP_PURCHASED,
+      appId,
+      userId: 'usr_1',
+      purchaseId: newPurchaseId(at.getTime()),
+      amountVnd: 1000,
+      developerShareVnd: 800,
+      at,
+    }),
+  );
   await db.query(`UPDATE webhook_deliveries SET status = $2, attempt_count = $3 WHERE id = $1`, [delivery!.id, status, attempts]);
   for (let number = 1; number <= attempts; number++) {
-    await db.query(`INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, finished) VALUES ($1, $2, 'SCHEDULED', $3, 12, 500, true)`, [delivery!.id, number, at]);
+    await db.query(`INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, finished) VALUES ($1, $2, 'SCHEDULED', $3, 12, 500, true)`, [
+      delivery!.id,
+      number,
+      at,
+    ]);
   }
   return delivery!.id;
 }
 
-const attemptsOf = async (deliveryId: string) => (await plaza.services.db.query(`SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = $1`, [deliveryId]))[0].n as number;
+const attemptsOf = async (deliveryId: string) =>
+  (await plaza.services.db.query(`SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = $1`, [deliveryId]))[0].n as number;
 
 describe('attempt retention', () => {
   it('deletes the attempts of finished deliveries older than the retention, and nothing else', async () => {

@@ -34,7 +34,15 @@ const ADMIN_ONLY: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'FOR
 // Webhook Logs: owner and admins; other people learn nothing about the owner's deliveries.
 // A reviewer's or admin's token with every scope reads only its owner's things: roles are for sessions.
 const OTHERS_TOKENS_SEE_NOTHING: ExpectationSpec = { reviewerToken: 'HIDDEN', adminToken: 'HIDDEN' };
-const DELIVERY_READ: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'HIDDEN', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', ...OTHERS_TOKENS_SEE_NOTHING };
+const DELIVERY_READ: ExpectationSpec = {
+  anonymous: 'UNAUTHENTICATED',
+  people: 'HIDDEN',
+  owner: 'ALLOWED',
+  admin: 'ALLOWED',
+  tokens: 'FORBIDDEN',
+  deliveriesReadToken: 'ALLOWED',
+  ...OTHERS_TOKENS_SEE_NOTHING,
+};
 
 const byId = (id: (f: MatrixFixture) => string) => (f: MatrixFixture) => ({ id: id(f) });
 const byAppId = (appId: (f: MatrixFixture) => string) => (f: MatrixFixture) => ({ appId: appId(f) });
@@ -72,13 +80,31 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
       document: 'query($deliveryId: ID!) { webhookForwardRequest(deliveryId: $deliveryId) { deliveryId } }',
       variables: (f) => ({ deliveryId: f.deliveryId }),
       reveals: (f) => f.deliveryId,
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+      expect: {
+        anonymous: 'UNAUTHENTICATED',
+        people: 'NOT_FOUND',
+        owner: 'ALLOWED',
+        admin: 'ALLOWED',
+        tokens: 'FORBIDDEN',
+        deliveriesWriteToken: 'ALLOWED',
+        reviewerToken: 'NOT_FOUND',
+        adminToken: 'NOT_FOUND',
+      },
     },
     // Nothing was forwarded locally in the fixture: those who may see the delivery get an empty list (HIDDEN), anyone else NOT_FOUND.
     webhookLocalForwards: {
       document: 'query($deliveryId: ID!) { webhookLocalForwards(deliveryId: $deliveryId) { id } }',
       variables: (f) => ({ deliveryId: f.deliveryId }),
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'HIDDEN', admin: 'HIDDEN', tokens: 'FORBIDDEN', deliveriesReadToken: 'HIDDEN', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+      expect: {
+        anonymous: 'UNAUTHENTICATED',
+        people: 'NOT_FOUND',
+        owner: 'HIDDEN',
+        admin: 'HIDDEN',
+        tokens: 'FORBIDDEN',
+        deliveriesReadToken: 'HIDDEN',
+        reviewerToken: 'NOT_FOUND',
+        adminToken: 'NOT_FOUND',
+      },
     },
   },
 
@@ -114,19 +140,40 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
       expect: { ...OWNER_ONLY, admin: 'ALLOWED', deliveriesWriteToken: 'ALLOWED' },
     },
     // Enabling an enabled webhook changes nothing, so the row breaks no other.
-    enableWebhook: { document: 'mutation($appId: ID!) { enableWebhook(appId: $appId) { id webhookState } }', variables: byAppId((f) => f.apps.listed), expect: { ...OWNER_ONLY, deliveriesWriteToken: 'ALLOWED' } },
+    enableWebhook: {
+      document: 'mutation($appId: ID!) { enableWebhook(appId: $appId) { id webhookState } }',
+      variables: byAppId((f) => f.apps.listed),
+      expect: { ...OWNER_ONLY, deliveriesWriteToken: 'ALLOWED' },
+    },
     redeliverWebhook: {
       document: 'mutation($deliveryId: ID!) { redeliverWebhook(deliveryId: $deliveryId) { id } }',
       variables: (f, principal) => ({ deliveryId: f.testDeliveries[principal] }),
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+      expect: {
+        anonymous: 'UNAUTHENTICATED',
+        people: 'NOT_FOUND',
+        owner: 'ALLOWED',
+        admin: 'ALLOWED',
+        tokens: 'FORBIDDEN',
+        deliveriesWriteToken: 'ALLOWED',
+        reviewerToken: 'NOT_FOUND',
+        adminToken: 'NOT_FOUND',
+      },
     },
-    refundPurchase: { document: 'mutation($purchaseId: String!) { refundPurchase(purchaseId: $purchaseId) { status } }', variables: (f) => ({ purchaseId: f.purchaseId }), expect: ADMIN_ONLY },
+    refundPurchase: {
+      document: 'mutation($purchaseId: String!) { refundPurchase(purchaseId: $purchaseId) { status } }',
+      variables: (f) => ({ purchaseId: f.purchaseId }),
+      expect: ADMIN_ONLY,
+    },
     revealClientSecret: { document: 'mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
     revokeRole: { document: 'mutation($userId: ID!) { revokeRole(userId: $userId, role: "REVIEWER") { id } }', variables: (f) => ({ userId: f.bystanderId }), expect: ADMIN_ONLY },
     revokeApiToken: { document: 'mutation($id: ID!) { revokeApiToken(id: $id) }', variables: byId((f) => f.revocableTokenId), expect: OWNER_ONLY },
     // The listed app's receiver does not check signatures, so a new secret breaks no later row.
     rotateClientSecret: { document: 'mutation($appId: ID!) { rotateClientSecret(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
-    finishClientSecretRotation: { document: 'mutation($appId: ID!) { finishClientSecretRotation(appId: $appId) { value } }', variables: byAppId((f) => f.apps.listed), expect: OWNER_ONLY },
+    finishClientSecretRotation: {
+      document: 'mutation($appId: ID!) { finishClientSecretRotation(appId: $appId) { value } }',
+      variables: byAppId((f) => f.apps.listed),
+      expect: OWNER_ONLY,
+    },
     rotateSessionSigningKey: { document: 'mutation { rotateSessionSigningKey }', expect: ADMIN_ONLY },
     sendTestWebhook: {
       document: 'mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }',
@@ -143,7 +190,16 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     reportLocalForward: {
       document: 'mutation($deliveryId: ID!) { reportLocalForward(deliveryId: $deliveryId, statusCode: 200, durationMs: 5) { id } }',
       variables: (f, principal) => ({ deliveryId: f.testDeliveries[principal] }),
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+      expect: {
+        anonymous: 'UNAUTHENTICATED',
+        people: 'NOT_FOUND',
+        owner: 'ALLOWED',
+        admin: 'ALLOWED',
+        tokens: 'FORBIDDEN',
+        deliveriesWriteToken: 'ALLOWED',
+        reviewerToken: 'NOT_FOUND',
+        adminToken: 'NOT_FOUND',
+      },
     },
     submitApp: { document: 'mutation($input: SubmitAppInput!) { submitApp(input: $input) { id } }', variables: () => ({ input: validAppInput() }), expect: PEOPLE_ONLY },
     uninstallApp: { document: 'mutation($appId: ID!) { uninstallApp(appId: $appId) { id } }', variables: byAppId((f) => f.apps.uninstallable), expect: PEOPLE_ONLY },
@@ -162,12 +218,30 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     webhookDeliveryUpdated: {
       document: 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id } }',
       variables: byAppId((f) => f.apps.listed),
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesReadToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+      expect: {
+        anonymous: 'UNAUTHENTICATED',
+        people: 'NOT_FOUND',
+        owner: 'ALLOWED',
+        admin: 'ALLOWED',
+        tokens: 'FORBIDDEN',
+        deliveriesReadToken: 'ALLOWED',
+        reviewerToken: 'NOT_FOUND',
+        adminToken: 'NOT_FOUND',
+      },
     },
     webhookTestEventTriggered: {
       document: 'subscription($appId: ID!) { webhookTestEventTriggered(appId: $appId) { deliveryId } }',
       variables: byAppId((f) => f.apps.listed),
-      expect: { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', admin: 'ALLOWED', tokens: 'FORBIDDEN', deliveriesWriteToken: 'ALLOWED', reviewerToken: 'NOT_FOUND', adminToken: 'NOT_FOUND' },
+      expect: {
+        anonymous: 'UNAUTHENTICATED',
+        people: 'NOT_FOUND',
+        owner: 'ALLOWED',
+        admin: 'ALLOWED',
+        tokens: 'FORBIDDEN',
+        deliveriesWriteToken: 'ALLOWED',
+        reviewerToken: 'NOT_FOUND',
+        adminToken: 'NOT_FOUND',
+      },
     },
   },
 };
@@ -224,7 +298,6 @@ for (const type of ROOT_TYPES) {
     }
   });
 }
-
 
 describe('owner-only fields of a listed app', () => {
   it.each(Object.keys(ON_A_LISTED_APP))('%s', async (field) => {

@@ -89,7 +89,10 @@ describe('a failed start', () => {
 
   it('of a worker with an unreachable MongoDB job store: one clear line, no stack', async () => {
     const closedPort = await findFreePort();
-    const run = await runToExit({ DATABASE_URL: await createTestDatabase(), JOBS_BACKEND: 'mongodb', MONGODB_URL: `mongodb://127.0.0.1:${closedPort}/plaza`, DATA_DIR: dataDir() }, 'worker.js');
+    const run = await runToExit(
+      { DATABASE_URL: await createTestDatabase(), JOBS_BACKEND: 'mongodb', MONGODB_URL: `mongodb://127.0.0.1:${closedPort}/plaza`, DATA_DIR: dataDir() },
+      'worker.js',
+    );
     expect(run.code, run.stdout + run.stderr).not.toBe(0);
     expectOneClearLine(run, /^Plaza worker cannot start: the MongoDB job store at .* cannot be reached/);
   });

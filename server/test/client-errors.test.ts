@@ -60,7 +60,11 @@ const mistakes: { name: string; query: string; variables?: Record<string, unknow
   },
   { name: 'a missing variable', query: 'query($id: ID!) { app(id: $id) { id } }', message: /^Variable "\$id" of required type "ID!" was not provided\.$/ },
   { name: 'a variable of the wrong type', query: 'query($id: ID!) { app(id: $id) { id } }', variables: { id: { not: 'an id' } }, message: /^Variable "\$id" got invalid value/ },
-  { name: 'several operations and no operation name', query: 'query A { me { id } } query B { me { id } }', message: /^Must provide operation name if query contains multiple operations\.$/ },
+  {
+    name: 'several operations and no operation name',
+    query: 'query A { me { id } } query B { me { id } }',
+    message: /^Must provide operation name if query contains multiple operations\.$/,
+  },
 ];
 
 describe('a request the client got wrong', () => {
@@ -128,6 +132,8 @@ describe('a request the client got wrong', () => {
     expect(lines.some((l) => l.stack || l.err?.stack)).toBe(false);
     const clientErrors = clientErrorLines();
     for (const line of clientErrors) expect(line.level).toBe(30);
-    expect(new Set(clientErrors.map((l) => l.clientError))).toEqual(new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'BAD_REQUEST']));
+    expect(new Set(clientErrors.map((l) => l.clientError))).toEqual(
+      new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'BAD_REQUEST']),
+    );
   });
 });

@@ -78,7 +78,14 @@ describe('configuration', () => {
   });
 
   it('parses durations with units', () => {
-    expect([parseDuration('250ms'), parseDuration('5s'), parseDuration('5m'), parseDuration('2h'), parseDuration('1d'), parseDuration('5')]).toEqual([250, 5000, 300_000, 7_200_000, 86_400_000, undefined]);
+    expect([parseDuration('250ms'), parseDuration('5s'), parseDuration('5m'), parseDuration('2h'), parseDuration('1d'), parseDuration('5')]).toEqual([
+      250,
+      5000,
+      300_000,
+      7_200_000,
+      86_400_000,
+      undefined,
+    ]);
   });
 
   it('stops the real server at boot with one clear line', () => {

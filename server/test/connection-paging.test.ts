@@ -47,14 +47,14 @@ async function page(client: GraphQLTestClient, field: string, variables: Record<
 describe.each(lists)('%s pages both ways', (_name, client, field) => {
   it('gives the same items in the same order forward (first/after) and backward (last/before), with the edges of the list marked', async () => {
     const forward: Page[] = [];
-    for (let after: string | null = null; ; ) {
+    for (let after: string | null = null; ;) {
       const next = await page(client(), field, { first: 2, after });
       forward.push(next);
       if (!next.pageInfo.hasNextPage) break;
       after = next.pageInfo.endCursor;
     }
     const backward: Page[] = [];
-    for (let before: string | null = null; ; ) {
+    for (let before: string | null = null; ;) {
       const next = await page(client(), field, { last: 2, before });
       backward.unshift(next);
       if (!next.pageInfo.hasPreviousPage) break;
@@ -73,8 +73,16 @@ describe.each(lists)('%s pages both ways', (_name, client, field) => {
       expect(p.pageInfo.startCursor).toBe(p.cursors[0]);
       expect(p.pageInfo.endCursor).toBe(p.cursors.at(-1));
     }
-    expect(forward.map((p) => [p.pageInfo.hasPreviousPage, p.pageInfo.hasNextPage])).toEqual([[false, true], [true, true], [true, false]]);
-    expect(backward.map((p) => [p.pageInfo.hasPreviousPage, p.pageInfo.hasNextPage])).toEqual([[false, true], [true, true], [true, false]]);
+    expect(forward.map((p) => [p.pageInfo.hasPreviousPage, p.pageInfo.hasNextPage])).toEqual([
+      [false, true],
+      [true, true],
+      [true, false],
+    ]);
+    expect(backward.map((p) => [p.pageInfo.hasPreviousPage, p.pageInfo.hasNextPage])).toEqual([
+      [false, true],
+      [true, true],
+      [true, false],
+    ]);
 
     // Back from the second forward page is the first forward page.
     const back = await page(client(), field, { last: 2, before: forward[1]?.pageInfo.startCursor });

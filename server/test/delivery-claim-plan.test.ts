@@ -50,15 +50,11 @@ describe('claiming due deliveries', () => {
       const runner = db.createQueryRunner();
       await runner.startTransaction();
       try {
-        const [{ 'QUERY PLAN': [explained] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_DUE_DELIVERIES}`, [
-          'plan-test',
-          200,
-          [],
-          45_000,
-          '{}',
-          32,
-          2 * 3600_000,
-        ]);
+        const [
+          {
+            'QUERY PLAN': [explained],
+          },
+        ] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_DUE_DELIVERIES}`, ['plan-test', 200, [], 45_000, '{}', 32, 2 * 3600_000]);
         const nodes = nodesOf(explained.Plan as PlanNode);
         expect(explained.Plan['Actual Rows']).toBe(32); // one app: its 32 slots
         const windows = nodes.filter((node) => node['Node Type'] === 'WindowAgg');
@@ -106,7 +102,11 @@ describe('claiming due deliveries', () => {
         const runner = db.createQueryRunner();
         await runner.startTransaction();
         try {
-          const [{ 'QUERY PLAN': [explained] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`, params);
+          const [
+            {
+              'QUERY PLAN': [explained],
+            },
+          ] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`, params);
           return explained.Plan as PlanNode;
         } finally {
           await runner.rollbackTransaction();

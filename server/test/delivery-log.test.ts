@@ -17,8 +17,7 @@ let appA: any;
 let appB: any;
 const ids = {} as Record<'purchased' | 'installed' | 'refunded' | 'retrying', string>;
 
-const list = async (client: GraphQLTestClient, variables: Record<string, unknown> = {}) =>
-  (await client.ok<{ webhookDeliveries: any }>(LIST, variables)).webhookDeliveries;
+const list = async (client: GraphQLTestClient, variables: Record<string, unknown> = {}) => (await client.ok<{ webhookDeliveries: any }>(LIST, variables)).webhookDeliveries;
 const listIds = async (client: GraphQLTestClient, filter: Record<string, unknown>) => (await list(client, { filter, first: 100 })).edges.map((e: any) => e.node.id);
 
 beforeAll(async () => {
@@ -40,7 +39,10 @@ describe('webhookDeliveries', () => {
     await owner.ok('mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id } }', { id: ids.retrying });
     const attemptsOf = async (id: string) => (await owner.ok<{ webhookDelivery: any }>(DELIVERY, { id })).webhookDelivery.attempts.map((a: any) => [a.number, a.trigger]);
     const expected = Object.fromEntries(await Promise.all(Object.values(ids).map(async (id) => [id, await attemptsOf(id)])));
-    expect(expected[ids.retrying]).toEqual([[1, 'SCHEDULED'], [2, 'MANUAL']]);
+    expect(expected[ids.retrying]).toEqual([
+      [1, 'SCHEDULED'],
+      [2, 'MANUAL'],
+    ]);
 
     const find = vi.spyOn(plaza.services.db.getRepository(DeliveryAttempt), 'find');
     try {
@@ -102,7 +104,9 @@ describe('who reads the Webhook Logs', () => {
   it('shows admins every app, and lets them redeliver', async () => {
     const admin = await plaza.signIn(ADMIN_EMAIL);
     expect(await listIds(admin, { appId: appA.id })).toContain(ids.purchased);
-    const { redeliverWebhook } = await admin.ok<{ redeliverWebhook: any }>('mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { attempts { trigger } } }', { id: ids.purchased });
+    const { redeliverWebhook } = await admin.ok<{ redeliverWebhook: any }>('mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { attempts { trigger } } }', {
+      id: ids.purchased,
+    });
     expect(redeliverWebhook.attempts.map((a: any) => a.trigger)).toEqual(['SCHEDULED', 'MANUAL']);
   });
 
@@ -110,7 +114,9 @@ describe('who reads the Webhook Logs', () => {
     const read = owner.withToken((await owner.ok<{ createApiToken: any }>(CREATE_TOKEN, { input: { name: 'dashboard', scopes: ['deliveries:read'] } })).createApiToken.token);
     const appsOnly = owner.withToken((await owner.ok<{ createApiToken: any }>(CREATE_TOKEN, { input: { name: 'apps', scopes: ['apps:read'] } })).createApiToken.token);
     expect(await listIds(read, { appId: appA.id })).toContain(ids.purchased);
-    expect((await read.ok<{ webhookDelivery: any }>(`query($id: ID!) { webhookDelivery(id: $id) { id attempts { number } } }`, { id: ids.installed })).webhookDelivery.attempts).toHaveLength(1);
+    expect(
+      (await read.ok<{ webhookDelivery: any }>(`query($id: ID!) { webhookDelivery(id: $id) { id attempts { number } } }`, { id: ids.installed })).webhookDelivery.attempts,
+    ).toHaveLength(1);
     expect((await appsOnly.error(LIST)).extensions?.code).toBe('FORBIDDEN');
     // Reading is not redelivering.
     expect((await read.error('mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id } }', { id: ids.installed })).extensions?.code).toBe('FORBIDDEN');

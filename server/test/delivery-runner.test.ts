@@ -63,7 +63,10 @@ describe('the delivery engine along its seams', () => {
       runner.onDue();
       await new Promise((r) => setTimeout(r, 2_000));
       expect(runner.state).toBe(RunState.STOPPED);
-      expect((await developer.ok<{ webhookDelivery: { status: string; attemptCount: number } }>(DELIVERY, { id: second.id })).webhookDelivery).toMatchObject({ status: 'PENDING', attemptCount: 0 });
+      expect((await developer.ok<{ webhookDelivery: { status: string; attemptCount: number } }>(DELIVERY, { id: second.id })).webhookDelivery).toMatchObject({
+        status: 'PENDING',
+        attemptCount: 0,
+      });
       expect(receiver.requests.length).toBe(1);
     } finally {
       await jobs.close();

@@ -19,12 +19,22 @@ function nestedIntrospection(levels: number): string {
   return `{ __schema { types { fields { ${selection} } } } }`;
 }
 
-const ALL_DELIVERY_FIELDS = 'id appId event eventName purchaseId payload status attemptCount nextAttemptAt createdAt updatedAt attempts { number trigger startedAt durationMs statusCode error responseBodyExcerpt }';
-const deliveryPage = (alias: string, first: string) => `${alias}: webhookDeliveries(first: ${first}) { edges { cursor node { ${ALL_DELIVERY_FIELDS} } } pageInfo { hasNextPage endCursor } }`;
+const ALL_DELIVERY_FIELDS =
+  'id appId event eventName purchaseId payload status attemptCount nextAttemptAt createdAt updatedAt attempts { number trigger startedAt durationMs statusCode error responseBodyExcerpt }';
+const deliveryPage = (alias: string, first: string) =>
+  `${alias}: webhookDeliveries(first: ${first}) { edges { cursor node { ${ALL_DELIVERY_FIELDS} } } pageInfo { hasNextPage endCursor } }`;
 
 async function post(body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${plaza.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${developer.token}`, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+  const response = await fetch(`${plaza.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${developer.token}`, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] },
+  };
 }
 
 describe('GraphQL documents', () => {
@@ -87,7 +97,9 @@ describe('GraphQL documents', () => {
   });
 
   it('with a NUL character in any string input are refused naming the field, whether in variables or written inline', async () => {
-    const inVariables = await developer.error('mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { id } }', { input: { name: 'ci\u0000token', scopes: ['apps:read'] } });
+    const inVariables = await developer.error('mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { id } }', {
+      input: { name: 'ci\u0000token', scopes: ['apps:read'] },
+    });
     expect(inVariables).toMatchObject({ message: 'name must not contain NUL characters', extensions: { code: 'BAD_USER_INPUT', field: 'name' } });
     const inline = await developer.error('{ storeApps(search: "quiz\\u0000") { edges { cursor } } }');
     expect(inline.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'search' });
@@ -121,7 +133,11 @@ describe('rate limits', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await anonymous.request('{ categories { id } }')).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
-    const response = await fetch(`${limited.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ categories { id } }' }) });
+    const response = await fetch(`${limited.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ categories { id } }' }),
+    });
     expect(response.status).toBe(429);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     const body = (await response.json()) as { errors: { extensions: Record<string, unknown> }[] };

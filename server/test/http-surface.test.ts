@@ -27,7 +27,11 @@ beforeAll(async () => {
 afterAll(() => rmSync(webDist, { recursive: true, force: true }));
 
 /** A raw HTTP exchange (fetch would add its own Accept-Encoding and decompress the body). */
-function raw(urlPath: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function raw(
+  urlPath: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${plaza.url}${urlPath}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -40,7 +44,13 @@ function raw(urlPath: string, headers: Record<string, string> = {}, method = 'GE
   });
 }
 
-const directives = (csp: string | null) => new Map((csp ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values] as const));
+const directives = (csp: string | null) =>
+  new Map(
+    (csp ?? '')
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values] as const),
+  );
 
 describe('the web app page', () => {
   it('may run only its own scripts, frames only https apps, and cannot itself be framed', async () => {
@@ -76,7 +86,11 @@ describe('the web app page', () => {
   });
 
   it('sign-in answers are never cached', async () => {
-    const response = await fetch(`${plaza.url}/auth/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'cache@studio.test' }) });
+    const response = await fetch(`${plaza.url}/auth/dev/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'cache@studio.test' }),
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
   });

@@ -72,7 +72,9 @@ describe('structured logs', () => {
     const developer = await GraphQLTestClient.signIn(plaza.url, 'logs@studio.test');
     secrets.sessionToken = developer.token!;
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
-    const { revealClientSecret } = await developer.ok<{ revealClientSecret: { value: string } }>('mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', { appId: app.id });
+    const { revealClientSecret } = await developer.ok<{ revealClientSecret: { value: string } }>('mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', {
+      appId: app.id,
+    });
     secrets.clientSecret = revealClientSecret.value;
     const { createApiToken } = await developer.ok<{ createApiToken: { token: string } }>('mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { token } }', {
       input: { name: 'log test', scopes: ['deliveries:read', 'apps:read'] },
@@ -118,7 +120,10 @@ describe('structured logs', () => {
     const response = await fetch(`${plaza.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${developer.token}`, 'x-request-id': 'test-err-1' },
-      body: JSON.stringify({ query: 'mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { id } }', variables: { input: { name: 'explode', scopes: ['apps:read'] } } }),
+      body: JSON.stringify({
+        query: 'mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { id } }',
+        variables: { input: { name: 'explode', scopes: ['apps:read'] } },
+      }),
     });
     const body = (await response.json()) as { errors?: { extensions?: { code?: string } }[] };
     expect(body.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
@@ -141,7 +146,12 @@ describe('structured logs', () => {
     await admin.connect();
     await admin.query('ALTER TABLE apps RENAME COLUMN short_description TO short_description_broken');
     try {
-      const live = createClient({ url: `${plaza.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: TracedWebSocket, connectionParams: { authorization: `Bearer ${developer.token}` }, retryAttempts: 0 });
+      const live = createClient({
+        url: `${plaza.url.replace(/^http/, 'ws')}/graphql`,
+        webSocketImpl: TracedWebSocket,
+        connectionParams: { authorization: `Bearer ${developer.token}` },
+        retryAttempts: 0,
+      });
       const errors = await new Promise<readonly { extensions?: Record<string, unknown> }[]>((resolve, reject) => {
         live.subscribe(
           { query: 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id } }', variables: { appId: app.id } },

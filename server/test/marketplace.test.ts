@@ -71,12 +71,22 @@ describe('buying a paid app', () => {
     expect(myLibrary).toEqual([{ appId: app.id, purchaseId: purchaseApp.purchaseId, app: { id: app.id, name: app.name } }]);
 
     // The columns are bigint, which pg reads as strings; these amounts fit 32 bits, so compare them as numbers.
-    const ledger = await plaza.services.db.query('SELECT kind, gross_vnd::int AS gross_vnd, developer_share_vnd::int AS developer_share_vnd, platform_share_vnd::int AS platform_share_vnd, developer_id FROM revenue_ledger WHERE purchase_id = $1', [purchaseApp.purchaseId]);
+    const ledger = await plaza.services.db.query(
+      'SELECT kind, gross_vnd::int AS gross_vnd, developer_share_vnd::int AS developer_share_vnd, platform_share_vnd::int AS platform_share_vnd, developer_id FROM revenue_ledger WHERE purchase_id = $1',
+      [purchaseApp.purchaseId],
+    );
     expect(ledger).toEqual([{ kind: 'SALE', gross_vnd: AMOUNT, developer_share_vnd: SHARE, platform_share_vnd: AMOUNT - SHARE, developer_id: developer.userId }]);
 
     const [event] = await eventsFor(purchaseApp.purchaseId, 1);
     expect(Object.keys(event)).toEqual(['event', 'app_id', 'user_id', 'purchase_id', 'amount_vnd', 'developer_share_vnd', 'timestamp']);
-    expect(event).toMatchObject({ event: 'app.purchased', app_id: app.id, user_id: buyer.userId, purchase_id: purchaseApp.purchaseId, amount_vnd: AMOUNT, developer_share_vnd: SHARE });
+    expect(event).toMatchObject({
+      event: 'app.purchased',
+      app_id: app.id,
+      user_id: buyer.userId,
+      purchase_id: purchaseApp.purchaseId,
+      amount_vnd: AMOUNT,
+      developer_share_vnd: SHARE,
+    });
     expect(event.timestamp).toBe(new Date(purchaseApp.createdAt).toISOString());
   });
 
@@ -158,7 +168,10 @@ describe('refunds', () => {
     const { me, myLibrary } = await buyer.ok<{ me: any; myLibrary: any[] }>(ME);
     expect(me.points).toBe(PRICE);
     expect(myLibrary).toEqual([]);
-    const ledger = await plaza.services.db.query('SELECT kind, gross_vnd::int AS gross_vnd, developer_share_vnd::int AS developer_share_vnd FROM revenue_ledger WHERE purchase_id = $1 ORDER BY id', [purchaseApp.purchaseId]);
+    const ledger = await plaza.services.db.query(
+      'SELECT kind, gross_vnd::int AS gross_vnd, developer_share_vnd::int AS developer_share_vnd FROM revenue_ledger WHERE purchase_id = $1 ORDER BY id',
+      [purchaseApp.purchaseId],
+    );
     expect(ledger).toEqual([
       { kind: 'SALE', gross_vnd: AMOUNT, developer_share_vnd: SHARE },
       { kind: 'REFUND', gross_vnd: -AMOUNT, developer_share_vnd: -SHARE },
@@ -216,7 +229,16 @@ describe('earnings', () => {
     await admin.ok(REFUND, { purchaseId: purchases[0].purchaseId });
     const { myEarnings } = await seller.ok<{ myEarnings: any[] }>(EARNINGS);
     expect(myEarnings).toEqual([
-      { appId: app.id, salesCount: 3, grossSalesVnd: 3 * AMOUNT, developerShareVnd: 3 * SHARE, refundsCount: 1, refundedVnd: AMOUNT, refundedDeveloperShareVnd: SHARE, netDeveloperShareVnd: 2 * SHARE },
+      {
+        appId: app.id,
+        salesCount: 3,
+        grossSalesVnd: 3 * AMOUNT,
+        developerShareVnd: 3 * SHARE,
+        refundsCount: 1,
+        refundedVnd: AMOUNT,
+        refundedDeveloperShareVnd: SHARE,
+        netDeveloperShareVnd: 2 * SHARE,
+      },
     ]);
     const { app: withEarnings } = await seller.ok<{ app: any }>('query($id: ID!) { app(id: $id) { earnings { netDeveloperShareVnd } } }', { id: app.id });
     expect(withEarnings.earnings.netDeveloperShareVnd).toBe(2 * SHARE);
@@ -227,7 +249,10 @@ describe('earnings', () => {
 describe('points', () => {
   it('are credited by admins only, with a reason, for a known user', async () => {
     const user = await buyerWith(0);
-    expect((await admin.ok<{ creditPoints: any }>(CREDIT, { userId: user.userId, points: 250, reason: 'welcome bonus' })).creditPoints).toEqual({ userId: user.userId, points: 250 });
+    expect((await admin.ok<{ creditPoints: any }>(CREDIT, { userId: user.userId, points: 250, reason: 'welcome bonus' })).creditPoints).toEqual({
+      userId: user.userId,
+      points: 250,
+    });
     expect((await user.error(CREDIT, { userId: user.userId, points: 10, reason: 'self' })).extensions?.code).toBe('FORBIDDEN');
     expect((await admin.error(CREDIT, { userId: user.userId, points: 0, reason: 'x' })).extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'points' });
     expect((await admin.error(CREDIT, { userId: user.userId, points: 5, reason: ' ' })).extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'reason' });
@@ -243,7 +268,14 @@ describe('launchApp session tokens', () => {
     await user.ok(INSTALL, { appId: app.id });
     await user.ok('mutation { updatePreferences(locale: "vi", theme: "dark") { locale theme } }');
     const { launchApp } = await user.ok<{ launchApp: any }>(LAUNCH, { appId: app.id });
-    expect(launchApp).toMatchObject({ appId: app.id, appUrl: 'https://apps.example.com:8443/quiz/play?x=1', targetOrigin: 'https://apps.example.com:8443', userId: user.userId, locale: 'vi', theme: 'dark' });
+    expect(launchApp).toMatchObject({
+      appId: app.id,
+      appUrl: 'https://apps.example.com:8443/quiz/play?x=1',
+      targetOrigin: 'https://apps.example.com:8443',
+      userId: user.userId,
+      locale: 'vi',
+      theme: 'dark',
+    });
 
     const jwks = createRemoteJWKSet(new URL(`${plaza.url}/.well-known/jwks.json`));
     const { payload, protectedHeader } = await jwtVerify(launchApp.token, jwks, { issuer: plaza.services.config.platformOrigin, audience: app.id, algorithms: ['ES256'] });

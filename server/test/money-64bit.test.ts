@@ -31,13 +31,26 @@ describe('earnings past 2^31 VND', () => {
     const purchases: string[] = [];
     for (const buyer of buyers) {
       await admin.ok(CREDIT, { userId: buyer.userId, points: PRICE_POINTS });
-      purchases.push((await buyer.ok<{ purchaseApp: { purchaseId: string } }>('mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }', { appId: app.id })).purchaseApp.purchaseId);
+      purchases.push(
+        (await buyer.ok<{ purchaseApp: { purchaseId: string } }>('mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }', { appId: app.id })).purchaseApp.purchaseId,
+      );
     }
-    const sold = { appId: app.id, salesCount: 3, grossSalesVnd: 3_000_000_000, developerShareVnd: 2_400_000_000, refundsCount: 0, refundedVnd: 0, refundedDeveloperShareVnd: 0, netDeveloperShareVnd: 2_400_000_000 };
+    const sold = {
+      appId: app.id,
+      salesCount: 3,
+      grossSalesVnd: 3_000_000_000,
+      developerShareVnd: 2_400_000_000,
+      refundsCount: 0,
+      refundedVnd: 0,
+      refundedDeveloperShareVnd: 0,
+      netDeveloperShareVnd: 2_400_000_000,
+    };
     expect(sold.grossSalesVnd).toBeGreaterThan(INT32_MAX);
     const read = async () => {
       const { myEarnings } = await developer.ok<{ myEarnings: Record<string, unknown>[] }>(`{ myEarnings { appId ${EARNINGS} } }`);
-      const { app: withEarnings } = await developer.ok<{ app: { earnings: Record<string, unknown> } }>(`query($id: ID!) { app(id: $id) { earnings { appId ${EARNINGS} } } }`, { id: app.id });
+      const { app: withEarnings } = await developer.ok<{ app: { earnings: Record<string, unknown> } }>(`query($id: ID!) { app(id: $id) { earnings { appId ${EARNINGS} } } }`, {
+        id: app.id,
+      });
       return { myEarnings: myEarnings.find((row) => row.appId === app.id), appEarnings: withEarnings.earnings };
     };
     expect(await read()).toEqual({ myEarnings: sold, appEarnings: sold });
@@ -53,7 +66,9 @@ describe('points balances past 2^31', () => {
     const user = await plaza.signIn('whale@plaza.test');
     const balance = 5_000_000_000;
     await setBalance(user.userId, balance);
-    const { me, myPointsBalance } = await user.ok<{ me: { pointsExact: number }; myPointsBalance: { pointsExact: number } }>('{ me { pointsExact } myPointsBalance { pointsExact } }');
+    const { me, myPointsBalance } = await user.ok<{ me: { pointsExact: number }; myPointsBalance: { pointsExact: number } }>(
+      '{ me { pointsExact } myPointsBalance { pointsExact } }',
+    );
     expect(me.pointsExact).toBe(balance);
     expect(myPointsBalance.pointsExact).toBe(balance);
     for (const query of ['{ me { points } }', '{ myPointsBalance { points } }']) {
@@ -68,7 +83,9 @@ describe('points balances past 2^31', () => {
     await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
     const user = await plaza.signIn('saver@plaza.test');
     await setBalance(user.userId, INT32_MAX - 3);
-    const credited = await admin.request<{ creditPoints: unknown }>('mutation($userId: ID!) { creditPoints(userId: $userId, points: 10, reason: "test") { pointsExact } }', { userId: user.userId });
+    const credited = await admin.request<{ creditPoints: unknown }>('mutation($userId: ID!) { creditPoints(userId: $userId, points: 10, reason: "test") { pointsExact } }', {
+      userId: user.userId,
+    });
     expect(credited.data?.creditPoints).toEqual({ pointsExact: INT32_MAX + 7 });
     await user.ok('mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }', { appId: app.id });
     expect((await user.ok<{ me: { pointsExact: number } }>('{ me { pointsExact } }')).me.pointsExact).toBe(INT32_MAX);

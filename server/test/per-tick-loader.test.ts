@@ -5,15 +5,23 @@ import { perTickLoader } from '../src/platform/per-tick-loader.js';
 describe('perTickLoader', () => {
   function recording(rows: Map<string, string>) {
     const batches: string[][] = [];
-    const load = perTickLoader(async (keys: string[]) => {
-      batches.push(keys);
-      return new Map(keys.filter((key) => rows.has(key)).map((key) => [key, rows.get(key)!]));
-    }, () => 'absent');
+    const load = perTickLoader(
+      async (keys: string[]) => {
+        batches.push(keys);
+        return new Map(keys.filter((key) => rows.has(key)).map((key) => [key, rows.get(key)!]));
+      },
+      () => 'absent',
+    );
     return { batches, load };
   }
 
   it('asks once for every key of a turn, each key once, even when a caller awaited first', async () => {
-    const { batches, load } = recording(new Map([['a', 'A'], ['b', 'B']]));
+    const { batches, load } = recording(
+      new Map([
+        ['a', 'A'],
+        ['b', 'B'],
+      ]),
+    );
     const late = (async () => {
       // A resolver that awaits something before it asks (here a promise, then a tick) still joins the turn's batch.
       await Promise.resolve();
@@ -36,10 +44,13 @@ describe('perTickLoader', () => {
 
   it('fails every caller of a batch whose load fails, and the next batch starts clean', async () => {
     let fail = true;
-    const load = perTickLoader(async (keys: string[]) => {
-      if (fail) throw new Error('database gone');
-      return new Map(keys.map((key) => [key, key.toUpperCase()]));
-    }, () => '');
+    const load = perTickLoader(
+      async (keys: string[]) => {
+        if (fail) throw new Error('database gone');
+        return new Map(keys.map((key) => [key, key.toUpperCase()]));
+      },
+      () => '',
+    );
     await expect(Promise.all([load('a'), load('b')])).rejects.toThrow('database gone');
     fail = false;
     expect(await load('a')).toBe('A');

@@ -30,7 +30,10 @@ interface Delivery {
 }
 interface Answer {
   status: number;
-  body: { data?: { webhookDeliveries: { edges: { cursor: string; node: Delivery }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null; errors?: { message: string; extensions?: { code?: string; field?: string } }[] };
+  body: {
+    data?: { webhookDeliveries: { edges: { cursor: string; node: Delivery }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null;
+    errors?: { message: string; extensions?: { code?: string; field?: string } }[];
+  };
 }
 
 let plaza: TestPlaza;
@@ -118,16 +121,34 @@ function expectCodedError(answer: Answer) {
 const junk = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('', '\u0000', '\uD800', 'x'.repeat(10_000)));
 const wrongType = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant([]), fc.constant({}));
 const enumLike = (values: string[]) =>
-  fc.oneof({ arbitrary: fc.constantFrom(...values), weight: 5 }, { arbitrary: fc.constantFrom(...values.map((v) => v.toLowerCase()), 'LOST', ''), weight: 1 }, { arbitrary: junk, weight: 1 }, { arbitrary: wrongType, weight: 1 });
+  fc.oneof(
+    { arbitrary: fc.constantFrom(...values), weight: 5 },
+    { arbitrary: fc.constantFrom(...values.map((v) => v.toLowerCase()), 'LOST', ''), weight: 1 },
+    { arbitrary: junk, weight: 1 },
+    { arbitrary: wrongType, weight: 1 },
+  );
 const dateLike = fc.oneof(
   { arbitrary: fc.integer({ min: Date.UTC(2024, 11, 30), max: Date.UTC(2025, 0, 20) }).map((ms) => new Date(ms).toISOString()), weight: 4 },
   { arbitrary: fc.constantFrom('seeded'), weight: 2 },
   { arbitrary: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), weight: 1 },
   {
     arbitrary: fc.constantFrom(
-      '0000-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '+275760-09-13T00:00:00Z', '-000001-01-01T00:00:00Z',
-      '2025-01-01', '2025-01-01T00:00:00', '2025-01-01T00:00:00+25:00', '2025-02-30T00:00:00Z', '2025-01-01T23:59:60Z', '2025-01-01T00:00:00.123456789Z', '2025-01-01T00:00:00+05:30',
-      '1735689600000', 'yesterday', '',
+      '0000-01-01T00:00:00Z',
+      '1969-12-31T23:59:59.999Z',
+      '1970-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+      '+275760-09-13T00:00:00Z',
+      '-000001-01-01T00:00:00Z',
+      '2025-01-01',
+      '2025-01-01T00:00:00',
+      '2025-01-01T00:00:00+25:00',
+      '2025-02-30T00:00:00Z',
+      '2025-01-01T23:59:60Z',
+      '2025-01-01T00:00:00.123456789Z',
+      '2025-01-01T00:00:00+05:30',
+      '1735689600000',
+      'yesterday',
+      '',
     ),
     weight: 2,
   },
@@ -270,7 +291,7 @@ describe('delivery filter regressions found by the properties', () => {
 
   it('pages through all 24 seeded deliveries two at a time', async () => {
     const visited: string[] = [];
-    for (let after: string | null = null, more = true; more; ) {
+    for (let after: string | null = null, more = true; more;) {
       const page: any = (await post({ first: 2, after })).body.data!.webhookDeliveries;
       visited.push(...page.edges.map((e: any) => e.node.id));
       [after, more] = [page.pageInfo.endCursor, page.pageInfo.hasNextPage];

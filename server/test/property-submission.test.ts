@@ -56,7 +56,10 @@ function isUrlWith(value: unknown, protocols: string[]): boolean {
 function expectObeysContract(app: Record<string, any>) {
   const text = (s: unknown) => typeof s === 'string' && !LONE_SURROGATE.test(s) && !CONTROL.test(s) && s === s.trim();
   expect(text(app.name) && codePoints(app.name) >= 1 && codePoints(app.name) <= 60, `name ${JSON.stringify(app.name)}`).toBe(true);
-  expect(text(app.shortDescription) && codePoints(app.shortDescription) >= 1 && codePoints(app.shortDescription) <= 120, `shortDescription ${JSON.stringify(app.shortDescription)}`).toBe(true);
+  expect(
+    text(app.shortDescription) && codePoints(app.shortDescription) >= 1 && codePoints(app.shortDescription) <= 120,
+    `shortDescription ${JSON.stringify(app.shortDescription)}`,
+  ).toBe(true);
   expect(isUrlWith(app.iconUrl, ['https:']), `iconUrl ${JSON.stringify(app.iconUrl)}`).toBe(true);
   expect(isUrlWith(app.appUrl, ['https:']), `appUrl ${JSON.stringify(app.appUrl)}`).toBe(true);
   expect(CATEGORIES).toContain(app.category);
@@ -97,8 +100,27 @@ const anyText = fc.oneof(
 const wrongType = fc.oneof(fc.constant(null), fc.integer(), fc.double(), fc.boolean(), fc.constant([]), fc.constant({}), fc.constant(['https://a.example']));
 
 const host = fc.constantFrom(
-  'apps.example.com', 'example', 'bücher.example', 'xn--bcher-kva.example', 'EXAMPLE.COM', '127.0.0.1', '10.0.0.8', '169.254.169.254', '0x7f.1', '2130706433',
-  '[::1]', '[fe80::1]', '[::ffff:127.0.0.1]', 'localhost', 'metadata.google.internal', '', 'a..b', '-x.example', 'exa mple.com', 'exa\u0000mple.com', 'ex%41mple.com',
+  'apps.example.com',
+  'example',
+  'bücher.example',
+  'xn--bcher-kva.example',
+  'EXAMPLE.COM',
+  '127.0.0.1',
+  '10.0.0.8',
+  '169.254.169.254',
+  '0x7f.1',
+  '2130706433',
+  '[::1]',
+  '[fe80::1]',
+  '[::ffff:127.0.0.1]',
+  'localhost',
+  'metadata.google.internal',
+  '',
+  'a..b',
+  '-x.example',
+  'exa mple.com',
+  'exa\u0000mple.com',
+  'ex%41mple.com',
 );
 const structuredUrl = fc
   .record({
@@ -106,7 +128,12 @@ const structuredUrl = fc
     userinfo: fc.constantFrom('', '', '', 'user@', 'user:pass@', ':@', 'a%40b@'),
     host,
     port: fc.constantFrom('', '', '', ':443', ':8443', ':0', ':65535', ':65536', ':99999', ':', ':x'),
-    path: fc.oneof(fc.constant('/'), fc.constant(''), fc.webPath(), fc.string({ unit: 'binary', maxLength: 30 }).map((s) => `/${s}`)),
+    path: fc.oneof(
+      fc.constant('/'),
+      fc.constant(''),
+      fc.webPath(),
+      fc.string({ unit: 'binary', maxLength: 30 }).map((s) => `/${s}`),
+    ),
     suffix: fc.constantFrom('', '', '?q=1', '#frag', '\u0000', '\n', ' '),
   })
   .map(({ scheme, userinfo, host, port, path, suffix }) => `${scheme}${userinfo}${host}${port}${path}${suffix}`);
@@ -114,7 +141,17 @@ const anyUrl = fc.oneof(
   { arbitrary: fc.constant('https://apps.example.com/quiz/'), weight: 3 },
   { arbitrary: structuredUrl, weight: 6 },
   { arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }), weight: 2 },
-  { arbitrary: fc.constantFrom('javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'https://', 'https:///x', 'https://a.example/' + 'p'.repeat(2100), 'https://a.example/' + 'p'.repeat(9_000)), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(
+      'javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'https://',
+      'https:///x',
+      'https://a.example/' + 'p'.repeat(2100),
+      'https://a.example/' + 'p'.repeat(9_000),
+    ),
+    weight: 1,
+  },
   { arbitrary: anyText, weight: 1 },
   { arbitrary: wrongType, weight: 1 },
 );
@@ -126,7 +163,11 @@ const category = fc.oneof(
   { arbitrary: anyText, weight: 1 },
   { arbitrary: wrongType, weight: 1 },
 );
-const pricing = fc.oneof({ arbitrary: fc.constantFrom('FREE', 'PAID'), weight: 6 }, { arbitrary: fc.constantFrom('free', 'Paid', 'SUBSCRIPTION', '', 'FREE '), weight: 1 }, { arbitrary: wrongType, weight: 1 });
+const pricing = fc.oneof(
+  { arbitrary: fc.constantFrom('FREE', 'PAID'), weight: 6 },
+  { arbitrary: fc.constantFrom('free', 'Paid', 'SUBSCRIPTION', '', 'FREE '), weight: 1 },
+  { arbitrary: wrongType, weight: 1 },
+);
 const pricePoints = fc.oneof(
   { arbitrary: fc.constant(null), weight: 4 },
   { arbitrary: fc.integer({ min: 1, max: 1000 }), weight: 3 },
@@ -136,8 +177,16 @@ const pricePoints = fc.oneof(
   { arbitrary: fc.double(), weight: 1 },
 );
 const name = fc.oneof({ arbitrary: fc.constant('Quiz Time'), weight: 3 }, { arbitrary: anyText, weight: 4 }, { arbitrary: wrongType, weight: 1 });
-const shortDescription = fc.oneof({ arbitrary: fc.constant('Daily trivia for the whole family'), weight: 3 }, { arbitrary: anyText, weight: 4 }, { arbitrary: wrongType, weight: 1 });
-const webhookUrl = fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.constant('https://hooks.example.com/plaza'), weight: 1 }, { arbitrary: anyUrl, weight: 3 });
+const shortDescription = fc.oneof(
+  { arbitrary: fc.constant('Daily trivia for the whole family'), weight: 3 },
+  { arbitrary: anyText, weight: 4 },
+  { arbitrary: wrongType, weight: 1 },
+);
+const webhookUrl = fc.oneof(
+  { arbitrary: fc.constant(null), weight: 3 },
+  { arbitrary: fc.constant('https://hooks.example.com/plaza'), weight: 1 },
+  { arbitrary: anyUrl, weight: 3 },
+);
 
 const fields = { name, shortDescription, iconUrl: anyUrl, appUrl: anyUrl, category, pricing, pricePoints, webhookUrl };
 /** A valid submission of each pricing, to break a few fields of at a time. */
@@ -148,7 +197,14 @@ const validBase = fc.constantFrom<Record<string, unknown>>(
 /** Mostly a valid input with up to three fields replaced by arbitrary (possibly missing) values; sometimes all wild. */
 const inputOf = (requiredKeys: (keyof typeof fields)[]) =>
   fc.oneof(
-    { arbitrary: fc.tuple(validBase, fc.record(fields, { requiredKeys })).chain(([base, wild]) => fc.subarray(INPUT_FIELDS, { maxLength: 3 }).map((broken) => ({ ...base, ...Object.fromEntries(broken.map((f) => [f, (wild as Record<string, unknown>)[f]])) }))), weight: 4 },
+    {
+      arbitrary: fc
+        .tuple(validBase, fc.record(fields, { requiredKeys }))
+        .chain(([base, wild]) =>
+          fc.subarray(INPUT_FIELDS, { maxLength: 3 }).map((broken) => ({ ...base, ...Object.fromEntries(broken.map((f) => [f, (wild as Record<string, unknown>)[f]])) })),
+        ),
+      weight: 4,
+    },
     { arbitrary: fc.record(fields, { requiredKeys }), weight: 1 },
   );
 const submitInput = inputOf(['name', 'shortDescription', 'iconUrl', 'appUrl', 'category', 'pricing']);
@@ -193,7 +249,12 @@ describe('submitApp under arbitrary input', () => {
 describe('updateApp under arbitrary input', () => {
   it('answers every input with a coded error or a valid stored app, and a refusal changes nothing', async () => {
     const { id } = await submitApp(developer);
-    const read = async () => (await developer.ok<{ app: any }>(`query($id: ID!) { app(id: $id) { id name shortDescription iconUrl appUrl category pricing pricePoints webhookUrl status revision } }`, { id })).app;
+    const read = async () =>
+      (
+        await developer.ok<{ app: any }>(`query($id: ID!) { app(id: $id) { id name shortDescription iconUrl appUrl category pricing pricePoints webhookUrl status revision } }`, {
+          id,
+        })
+      ).app;
     let before = await read();
     let accepted = 0;
     await fc.assert(
@@ -217,11 +278,21 @@ describe('updateApp under arbitrary input', () => {
 });
 
 describe('the store and the review queue under arbitrary arguments', () => {
-  const STORE = 'query($category: String, $search: String, $first: Int, $after: String) { storeApps(category: $category, search: $search, first: $first, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }';
+  const STORE =
+    'query($category: String, $search: String, $first: Int, $after: String) { storeApps(category: $category, search: $search, first: $first, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }';
   const QUEUE = 'query($first: Int, $after: String) { reviewQueue(first: $first, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }';
   const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const time = fc.oneof(fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'Invalid Date' : d.toISOString())), fc.constantFrom('0000-01-01T00:00:00.000Z', '2025-02-30T00:00:00.000Z', '2025-01-01', 'now', ''), anyText);
-  const after = fc.oneof(fc.constant(undefined), fc.tuple(time, fc.oneof(fc.constant('app_01JZ8X4T6B3YQ2N5M7K9P0RSTV'), anyText)).map(base64url), fc.jsonValue().map(base64url), anyText);
+  const time = fc.oneof(
+    fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'Invalid Date' : d.toISOString())),
+    fc.constantFrom('0000-01-01T00:00:00.000Z', '2025-02-30T00:00:00.000Z', '2025-01-01', 'now', ''),
+    anyText,
+  );
+  const after = fc.oneof(
+    fc.constant(undefined),
+    fc.tuple(time, fc.oneof(fc.constant('app_01JZ8X4T6B3YQ2N5M7K9P0RSTV'), anyText)).map(base64url),
+    fc.jsonValue().map(base64url),
+    anyText,
+  );
   const first = fc.oneof(fc.constant(undefined), fc.integer({ min: -5, max: 120 }), fc.integer(), fc.constantFrom(1.5, '3', null));
 
   it('answers any listing arguments with data or a coded error', async () => {

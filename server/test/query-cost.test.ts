@@ -222,6 +222,8 @@ describe('the cost estimate', () => {
 
   it('counts myApps by MAX_APPS_PER_DEVELOPER, whose default is 100', () => {
     expect(loadConfig({ SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_DIR: '/tmp/plaza-config-test' }).maxAppsPerDeveloper).toBe(100);
-    expect(() => loadConfig({ SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_DIR: '/tmp/plaza-config-test', MAX_APPS_PER_DEVELOPER: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), DATA_DIR: '/tmp/plaza-config-test', MAX_APPS_PER_DEVELOPER: '0' })).toThrow(
+      ConfigError,
+    );
   });
 });

@@ -11,7 +11,8 @@ let developerSocket: Client;
 
 const NOTIFICATION_ADDED = 'subscription { notificationAdded { id kind message appId createdAt readAt } }';
 const STORE = `query($search: String) { storeApps(search: $search, first: 10) { edges { node { ${APP_FIELDS} } } } }`;
-const QUEUE = 'query($first: Int, $after: String) { reviewQueue(first: $first, after: $after) { edges { cursor node { id submittedAt reviewDueAt reviewOverdue } } pageInfo { hasNextPage endCursor } } }';
+const QUEUE =
+  'query($first: Int, $after: String) { reviewQueue(first: $first, after: $after) { edges { cursor node { id submittedAt reviewDueAt reviewOverdue } } pageInfo { hasNextPage endCursor } } }';
 
 beforeAll(async () => {
   plaza = await startTestPlaza();
@@ -57,7 +58,9 @@ describe('the review cycle', () => {
     expect(approved.notificationAdded).toMatchObject({ kind: 'APP_APPROVED', appId: app.id });
 
     const listed = (await plaza.anonymous().ok<{ storeApps: any }>(STORE, { search: 'Lucky Quiz' })).storeApps.edges;
-    expect(listed.map((e: any) => e.node)).toEqual([expect.objectContaining({ id: app.id, status: 'APPROVED', appUrl: 'https://apps.example.com/quiz-fixed/', pricePoints: 30, webhookUrl: null })]);
+    expect(listed.map((e: any) => e.node)).toEqual([
+      expect.objectContaining({ id: app.id, status: 'APPROVED', appUrl: 'https://apps.example.com/quiz-fixed/', pricePoints: 30, webhookUrl: null }),
+    ]);
 
     const { notifications } = await developer.ok<{ notifications: any }>('{ notifications(first: 10) { edges { node { kind appId } } } }');
     expect(notifications.edges.map((e: any) => e.node.kind)).toEqual(['APP_APPROVED', 'APP_REJECTED']);
@@ -135,7 +138,13 @@ describe('the review cycle', () => {
     const PAGE = `query($category: String, $search: String, $first: Int, $after: String) {
       storeApps(category: $category, search: $search, first: $first, after: $after) { edges { cursor node { id name category status webhookUrl } } pageInfo { hasNextPage endCursor } } }`;
     const approvedInOrder: string[] = [];
-    for (const [name, category] of [['Shelfmark 0', 'travel'], ['Shelfmark 1', 'news'], ['Shelfmark 2', 'travel'], ['Shelfmark 3', 'news'], ['Shelfmark 100% Fun', 'travel']]) {
+    for (const [name, category] of [
+      ['Shelfmark 0', 'travel'],
+      ['Shelfmark 1', 'news'],
+      ['Shelfmark 2', 'travel'],
+      ['Shelfmark 3', 'news'],
+      ['Shelfmark 100% Fun', 'travel'],
+    ]) {
       const app = await submitApp(developer, { name, category, webhookUrl: 'https://hooks.example.com/shelf' });
       await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
       approvedInOrder.push(app.id);

@@ -230,7 +230,8 @@ describe('rotating the client secret with an overlap', () => {
   it('defaults to a 24-hour overlap and switches at once with overlapHours: 0', async () => {
     const { app, first } = await appWithEndpoint();
     const rotatedAt = Date.now();
-    const byDefault = (await developer.ok<{ rotateClientSecret: any }>(`mutation($appId: ID!) { rotateClientSecret(appId: $appId) { ${SECRET_FIELDS} } }`, { appId: app.id })).rotateClientSecret;
+    const byDefault = (await developer.ok<{ rotateClientSecret: any }>(`mutation($appId: ID!) { rotateClientSecret(appId: $appId) { ${SECRET_FIELDS} } }`, { appId: app.id }))
+      .rotateClientSecret;
     expect(byDefault.previousValue).toBe(first.value);
     expect(Date.parse(byDefault.previousValidUntil) - rotatedAt).toBeGreaterThan(23.9 * 3_600_000);
     expect(Date.parse(byDefault.previousValidUntil) - rotatedAt).toBeLessThan(24.1 * 3_600_000);

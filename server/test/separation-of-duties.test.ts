@@ -20,7 +20,8 @@ beforeAll(async () => {
 });
 
 const statusOf = async (appId: string) => (await developer.ok<{ app: { status: string } }>('query($id: ID!) { app(id: $id) { status } }', { id: appId })).app?.status;
-const tokenOf = async (person: GraphQLTestClient, scopes: string[]) => person.withToken((await person.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'integration', scopes } })).createApiToken.token);
+const tokenOf = async (person: GraphQLTestClient, scopes: string[]) =>
+  person.withToken((await person.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'integration', scopes } })).createApiToken.token);
 
 describe('decideReview on one’s own app', () => {
   it.each([
@@ -28,12 +29,17 @@ describe('decideReview on one’s own app', () => {
     ['an admin', () => admin, () => reviewer],
   ])('is FORBIDDEN for %s, changes nothing, and another reviewer decides it', async (_, self, other) => {
     const app = await submitApp(self(), {});
-    for (const input of [{ appId: app.id, outcome: 'APPROVED' }, { appId: app.id, outcome: 'REJECTED', reasons: ['OTHER'], note: 'mine' }]) {
+    for (const input of [
+      { appId: app.id, outcome: 'APPROVED' },
+      { appId: app.id, outcome: 'REJECTED', reasons: ['OTHER'], note: 'mine' },
+    ]) {
       const error = await self().error(DECIDE, { input });
       expect(error.extensions?.code).toBe('FORBIDDEN');
       expect(error.message).toBe('You cannot decide the review of your own app; another reviewer must decide it');
     }
-    const { app: after } = await self().ok<{ app: { status: string; reviewDecisions: unknown[] } }>('query($id: ID!) { app(id: $id) { status reviewDecisions { id } } }', { id: app.id });
+    const { app: after } = await self().ok<{ app: { status: string; reviewDecisions: unknown[] } }>('query($id: ID!) { app(id: $id) { status reviewDecisions { id } } }', {
+      id: app.id,
+    });
     expect(after).toEqual({ status: 'PENDING_REVIEW', reviewDecisions: [] });
     await other().ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
     expect((await self().ok<{ app: { status: string } }>('query($id: ID!) { app(id: $id) { status } }', { id: app.id })).app.status).toBe('APPROVED');
@@ -61,7 +67,9 @@ describe('API tokens of reviewers and admins', () => {
     const adminToken = await tokenOf(admin, ['apps:read', 'deliveries:read', 'deliveries:write']);
     expect((await reviewerToken.error('{ reviewQueue { edges { node { id } } } }')).extensions?.code).toBe('FORBIDDEN');
     expect((await reviewerToken.error(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } })).extensions?.code).toBe('FORBIDDEN');
-    expect((await adminToken.error('mutation($userId: ID!) { creditPoints(userId: $userId, points: 5, reason: "token") { points } }', { userId: developer.userId })).extensions?.code).toBe('FORBIDDEN');
+    expect(
+      (await adminToken.error('mutation($userId: ID!) { creditPoints(userId: $userId, points: 5, reason: "token") { points } }', { userId: developer.userId })).extensions?.code,
+    ).toBe('FORBIDDEN');
     expect(await statusOf(app.id)).toBe('PENDING_REVIEW');
     // The token still does what its scopes say for its owner's own things.
     const own = await submitApp(reviewer);

@@ -55,8 +55,14 @@ describe('app names and descriptions', () => {
   it('refuse them in an update too, leaving the app as it was', async () => {
     const app = await submitApp(developer);
     expect((await developer.error(UPDATE_APP, { id: app.id, input: { name: 'Plaza Wallet\u202Egnp.exe' } })).extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'name' });
-    expect((await developer.error(UPDATE_APP, { id: app.id, input: { shortDescription: 'Fast\u200B and safe' } })).extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'shortDescription' });
-    const { app: after } = await developer.ok<{ app: { name: string; shortDescription: string; revision: number } }>('query($id: ID!) { app(id: $id) { name shortDescription revision } }', { id: app.id });
+    expect((await developer.error(UPDATE_APP, { id: app.id, input: { shortDescription: 'Fast\u200B and safe' } })).extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'shortDescription',
+    });
+    const { app: after } = await developer.ok<{ app: { name: string; shortDescription: string; revision: number } }>(
+      'query($id: ID!) { app(id: $id) { name shortDescription revision } }',
+      { id: app.id },
+    );
     expect(after).toEqual({ name: app.name, shortDescription: app.shortDescription, revision: app.revision });
   });
 
@@ -74,7 +80,9 @@ describe('notes and reasons people read', () => {
     const app = await submitApp(developer);
     const error = await reviewer.error(DECIDE, { input: { appId: app.id, outcome: 'REJECTED', reasons: ['OTHER'], note: 'Looks fine \u202Eton si ti' } });
     expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'note' });
-    const { app: after } = await developer.ok<{ app: { status: string; reviewDecisions: unknown[] } }>('query($id: ID!) { app(id: $id) { status reviewDecisions { id } } }', { id: app.id });
+    const { app: after } = await developer.ok<{ app: { status: string; reviewDecisions: unknown[] } }>('query($id: ID!) { app(id: $id) { status reviewDecisions { id } } }', {
+      id: app.id,
+    });
     expect(after).toEqual({ status: 'PENDING_REVIEW', reviewDecisions: [] });
     // Line breaks in a note are fine.
     await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'REJECTED', reasons: ['OTHER'], note: 'The icon is blurry.\nPlease upload 512x512.' } });

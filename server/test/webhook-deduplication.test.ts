@@ -42,7 +42,9 @@ describe('a bought app uninstalled and installed again, through the SDK receiver
     const port = (sdkReceiver.address() as { port: number }).port;
     const app = await submitApp(developer, { pricing: 'PAID', pricePoints: PRICE, webhookUrl: `http://127.0.0.1:${port}/webhooks/plaza` });
     await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
-    const { revealClientSecret } = await developer.ok<{ revealClientSecret: { value: string } }>('mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', { appId: app.id });
+    const { revealClientSecret } = await developer.ok<{ revealClientSecret: { value: string } }>('mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', {
+      appId: app.id,
+    });
 
     const processed: WebhookEvent[] = [];
     const ledger = new PremiumLedger();
@@ -65,7 +67,12 @@ describe('a bought app uninstalled and installed again, through the SDK receiver
     };
     let purchaseId = '';
     let reinstall = { purchaseId: '', originalPurchaseId: '' };
-    await step(async () => ({ purchaseApp: { purchaseId } } = await buyer.ok<{ purchaseApp: { purchaseId: string } }>(BUY, { appId: app.id })));
+    await step(
+      async () =>
+        ({
+          purchaseApp: { purchaseId },
+        } = await buyer.ok<{ purchaseApp: { purchaseId: string } }>(BUY, { appId: app.id })),
+    );
     expect(ledger.isPremium(buyer.userId)).toBe(true);
     await step(() => buyer.ok(UNINSTALL, { appId: app.id }));
     expect(ledger.isPremium(buyer.userId)).toBe(true);
@@ -103,7 +110,10 @@ describe('a bought app uninstalled and installed again, through the SDK receiver
     await vi.waitFor(
       async () => {
         const again = (await deliveriesOf()).find((d) => d.id === secondUninstall.id);
-        expect(again.attempts.map((a: any) => [a.trigger, a.responseBodyExcerpt])).toEqual([['SCHEDULED', 'OK'], ['MANUAL', 'Already processed']]);
+        expect(again.attempts.map((a: any) => [a.trigger, a.responseBodyExcerpt])).toEqual([
+          ['SCHEDULED', 'OK'],
+          ['MANUAL', 'Already processed'],
+        ]);
       },
       { timeout: 10_000, interval: 100 },
     );

@@ -82,7 +82,8 @@ describe('webhook requests', () => {
     const [first] = await receiver.waitForRequests(1);
     expect(verifyPlatformSignature(first.rawBody, first.headers['x-platform-signature'] as string, before)).toBe(true);
 
-    const after = (await developer.ok<{ rotateClientSecret: any }>('mutation($appId: ID!) { rotateClientSecret(appId: $appId, overlapHours: 0) { value } }', { appId: app.id })).rotateClientSecret.value as string;
+    const after = (await developer.ok<{ rotateClientSecret: any }>('mutation($appId: ID!) { rotateClientSecret(appId: $appId, overlapHours: 0) { value } }', { appId: app.id }))
+      .rotateClientSecret.value as string;
     await emitEvent(plaza, app.id);
     const [, second] = await receiver.waitForRequests(2);
     expect(verifyPlatformSignature(second.rawBody, second.headers['x-platform-signature'] as string, after)).toBe(true);
@@ -93,7 +94,14 @@ describe('webhook requests', () => {
   it('are not recorded or sent for an app without a webhook URL, and roll back with their transaction', async () => {
     const app = await submitApp(developer);
     const none = await plaza.services.db.transaction((manager) =>
-      plaza.services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_INSTALLED, appId: app.id, userId: 'u', purchaseId: 'APP-1-AAAAAA', amountVnd: 0, developerShareVnd: 0 }),
+      plaza.services.webhookEvents.recordEvent(manager, {
+        type: WebhookEventType.APP_INSTALLED,
+        appId: app.id,
+        userId: 'u',
+        purchaseId: 'APP-1-AAAAAA',
+        amountVnd: 0,
+        developerShareVnd: 0,
+      }),
     );
     expect(none).toBeNull();
 
@@ -101,7 +109,14 @@ describe('webhook requests', () => {
     const { app: hooked } = await appWithReceiver(receiver);
     await expect(
       plaza.services.db.transaction(async (manager) => {
-        await plaza.services.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId: hooked.id, userId: 'u', purchaseId: 'APP-2-BBBBBB', amountVnd: 1000, developerShareVnd: 800 });
+        await plaza.services.webhookEvents.recordEvent(manager, {
+          type: WebhookEventType.APP_PURCHASED,
+          appId: hooked.id,
+          userId: 'u',
+          purchaseId: 'APP-2-BBBBBB',
+          amountVnd: 1000,
+          developerShareVnd: 800,
+        });
         throw new Error('the purchase failed after the event was written');
       }),
     ).rejects.toThrow('purchase failed');
@@ -203,7 +218,12 @@ describe('retries', () => {
     for (const { id } of deliveries) {
       const done = await waitForDelivery(owner, id, isFinal, 60_000);
       expect(done.status).toBe('FAILED');
-      expect(done.attempts.map((a: any) => [a.number, a.statusCode])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500]]);
+      expect(done.attempts.map((a: any) => [a.number, a.statusCode])).toEqual([
+        [1, 500],
+        [2, 500],
+        [3, 500],
+        [4, 500],
+      ]);
       for (let i = 1; i < done.attempts.length; i++) {
         const previous = done.attempts[i - 1];
         const due = Date.parse(previous.startedAt) + previous.durationMs + schedule[i - 1];
@@ -249,7 +269,11 @@ describe('live updates', () => {
     const receiver = await WebhookReceiver.start((_, i) => (i === 0 ? { status: 500 } : { status: 200 }));
     const { app } = await appWithReceiver(receiver);
     const socket = developer.websocket();
-    const live = subscribe<{ webhookDeliveryUpdated: any }>(socket, 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status attemptCount eventName payload attempts { number statusCode } } }', { appId: app.id });
+    const live = subscribe<{ webhookDeliveryUpdated: any }>(
+      socket,
+      'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status attemptCount eventName payload attempts { number statusCode } } }',
+      { appId: app.id },
+    );
     await plaza.waitForSubscriptions(1);
     const delivery = await emitEvent(plaza, app.id);
     const updates = await live.waitFor(2);
@@ -282,9 +306,15 @@ describe('manual redelivery and test events', () => {
     const { app } = await appWithReceiver(receiver);
     const delivery = await emitEvent(plaza, app.id);
     await waitForDelivery(developer, delivery.id, isFinal);
-    const { redeliverWebhook } = await developer.ok<{ redeliverWebhook: any }>(`mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id status attemptCount nextAttemptAt attempts { number trigger statusCode } } }`, { id: delivery.id });
+    const { redeliverWebhook } = await developer.ok<{ redeliverWebhook: any }>(
+      `mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id status attemptCount nextAttemptAt attempts { number trigger statusCode } } }`,
+      { id: delivery.id },
+    );
     expect(redeliverWebhook).toMatchObject({ id: delivery.id, status: 'SUCCEEDED', attemptCount: 2, nextAttemptAt: null });
-    expect(redeliverWebhook.attempts.map((a: any) => [a.number, a.trigger, a.statusCode])).toEqual([[1, 'SCHEDULED', 200], [2, 'MANUAL', 500]]);
+    expect(redeliverWebhook.attempts.map((a: any) => [a.number, a.trigger, a.statusCode])).toEqual([
+      [1, 'SCHEDULED', 200],
+      [2, 'MANUAL', 500],
+    ]);
     await new Promise((r) => setTimeout(r, 800));
     expect(receiver.requests).toHaveLength(2);
     expect(receiver.requests[1]?.headers['x-platform-attempt']).toBe('2');
@@ -293,14 +323,19 @@ describe('manual redelivery and test events', () => {
   it('sends a signed app.test event on request, and refuses an app without a webhook URL', async () => {
     const receiver = await WebhookReceiver.start();
     const { app, secret } = await appWithReceiver(receiver);
-    const { sendTestWebhook } = await developer.ok<{ sendTestWebhook: any }>('mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id event eventName status } }', { appId: app.id });
+    const { sendTestWebhook } = await developer.ok<{ sendTestWebhook: any }>('mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id event eventName status } }', {
+      appId: app.id,
+    });
     expect(sendTestWebhook).toMatchObject({ event: 'APP_TEST', eventName: 'app.test', status: 'PENDING' });
     const [request] = await receiver.waitForRequests(1);
     expect(JSON.parse(request.rawBody.toString()).event).toBe('app.test');
     expect(verifyPlatformSignature(request.rawBody, request.headers['x-platform-signature'] as string, secret)).toBe(true);
 
     const bare = await submitApp(developer);
-    expect((await developer.error('mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }', { appId: bare.id })).extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'webhookUrl' });
+    expect((await developer.error('mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }', { appId: bare.id })).extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'webhookUrl',
+    });
     const rival = await plaza.signIn('rival2@hooks.test');
     expect((await rival.error('mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }', { appId: app.id })).extensions?.code).toBe('NOT_FOUND');
     expect((await rival.ok<{ webhookDelivery: any }>(DELIVERY, { id: sendTestWebhook.id })).webhookDelivery).toBeNull();

@@ -110,7 +110,13 @@ describe('internal destinations', () => {
   it('delivers to the same destinations when private URLs are allowed', async () => {
     const open = await startTestPlaza({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     const developer = await open.signIn('lan@studio.test');
-    for (const url of [receiver.url(), `http://2130706433:${receiver.port}/hook`, `http://0177.0.0.1:${receiver.port}/hook`, `http://localhost:${receiver.port}/hook`, `http://${hostname()}:${receiver.port}/hook`]) {
+    for (const url of [
+      receiver.url(),
+      `http://2130706433:${receiver.port}/hook`,
+      `http://0177.0.0.1:${receiver.port}/hook`,
+      `http://localhost:${receiver.port}/hook`,
+      `http://${hostname()}:${receiver.port}/hook`,
+    ]) {
       const attempt = await firstAttemptTo(open, developer, url);
       expect(attempt, url).toMatchObject({ statusCode: 200, error: null });
     }

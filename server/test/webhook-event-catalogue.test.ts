@@ -92,8 +92,23 @@ describe('the webhook event catalogue', () => {
     }
 
     const payloads = (await receiver.waitForRequests(9)).map((request) => JSON.parse(request.rawBody.toString('utf8')));
-    expect(payloads.map((p) => p.event).sort()).toEqual(['app.installed', 'app.installed', 'app.installed', 'app.purchased', 'app.purchased', 'app.refunded', 'app.test', 'app.uninstalled', 'app.uninstalled']);
-    expect(payloads.filter((p) => p.event === 'app.installed').map((p) => p.amount_vnd).sort()).toEqual([0, 0, 7 * plaza.services.config.pointValueVnd]);
+    expect(payloads.map((p) => p.event).sort()).toEqual([
+      'app.installed',
+      'app.installed',
+      'app.installed',
+      'app.purchased',
+      'app.purchased',
+      'app.refunded',
+      'app.test',
+      'app.uninstalled',
+      'app.uninstalled',
+    ]);
+    expect(
+      payloads
+        .filter((p) => p.event === 'app.installed')
+        .map((p) => p.amount_vnd)
+        .sort(),
+    ).toEqual([0, 0, 7 * plaza.services.config.pointValueVnd]);
     const problems = await catalogueValidator();
     for (const payload of payloads) expect(problems(payload), JSON.stringify(payload)).toEqual([]);
   });
@@ -111,7 +126,11 @@ describe('the webhook event catalogue', () => {
     };
     expect(problems(valid)).toEqual([]);
     // The reinstall that once carried what the original purchase cost.
-    expect(problems({ ...valid, amount_vnd: 1000, developer_share_vnd: 800 })).toEqual(['/amount_vnd must be equal to constant', '/developer_share_vnd must be equal to constant', '/ must match "else" schema']);
+    expect(problems({ ...valid, amount_vnd: 1000, developer_share_vnd: 800 })).toEqual([
+      '/amount_vnd must be equal to constant',
+      '/developer_share_vnd must be equal to constant',
+      '/ must match "else" schema',
+    ]);
     // A test imitating an install of a paid app (sendTestWebhook) carries what a sale would.
     expect(problems({ ...valid, purchase_id: 'APP-1735689600000-TEST7K', amount_vnd: 1000, developer_share_vnd: 800 })).toEqual([]);
     expect(problems({ ...valid, note: 'extra' })).toEqual(['/ must NOT have additional properties']);

@@ -73,7 +73,10 @@ describe('event filters', () => {
     const receiver = await WebhookReceiver.start();
     const appId = await approvedApp({ webhookUrl: receiver.url('/before') });
 
-    const { updateApp: webhookOnly } = await developer.ok<{ updateApp: any }>(UPDATE, { id: appId, input: { webhookUrl: receiver.url('/after'), webhookEvents: ['APP_UNINSTALLED'] } });
+    const { updateApp: webhookOnly } = await developer.ok<{ updateApp: any }>(UPDATE, {
+      id: appId,
+      input: { webhookUrl: receiver.url('/after'), webhookEvents: ['APP_UNINSTALLED'] },
+    });
     expect(webhookOnly).toMatchObject({ status: 'APPROVED', revision: 2, webhookUrl: receiver.url('/after'), webhookEvents: ['APP_UNINSTALLED'] });
 
     // The new filter is in force at once: an install is not sent, the uninstall is.
@@ -99,7 +102,15 @@ describe('event filters', () => {
       expect(error.message).toMatch(/webhookEvents/);
     }
     const submitted = await developer.error('mutation($input: SubmitAppInput!) { submitApp(input: $input) { id } }', {
-      input: { name: 'No Events', shortDescription: 'Nothing at all', iconUrl: 'https://apps.example.com/i.png', appUrl: 'https://apps.example.com/', category: 'games', pricing: 'FREE', webhookEvents: [] },
+      input: {
+        name: 'No Events',
+        shortDescription: 'Nothing at all',
+        iconUrl: 'https://apps.example.com/i.png',
+        appUrl: 'https://apps.example.com/',
+        category: 'games',
+        pricing: 'FREE',
+        webhookEvents: [],
+      },
     });
     expect(submitted.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'webhookEvents' });
     expect((await developer.ok<{ app: unknown }>(APP, { id: appId })).app).toEqual(before);
@@ -123,14 +134,25 @@ describe('sendTestWebhook with an event', () => {
     const body = JSON.parse(sample.rawBody.toString('utf8'));
     // Exactly the seven fields, shaped as a real purchase, with a recognisable test purchase_id.
     expect(Object.keys(body)).toEqual(['event', 'app_id', 'user_id', 'purchase_id', 'amount_vnd', 'developer_share_vnd', 'timestamp']);
-    expect(body).toMatchObject({ event: 'app.purchased', app_id: appId, user_id: developer.userId, amount_vnd: AMOUNT, developer_share_vnd: SHARE, purchase_id: purchase.purchaseId });
+    expect(body).toMatchObject({
+      event: 'app.purchased',
+      app_id: appId,
+      user_id: developer.userId,
+      amount_vnd: AMOUNT,
+      developer_share_vnd: SHARE,
+      purchase_id: purchase.purchaseId,
+    });
     expect(body.purchase_id).toMatch(/^APP-[0-9]{13,}-TEST[0-9A-HJKMNP-TV-Z]{2}$/);
     expect(JSON.parse(byEvent['app.test'].rawBody.toString('utf8'))).toMatchObject({ amount_vnd: 0, developer_share_vnd: 0 });
     for (const request of requests) {
       expect(request.headers['x-platform-test']).toBe('true');
       // Signed like a real event: both signatures verify (webhook-signature with Svix's own library).
       expect(request.headers['x-platform-signature']).toBe(`sha256=${createHmac('sha256', secret).update(request.rawBody).digest('hex')}`);
-      const headers = { 'webhook-id': String(request.headers['webhook-id']), 'webhook-timestamp': String(request.headers['webhook-timestamp']), 'webhook-signature': String(request.headers['webhook-signature']) };
+      const headers = {
+        'webhook-id': String(request.headers['webhook-id']),
+        'webhook-timestamp': String(request.headers['webhook-timestamp']),
+        'webhook-signature': String(request.headers['webhook-signature']),
+      };
       expect(() => new Webhook(secret).verify(request.rawBody.toString('utf8'), headers)).not.toThrow();
     }
 

@@ -16,7 +16,11 @@ const SLOW_TIMEOUT = { WEBHOOK_TIMEOUT: '30s', WEBHOOK_CLAIM_LEASE: '40s' };
 /** The slow app's attempts still waiting for an answer. */
 const openAttemptsOf = async (plaza: TestPlaza, appId: string) =>
   Number(
-    (await plaza.services.db.query(`SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.app_id = $1 AND NOT a.finished`, [appId]))[0].n,
+    (
+      await plaza.services.db.query(`SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.app_id = $1 AND NOT a.finished`, [
+        appId,
+      ])
+    )[0].n,
   );
 
 /**
@@ -58,7 +62,7 @@ describe('a slow destination', () => {
     // commit counter publishes a backend's figures up to ten seconds late, so it counted the burst before.
     const before = await plaza.services.metrics.claimCount();
     await new Promise((r) => setTimeout(r, 3000));
-    expect(await plaza.services.metrics.claimCount() - before).toBeLessThanOrEqual(6);
+    expect((await plaza.services.metrics.claimCount()) - before).toBeLessThanOrEqual(6);
   }, 120_000);
 
   it('on a host shared with other apps, leaves them connections: one slow app cannot take its host’s whole pool', async () => {

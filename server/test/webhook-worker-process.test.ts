@@ -37,7 +37,9 @@ describe('a worker in its own process', () => {
     const receiver = await WebhookReceiver.start((_, i) => (i === 0 ? { status: 500 } : { status: 200 }));
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
     const socket = developer.websocket();
-    const live = subscribe<{ webhookDeliveryUpdated: any }>(socket, 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status attemptCount } }', { appId: app.id });
+    const live = subscribe<{ webhookDeliveryUpdated: any }>(socket, 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status attemptCount } }', {
+      appId: app.id,
+    });
     await api.waitForSubscriptions(1);
 
     const delivery = await emitEvent(api, app.id);

@@ -76,7 +76,9 @@ describe('graphql-ws connections', () => {
 
   it('end when their API token is revoked (4403), on the spot', async () => {
     const owner = await developer();
-    const { createApiToken } = await owner.ok<{ createApiToken: { id: string; token: string } }>('mutation { createApiToken(input: { name: "live logs", scopes: ["deliveries:read"] }) { id token } }');
+    const { createApiToken } = await owner.ok<{ createApiToken: { id: string; token: string } }>(
+      'mutation { createApiToken(input: { name: "live logs", scopes: ["deliveries:read"] }) { id token } }',
+    );
     const live = client(createApiToken.token);
     const before = plaza.services.pubSub.subscriptionCount;
     expect(await subscribed(live.client, DELIVERIES, { appId })).toEqual({});
@@ -113,7 +115,9 @@ describe('graphql-ws connections', () => {
 
     const page = (alias: string) =>
       `${alias}: webhookDeliveries(first: 100) { edges { node { id appId event eventName purchaseId payload status attemptCount attempts { number trigger startedAt durationMs statusCode error responseBodyExcerpt } } } }`;
-    const costly = (await subscribed(live.client, `query { ${Array.from({ length: 8 }, (_, i) => page(`p${i}`)).join(' ')} }`, {})) as { errors?: { extensions?: Record<string, unknown> }[] };
+    const costly = (await subscribed(live.client, `query { ${Array.from({ length: 8 }, (_, i) => page(`p${i}`)).join(' ')} }`, {})) as {
+      errors?: { extensions?: Record<string, unknown> }[];
+    };
     expect(costly.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'QUERY_TOO_COMPLEX' });
     await live.client.dispose();
   });

@@ -69,7 +69,15 @@ describe('connectToPlatform', () => {
 
   it('ignores INIT_SESSION from origins that are not allowed, and keeps waiting', async () => {
     const state = track(connectToPlatform({ allowedOrigins }));
-    for (const origin of ['https://evil.example', 'https://plaza.example.evil.com', 'https://evilplaza.example', 'http://plaza.example', 'https://plaza.example:8443', 'null', '']) {
+    for (const origin of [
+      'https://evil.example',
+      'https://plaza.example.evil.com',
+      'https://evilplaza.example',
+      'http://plaza.example',
+      'https://plaza.example:8443',
+      'null',
+      '',
+    ]) {
       deliver(initSession, { origin });
     }
     await settle();

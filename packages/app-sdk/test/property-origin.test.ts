@@ -79,7 +79,12 @@ describe('isAllowedOrigin against a reference implementation of the rule', () =>
         expect(candidate.href).toBe(`${candidate.origin}/`);
         const matched = allowed.some((entry) => {
           const parent = URL.canParse(entry) ? new URL(entry) : undefined;
-          return parent !== undefined && parent.protocol === candidate.protocol && parent.port === candidate.port && (candidate.hostname === parent.hostname || candidate.hostname.endsWith(`.${parent.hostname}`));
+          return (
+            parent !== undefined &&
+            parent.protocol === candidate.protocol &&
+            parent.port === candidate.port &&
+            (candidate.hostname === parent.hostname || candidate.hostname.endsWith(`.${parent.hostname}`))
+          );
         });
         expect(matched, `${origin} allowed by ${JSON.stringify(allowed)}`).toBe(true);
       }),

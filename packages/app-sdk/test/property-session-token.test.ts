@@ -23,7 +23,13 @@ afterAll(() => jwks.close());
 /** Settles within a deadline, so a hang fails the property rather than the file. */
 async function outcome(token: unknown): Promise<unknown> {
   const deadline = new Promise((_, reject) => setTimeout(() => reject(new Error('verify did not settle within 5 s')), 5000));
-  return Promise.race([verifier.verify(token as string).then(() => 'accepted', (error: unknown) => error), deadline]);
+  return Promise.race([
+    verifier.verify(token as string).then(
+      () => 'accepted',
+      (error: unknown) => error,
+    ),
+    deadline,
+  ]);
 }
 
 function expectCodedRejection(result: unknown) {
@@ -64,9 +70,15 @@ const claims = fc.record(
 describe('createSessionVerifier under arbitrary tokens', () => {
   it('refuses any string with a coded SessionTokenError', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('.'))), async (token) => {
-        expectCodedRejection(await outcome(token));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 300 }),
+          fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('.')),
+        ),
+        async (token) => {
+          expectCodedRejection(await outcome(token));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -83,11 +95,14 @@ describe('createSessionVerifier under arbitrary tokens', () => {
 
   it('refuses non-string tokens with INVALID', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.anything().filter((v) => typeof v !== 'string'), async (token) => {
-        const result = await outcome(token);
-        expectCodedRejection(result);
-        expect((result as SessionTokenError).code).toBe('INVALID');
-      }),
+      fc.asyncProperty(
+        fc.anything().filter((v) => typeof v !== 'string'),
+        async (token) => {
+          const result = await outcome(token);
+          expectCodedRejection(result);
+          expect((result as SessionTokenError).code).toBe('INVALID');
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -6,7 +6,10 @@ import { newClientSecret, platformSignatureForTest } from './support/webhook-fix
 
 // Issue 7: the verifier never throws, accepts exactly the correctly signed body, and nothing else.
 
-const body = fc.oneof(fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)), fc.string({ unit: 'binary', maxLength: 512 }));
+const body = fc.oneof(
+  fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)),
+  fc.string({ unit: 'binary', maxLength: 512 }),
+);
 const secret = fc.oneof(fc.constant(newClientSecret()), fc.string({ unit: 'binary', minLength: 1, maxLength: 64 }));
 const bytesOf = (b: Buffer | string) => (typeof b === 'string' ? Buffer.from(b, 'utf8') : b);
 
@@ -55,8 +58,20 @@ describe('verifyWebhookSignature under arbitrary input', () => {
         fc.string({ unit: 'binary', maxLength: 100 }),
         fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: 64, maxLength: 64 }).map((hex) => `sha256=${hex}`),
         // The valid header with one character changed, cased, padded or cut.
-        fc.tuple(fc.nat(), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })).map(([at, c]) => valid.slice(0, at % valid.length) + c + valid.slice((at % valid.length) + 1)),
-        fc.constantFrom(valid.toUpperCase(), ` ${valid}`, `${valid} `, `${valid}\n`, valid.slice(0, -1), `${valid}0`, valid.replace('sha256=', 'sha1='), `${valid},${valid}`, valid.replace('sha256=', '')),
+        fc
+          .tuple(fc.nat(), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }))
+          .map(([at, c]) => valid.slice(0, at % valid.length) + c + valid.slice((at % valid.length) + 1)),
+        fc.constantFrom(
+          valid.toUpperCase(),
+          ` ${valid}`,
+          `${valid} `,
+          `${valid}\n`,
+          valid.slice(0, -1),
+          `${valid}0`,
+          valid.replace('sha256=', 'sha1='),
+          `${valid},${valid}`,
+          valid.replace('sha256=', ''),
+        ),
       );
     fc.assert(
       fc.property(body, secret, (raw, key) => {
@@ -88,19 +103,28 @@ describe('verifyStandardWebhook under arbitrary input', () => {
   const now = new Date('2025-06-01T00:00:00Z');
   const timestamp = String(Math.floor(now.getTime() / 1000));
   const sign = (id: string, raw: Buffer | string, key: string) =>
-    `v1,${createHmac('sha256', Buffer.from(key.slice('whsec_'.length), 'base64')).update(Buffer.concat([Buffer.from(`${id}.${timestamp}.`), bytesOf(raw)])).digest('base64')}`;
+    `v1,${createHmac('sha256', Buffer.from(key.slice('whsec_'.length), 'base64'))
+      .update(Buffer.concat([Buffer.from(`${id}.${timestamp}.`), bytesOf(raw)]))
+      .digest('base64')}`;
 
   it('accepts exactly the signed body and never throws on arbitrary headers', () => {
     const anyHeader = fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.constant(undefined), fc.array(fc.string(), { maxLength: 2 }));
     fc.assert(
-      fc.property(body, fc.string({ minLength: 1, maxLength: 30 }).filter((id) => !id.includes('.')), anyHeader, anyHeader, anyHeader, (raw, id, h1, h2, h3) => {
-        const key = newClientSecret();
-        const headers = { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': sign(id, raw, key) };
-        expect(verifyStandardWebhook(raw, headers, key, { now: () => now })).toBe(true);
-        const forged = { 'webhook-id': h1 ?? id, 'webhook-timestamp': h2 ?? timestamp, 'webhook-signature': h3 } as Record<string, string>;
-        expect(() => verifyStandardWebhook(raw, forged, key, { now: () => now })).not.toThrow();
-        expect(verifyStandardWebhook(raw, forged, key, { now: () => now })).toBe(false);
-      }),
+      fc.property(
+        body,
+        fc.string({ minLength: 1, maxLength: 30 }).filter((id) => !id.includes('.')),
+        anyHeader,
+        anyHeader,
+        anyHeader,
+        (raw, id, h1, h2, h3) => {
+          const key = newClientSecret();
+          const headers = { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': sign(id, raw, key) };
+          expect(verifyStandardWebhook(raw, headers, key, { now: () => now })).toBe(true);
+          const forged = { 'webhook-id': h1 ?? id, 'webhook-timestamp': h2 ?? timestamp, 'webhook-signature': h3 } as Record<string, string>;
+          expect(() => verifyStandardWebhook(raw, forged, key, { now: () => now })).not.toThrow();
+          expect(verifyStandardWebhook(raw, forged, key, { now: () => now })).toBe(false);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -65,7 +65,9 @@ describe('verifying with a list of secrets (rotation)', () => {
     // A stranger's signature is still refused.
     const stranger = newClientSecret();
     const forged = eventBody();
-    expect((await receive(Buffer.from(forged), { ...standardHeadersForTest(forged, stranger, 'dlv_d'), 'x-platform-signature': platformSignatureForTest(forged, stranger) })).status).toBe(401);
+    expect(
+      (await receive(Buffer.from(forged), { ...standardHeadersForTest(forged, stranger, 'dlv_d'), 'x-platform-signature': platformSignatureForTest(forged, stranger) })).status,
+    ).toBe(401);
   });
 
   it('refuses to start with an empty list or an empty entry', () => {

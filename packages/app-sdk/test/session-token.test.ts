@@ -72,11 +72,7 @@ describe('createSessionVerifier', () => {
     ['a token for another app', () => platformToken(current, { iss: platformOrigin, aud: 'app_01JZ8X4T6B3YQ2N5M7K9P0OTHR' }), 'WRONG_AUDIENCE'],
     ['a token from another issuer', () => platformToken(current, { iss: 'https://evil.example', aud: appId }), 'WRONG_ISSUER'],
     ['an issuer that only looks like the platform', () => platformToken(current, { iss: 'https://plaza.example.evil.com', aud: appId }), 'WRONG_ISSUER'],
-    [
-      'a key the JWKS does not list',
-      async () => platformToken(await newSigningKey('key-unknown'), { iss: platformOrigin, aud: appId }),
-      'UNKNOWN_KEY',
-    ],
+    ['a key the JWKS does not list', async () => platformToken(await newSigningKey('key-unknown'), { iss: platformOrigin, aud: appId }), 'UNKNOWN_KEY'],
     [
       'a listed kid with a signature from another key',
       async () => platformToken({ ...(await newSigningKey('x')), kid: current.kid }, { iss: platformOrigin, aud: appId }),
@@ -139,12 +135,28 @@ describe('createSessionVerifier', () => {
     ],
     [
       'a token without jti',
-      () => new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: current.kid }).setIssuer(platformOrigin).setAudience(appId).setSubject('u').setIssuedAt().setExpirationTime('5m').sign(current.privateKey),
+      () =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: 'ES256', kid: current.kid })
+          .setIssuer(platformOrigin)
+          .setAudience(appId)
+          .setSubject('u')
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .sign(current.privateKey),
       'INVALID',
     ],
     [
       'a token without exp',
-      () => new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: current.kid }).setIssuer(platformOrigin).setAudience(appId).setSubject('u').setJti('j').setIssuedAt().sign(current.privateKey),
+      () =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: 'ES256', kid: current.kid })
+          .setIssuer(platformOrigin)
+          .setAudience(appId)
+          .setSubject('u')
+          .setJti('j')
+          .setIssuedAt()
+          .sign(current.privateKey),
       'INVALID',
     ],
     ['garbage', async () => 'not.a.jwt', 'INVALID'],

@@ -4,7 +4,8 @@ import { signWebhookBody, verifyWebhookSignature } from '../src/server/index.js'
 import { eventBody, newClientSecret } from './support/webhook-fixtures.js';
 
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const body = '{"event":"app.purchased","app_id":"app_01JZ8X4T6B3YQ2N5M7K9P0RSTV","user_id":"u1","purchase_id":"APP-1700000000000-7K3M9Q","amount_vnd":50000,"developer_share_vnd":40000,"timestamp":"2025-01-01T00:00:00.000Z"}';
+const body =
+  '{"event":"app.purchased","app_id":"app_01JZ8X4T6B3YQ2N5M7K9P0RSTV","user_id":"u1","purchase_id":"APP-1700000000000-7K3M9Q","amount_vnd":50000,"developer_share_vnd":40000,"timestamp":"2025-01-01T00:00:00.000Z"}';
 // Written out independently of the SDK: key = the secret string's UTF-8 bytes, message = the body bytes.
 const expectedHex = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(body, 'utf8')).digest('hex');
 const validHeader = `sha256=${expectedHex}`;

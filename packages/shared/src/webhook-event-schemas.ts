@@ -10,7 +10,15 @@ export const WEBHOOK_SCHEMAS_PATH = '/webhooks/schemas/';
 export const webhookSchemaPath = (event: KnownWebhookEventName): string => `${WEBHOOK_SCHEMAS_PATH}${event}.json`;
 
 /** The seven payload fields in wire order; `satisfies` keeps this list and the WebhookEvent type one and the same. */
-export const WEBHOOK_PAYLOAD_FIELDS = ['event', 'app_id', 'user_id', 'purchase_id', 'amount_vnd', 'developer_share_vnd', 'timestamp'] as const satisfies readonly (keyof WebhookEvent)[];
+export const WEBHOOK_PAYLOAD_FIELDS = [
+  'event',
+  'app_id',
+  'user_id',
+  'purchase_id',
+  'amount_vnd',
+  'developer_share_vnd',
+  'timestamp',
+] as const satisfies readonly (keyof WebhookEvent)[];
 // Fails to compile if WebhookEvent gains a field the list (and so every schema) lacks.
 const everyFieldListed: Record<Exclude<keyof WebhookEvent, (typeof WEBHOOK_PAYLOAD_FIELDS)[number]>, never> = {};
 void everyFieldListed;
@@ -84,7 +92,12 @@ export function webhookEventSchema(event: KnownWebhookEventName, origin = ''): J
       },
       amount_vnd: { description: 'Amount paid, in VND (price in points x the point value); 0 for free installs and reinstalls', ...AMOUNT },
       developer_share_vnd: { description: 'The developer’s share of amount_vnd in VND: floor(amount_vnd x 80 / 100)', ...AMOUNT },
-      timestamp: { description: 'When the event happened: ISO 8601 UTC with milliseconds', type: 'string', format: 'date-time', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$' },
+      timestamp: {
+        description: 'When the event happened: ISO 8601 UTC with milliseconds',
+        type: 'string',
+        format: 'date-time',
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$',
+      },
     },
     ...(free ? FREE_UNLESS_TEST : {}),
   };

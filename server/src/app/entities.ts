@@ -18,7 +18,27 @@ import { AppPreCheck } from '../modules/review/pre-checks/pre-check.entity.js';
 import { connectDatabase } from '../platform/database.js';
 
 /** Every feature's tables. */
-export const ENTITIES = [Account, Session, ApiToken, OidcLogin, App, ReviewDecision, Notification, StoredClientSecret, SecretAuditEntry, WebhookEvent, WebhookDelivery, DeliveryAttempt, WebhookHealth, Purchase, Installation, RevenueEntry, PointMovement, SigningKey, AppPreCheck];
+export const ENTITIES = [
+  Account,
+  Session,
+  ApiToken,
+  OidcLogin,
+  App,
+  ReviewDecision,
+  Notification,
+  StoredClientSecret,
+  SecretAuditEntry,
+  WebhookEvent,
+  WebhookDelivery,
+  DeliveryAttempt,
+  WebhookHealth,
+  Purchase,
+  Installation,
+  RevenueEntry,
+  PointMovement,
+  SigningKey,
+  AppPreCheck,
+];
 
 /** Plaza's database: every feature's entities, migrated to the current schema. */
 export const connectPlazaDatabase = (url: string, poolSize?: number) => connectDatabase(url, ENTITIES, poolSize);

@@ -77,7 +77,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
         requestDidStart: async () => ({
           didResolveOperation: async ({ document, request, operation }) => {
             // Executed over HTTP, a subscription's resolvers would run without the event they resolve.
-            if (operation?.operation === 'subscription') throw asHttpError(new PlazaError(ErrorCode.BAD_USER_INPUT, 'Subscriptions are served over WebSocket at /graphql (graphql-ws), not over HTTP'));
+            if (operation?.operation === 'subscription')
+              throw asHttpError(new PlazaError(ErrorCode.BAD_USER_INPUT, 'Subscriptions are served over WebSocket at /graphql (graphql-ws), not over HTTP'));
             try {
               assertOperationWithinLimits(schema, document, request.variables, request.operationName);
             } catch (err) {
@@ -132,7 +133,10 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     express.json({ limit: '1mb' }),
     // The argument is typed here: the integration's own view of express's types can resolve to nothing under pnpm.
     expressMiddleware(apollo, {
-      context: async ({ req, res }: { req: express.Request; res: express.Response }) => ({ ...(await guards.context(requestCredential(req), req.ip ?? null)), log: requestLogger(res) }),
+      context: async ({ req, res }: { req: express.Request; res: express.Response }) => ({
+        ...(await guards.context(requestCredential(req), req.ip ?? null)),
+        log: requestLogger(res),
+      }),
     }),
   );
 

@@ -30,7 +30,10 @@ export interface RunningPlaza {
 export async function startPlaza(config: Config, options: { listenPort?: number } = {}): Promise<RunningPlaza> {
   const started: Array<() => unknown> = [];
   const undo = async () => {
-    for (const stop of started.reverse()) await Promise.resolve().then(stop).catch((err: Error) => logger.warn({ err: err.message }, 'stopping a part of a failed start failed'));
+    for (const stop of started.reverse())
+      await Promise.resolve()
+        .then(stop)
+        .catch((err: Error) => logger.warn({ err: err.message }, 'stopping a part of a failed start failed'));
   };
   try {
     return await failOnStrayErrors(() => start(config, options, started));
@@ -61,7 +64,10 @@ async function start(config: Config, options: { listenPort?: number }, started: 
   const pubSub = await PostgresPubSub.connect(databaseUrl);
   started.push(() => pubSub.close());
   const services = createServices(config, db, pubSub);
-  started.push(() => services.mailer.close(), () => services.http.close());
+  started.push(
+    () => services.mailer.close(),
+    () => services.http.close(),
+  );
   const schema = await buildPlazaSchema({ pubSub, services });
   // myApps is unpaged: the query cost estimate counts it (and myEarnings, a row per app) by the per-account limit.
   declareListBounds(schema, { 'Query.myApps': config.maxAppsPerDeveloper, 'Query.myEarnings': config.maxAppsPerDeveloper });
@@ -71,9 +77,7 @@ async function start(config: Config, options: { listenPort?: number }, started: 
   const worker: JobWorker | undefined = config.runWorker ? await startJobWorker(config, databaseUrl, services) : undefined;
   if (worker) started.push(() => worker.stop());
   await new Promise<void>((resolve, reject) => {
-    http.server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? portInUse(listenPort) : err),
-    );
+    http.server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? portInUse(listenPort) : err));
     http.server.listen(listenPort, resolve);
   });
   const port = (http.server.address() as AddressInfo).port;

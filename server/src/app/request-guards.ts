@@ -18,7 +18,10 @@ export class RequestGuards {
   private readonly byAddress: RateLimiter;
   private readonly byApiToken: RateLimiter;
 
-  constructor(private readonly identity: Pick<IdentityService, 'authenticate'>, config: Config) {
+  constructor(
+    private readonly identity: Pick<IdentityService, 'authenticate'>,
+    config: Config,
+  ) {
     this.byAddress = new RateLimiter(config.rateLimitPerAddress);
     this.byApiToken = new RateLimiter(config.rateLimitPerApiToken);
   }

@@ -13,7 +13,18 @@ import { authChecker } from '../platform/auth/auth-checker.js';
 import { registerResolverContainer, ResolverContainer } from '../platform/resolver-container.js';
 import type { Services } from './services.js';
 
-export const RESOLVERS = [IdentityResolver, AppResolver, ReviewResolver, SecretsResolver, WebhookResolver, DeliveryAttemptResolver, LocalForwardResolver, MarketplaceResolver, InstallationResolver, AppEarningsResolver] as const;
+export const RESOLVERS = [
+  IdentityResolver,
+  AppResolver,
+  ReviewResolver,
+  SecretsResolver,
+  WebhookResolver,
+  DeliveryAttemptResolver,
+  LocalForwardResolver,
+  MarketplaceResolver,
+  InstallationResolver,
+  AppEarningsResolver,
+] as const;
 
 /** A PubSub for building the schema where nothing is published (schema emission). */
 const inertPubSub: PubSub = { publish: () => undefined, subscribe: () => ({ [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true, value: undefined }) }) }) };

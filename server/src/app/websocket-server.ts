@@ -55,7 +55,10 @@ function endWithCredential(socket: WebSocket, principal: Principal, pubSub: Serv
   const close = (reason: string) => socket.close(CloseCode.Forbidden, reason);
   const stopListening = pubSub.addListener(Topic.CREDENTIAL_REVOKED, credentialIdOf(principal), () => close('Forbidden: the credential was revoked'));
   // An API token's roles are its scopes alone, which no role change touches.
-  const stopRoles = principal.kind === 'session' ? pubSub.addListener(Topic.ROLES_REVOKED, principal.userId, () => close('Forbidden: a role of this account was revoked; reconnect')) : () => undefined;
+  const stopRoles =
+    principal.kind === 'session'
+      ? pubSub.addListener(Topic.ROLES_REVOKED, principal.userId, () => close('Forbidden: a role of this account was revoked; reconnect'))
+      : () => undefined;
   let timer: NodeJS.Timeout | undefined;
   const armExpiry = () => {
     if (!principal.expiresAt) return;
@@ -73,7 +76,13 @@ function endWithCredential(socket: WebSocket, principal: Principal, pubSub: Serv
 
 /** A request error with the code Apollo Server gives the same mistake over HTTP, so formatError answers both alike. */
 function coded(error: GraphQLError, code: string, message = error.message): GraphQLError {
-  return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, originalError: error.originalError ?? error, extensions: { ...error.extensions, code } });
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    originalError: error.originalError ?? error,
+    extensions: { ...error.extensions, code },
+  });
 }
 
 /**
@@ -96,7 +105,8 @@ function prepareOperation(
   }
   const invalid = execution.validate(schema, document);
   // As Apollo's hideSchemaDetailsFromClientErrors: no "Did you mean …?" mapping the schema in production.
-  if (invalid.length) return invalid.map((error) => coded(error, 'GRAPHQL_VALIDATION_FAILED', hideSuggestions ? error.message.replace(/ ?Did you mean(.+?)\?$/, '') : error.message));
+  if (invalid.length)
+    return invalid.map((error) => coded(error, 'GRAPHQL_VALIDATION_FAILED', hideSuggestions ? error.message.replace(/ ?Did you mean(.+?)\?$/, '') : error.message));
   const operationName = payload.operationName ?? undefined;
   const operation = getOperationAST(document, operationName);
   if (!operation) {

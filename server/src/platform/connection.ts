@@ -3,7 +3,7 @@ import { badInput } from './errors.js';
 
 @ObjectType({ description: 'Where a page sits in its list, and the cursors to page on from it' })
 export class PageInfo {
-  @Field({ description: 'More items follow this page (in the list\'s order); with `before`, the items from that cursor on' })
+  @Field({ description: "More items follow this page (in the list's order); with `before`, the items from that cursor on" })
   hasNextPage: boolean;
 
   @Field({ description: 'Items come before this page; with `after`, the items up to that cursor' })

@@ -109,7 +109,11 @@ async function initialise(initdb: string, clusterDir: string, password: string, 
       chownSync(clusterDir, account.uid, account.gid);
       chownSync(passwordFile, account.uid, account.gid);
     }
-    const child = run(initdb, [`--pgdata=${clusterDir}`, '--auth=scram-sha-256', `--username=${EMBEDDED_USER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], account);
+    const child = run(
+      initdb,
+      [`--pgdata=${clusterDir}`, '--auth=scram-sha-256', `--username=${EMBEDDED_USER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'],
+      account,
+    );
     const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('close', resolve));
     if (code !== 0) throw new Error(`embedded PostgreSQL could not initialise ${clusterDir}: ${reasons(child.output)}`);
   } finally {
@@ -161,7 +165,10 @@ async function ensurePassword(clusterDir: string, port: number): Promise<string>
   const password = readFileSync(pending, 'utf8').trim();
   for (const current of [LEGACY_PASSWORD, password]) {
     const client = new pg.Client({ host: '127.0.0.1', port, user: EMBEDDED_USER, password: current, database: 'postgres' });
-    const connected = await client.connect().then(() => true, () => false);
+    const connected = await client.connect().then(
+      () => true,
+      () => false,
+    );
     if (!connected) continue;
     try {
       if (current !== password) await client.query(`ALTER ROLE ${EMBEDDED_USER} PASSWORD ${client.escapeLiteral(password)}`);
@@ -180,7 +187,13 @@ function randomPassword(): string {
 }
 
 /** Starts (initialising on first use) a PostgreSQL whose data survives restarts in databaseDir. */
-export async function startEmbeddedPostgres({ databaseDir, fsync = true, port: fixedPort, binariesDir, sharedRoot = DEFAULT_SHARED_ROOT }: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres({
+  databaseDir,
+  fsync = true,
+  port: fixedPort,
+  binariesDir,
+  sharedRoot = DEFAULT_SHARED_ROOT,
+}: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const account = postgresAccount();
   const binaries = reachableBinariesDir(binariesDir ?? installedBinariesDir(), account, sharedRoot);
   const clusterDir = reachableClusterDir(databaseDir, account, sharedRoot);

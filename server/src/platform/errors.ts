@@ -68,7 +68,14 @@ function fieldFromCoercionMessage(message: string): string | undefined {
  * Codes graphql-js, Apollo Server and the graphql-ws prelude give to a request the caller got wrong
  * (its document, operation name or variables); all of them answer the contract's BAD_USER_INPUT.
  */
-const CLIENT_DOCUMENT_CODES = new Set(['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE']);
+const CLIENT_DOCUMENT_CODES = new Set([
+  'BAD_USER_INPUT',
+  'GRAPHQL_VALIDATION_FAILED',
+  'GRAPHQL_PARSE_FAILED',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
 /** Apollo's code for an automatic persisted query hash it does not know; APQ clients expect it verbatim. */
 export const PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
 

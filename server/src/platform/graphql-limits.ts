@@ -80,7 +80,11 @@ function depthMeter(document: DocumentNode): (selectionSet: SelectionSetNode | u
     let deepest = 0;
     for (const selection of selectionSet.selections) {
       const depth =
-        selection.kind === Kind.FIELD ? 1 + depthOf(selection.selectionSet) : selection.kind === Kind.INLINE_FRAGMENT ? depthOf(selection.selectionSet) : (fragmentDepth(selection.name.value) ?? 0);
+        selection.kind === Kind.FIELD
+          ? 1 + depthOf(selection.selectionSet)
+          : selection.kind === Kind.INLINE_FRAGMENT
+            ? depthOf(selection.selectionSet)
+            : (fragmentDepth(selection.name.value) ?? 0);
       if (depth > deepest) deepest = depth;
     }
     return deepest;
@@ -200,7 +204,13 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, vari
     });
   const argumentValue = (field: FieldNode, name: string) => {
     const argument = field.arguments?.find((a) => a.name.value === name);
-    const value = !argument ? undefined : argument.value.kind === Kind.VARIABLE ? variables[argument.value.name.value] : argument.value.kind === Kind.INT ? Number(argument.value.value) : undefined;
+    const value = !argument
+      ? undefined
+      : argument.value.kind === Kind.VARIABLE
+        ? variables[argument.value.name.value]
+        : argument.value.kind === Kind.INT
+          ? Number(argument.value.value)
+          : undefined;
     return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
   };
   // A page is `first` items forward or `last` backward (the resolver refuses both past MAX_PAGE_SIZE).
@@ -269,7 +279,12 @@ function assertNoNulCharacters(document: DocumentNode, variables: Record<string,
  * The checks that need the operation's variables (`first: $n`, a NUL in a variable), run once they
  * are known and before anything executes: the same for HTTP and graphql-ws.
  */
-export function assertOperationWithinLimits(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null): void {
+export function assertOperationWithinLimits(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined | null,
+): void {
   assertNoNulCharacters(document, variables);
   assertCostWithinLimit(schema, document, variables, operationName);
 }

@@ -30,5 +30,10 @@ const INT32_MAX = 2_147_483_647;
  */
 export function int32Field(value: number, field: string, exactField: string): number {
   if (Math.abs(value) <= INT32_MAX) return value;
-  throw new PlazaError(ErrorCode.BAD_USER_INPUT, `${field} is ${value}, more than a GraphQL Int can carry (${INT32_MAX}); select ${exactField} instead, which is exact`, field, 'INT_OVERFLOW');
+  throw new PlazaError(
+    ErrorCode.BAD_USER_INPUT,
+    `${field} is ${value}, more than a GraphQL Int can carry (${INT32_MAX}); select ${exactField} instead, which is exact`,
+    field,
+    'INT_OVERFLOW',
+  );
 }

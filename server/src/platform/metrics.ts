@@ -51,11 +51,39 @@ const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  */
 export class PlazaMetrics {
   readonly registry = new Registry();
-  private readonly attemptDuration = new Histogram({ name: 'plaza_webhook_attempt_duration_seconds', help: 'Webhook attempts by outcome (success = 2xx)', labelNames: ['outcome'], buckets: ATTEMPT_BUCKETS, registers: [this.registry] });
-  private readonly deliveriesFinished = new Counter({ name: 'plaza_webhook_deliveries_finished_total', help: 'Deliveries this process moved to a final status', labelNames: ['status'], registers: [this.registry] });
-  private readonly claims = new Counter({ name: 'plaza_webhook_claims_total', help: 'Claim statements this process ran, by whether they took any delivery', labelNames: ['result'], registers: [this.registry] });
-  private readonly httpDuration = new Histogram({ name: 'plaza_http_request_duration_seconds', help: 'HTTP requests by method, route and status code', labelNames: ['method', 'route', 'status_code'], buckets: REQUEST_BUCKETS, registers: [this.registry] });
-  private readonly graphqlDuration = new Histogram({ name: 'plaza_graphql_operation_duration_seconds', help: 'GraphQL operations over HTTP by type, first root field and outcome', labelNames: ['operation_type', 'root_field', 'outcome'], buckets: REQUEST_BUCKETS, registers: [this.registry] });
+  private readonly attemptDuration = new Histogram({
+    name: 'plaza_webhook_attempt_duration_seconds',
+    help: 'Webhook attempts by outcome (success = 2xx)',
+    labelNames: ['outcome'],
+    buckets: ATTEMPT_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly deliveriesFinished = new Counter({
+    name: 'plaza_webhook_deliveries_finished_total',
+    help: 'Deliveries this process moved to a final status',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+  private readonly claims = new Counter({
+    name: 'plaza_webhook_claims_total',
+    help: 'Claim statements this process ran, by whether they took any delivery',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new Histogram({
+    name: 'plaza_http_request_duration_seconds',
+    help: 'HTTP requests by method, route and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: REQUEST_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly graphqlDuration = new Histogram({
+    name: 'plaza_graphql_operation_duration_seconds',
+    help: 'GraphQL operations over HTTP by type, first root field and outcome',
+    labelNames: ['operation_type', 'root_field', 'outcome'],
+    buckets: REQUEST_BUCKETS,
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'plaza_' });
@@ -72,7 +100,9 @@ export class PlazaMetrics {
       labelNames: ['status'],
       registers: [this.registry],
       async collect() {
-        const rows: { status: string; count: number }[] = await db.query(`SELECT status, count(*)::int AS count FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') GROUP BY status`);
+        const rows: { status: string; count: number }[] = await db.query(
+          `SELECT status, count(*)::int AS count FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') GROUP BY status`,
+        );
         for (const status of ['PENDING', 'RETRYING']) this.set({ status }, rows.find((row) => row.status === status)?.count ?? 0);
       },
     });
@@ -81,7 +111,9 @@ export class PlazaMetrics {
       help: 'Deliveries whose next attempt is due now or overdue',
       registers: [this.registry],
       async collect() {
-        const [row]: { count: number }[] = await db.query(`SELECT count(*)::int AS count FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`);
+        const [row]: { count: number }[] = await db.query(
+          `SELECT count(*)::int AS count FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`,
+        );
         this.set(row?.count ?? 0);
       },
     });
@@ -90,7 +122,9 @@ export class PlazaMetrics {
       help: 'How late the most overdue attempt is (0 when nothing is due)',
       registers: [this.registry],
       async collect() {
-        const [row]: { late: number | null }[] = await db.query(`SELECT extract(epoch FROM now() - min(next_attempt_at))::float AS late FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`);
+        const [row]: { late: number | null }[] = await db.query(
+          `SELECT extract(epoch FROM now() - min(next_attempt_at))::float AS late FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`,
+        );
         this.set(Math.max(0, row?.late ?? 0));
       },
     });
@@ -145,7 +179,10 @@ export class PlazaMetrics {
           async willSendResponse({ operation, response }) {
             const seconds = Number(process.hrtime.bigint() - started) / 1e9;
             const failed = response.body.kind === 'single' && (response.body.singleResult.errors?.length ?? 0) > 0;
-            histogram.observe({ operation_type: operation?.operation ?? 'invalid', root_field: operation ? firstRootField(operation) : 'invalid', outcome: failed ? 'error' : 'ok' }, seconds);
+            histogram.observe(
+              { operation_type: operation?.operation ?? 'invalid', root_field: operation ? firstRootField(operation) : 'invalid', outcome: failed ? 'error' : 'ok' },
+              seconds,
+            );
           },
         };
       },

@@ -19,7 +19,8 @@ export async function runPrepared<Row>(pool: pg.Pool, name: string, text: string
  * must commit with the caller's work), else the data source's pool.
  */
 export async function queryPrepared<Row>(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<Row[]> {
-  const transactionConnection = manager.queryRunner?.isReleased === false ? (manager.queryRunner as unknown as { databaseConnection?: pg.PoolClient }).databaseConnection : undefined;
+  const transactionConnection =
+    manager.queryRunner?.isReleased === false ? (manager.queryRunner as unknown as { databaseConnection?: pg.PoolClient }).databaseConnection : undefined;
   if (manager.queryRunner && !transactionConnection) {
     // A query runner that has not connected yet: let TypeORM run it, unprepared but on the right connection.
     return manager.query(text, values);
@@ -59,7 +60,10 @@ export function entityColumns(db: DataSource, entity: EntityTarget<ObjectLiteral
   if (byAlias === undefined) columnLists.set(entity, (byAlias = new Map()));
   let list = byAlias.get(alias);
   if (list === undefined) {
-    list = db.getMetadata(entity).columns.map((column) => `${alias}."${column.databaseName}" AS "${column.propertyName}"`).join(', ');
+    list = db
+      .getMetadata(entity)
+      .columns.map((column) => `${alias}."${column.databaseName}" AS "${column.propertyName}"`)
+      .join(', ');
     byAlias.set(alias, list);
   }
   return list;

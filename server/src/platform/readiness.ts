@@ -32,7 +32,13 @@ async function probe(check: () => Promise<unknown>): Promise<PartState> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<PartState>((resolve) => (timer = setTimeout(() => resolve('unreachable'), CHECK_TIMEOUT_MS)));
   try {
-    return await Promise.race([check().then((): PartState => 'ok', (): PartState => 'unreachable'), timedOut]);
+    return await Promise.race([
+      check().then(
+        (): PartState => 'ok',
+        (): PartState => 'unreachable',
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

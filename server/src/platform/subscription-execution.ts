@@ -1,4 +1,18 @@
-import { createSourceEventStream, execute, parse, specifiedRules, validate, type DocumentNode, type Source, type ExecutionArgs, type ExecutionResult, type GraphQLError, type GraphQLSchema, type ParseOptions, type ValidationRule } from 'graphql';
+import {
+  createSourceEventStream,
+  execute,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type Source,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLError,
+  type GraphQLSchema,
+  type ParseOptions,
+  type ValidationRule,
+} from 'graphql';
 
 type Answer = ExecutionResult | Promise<ExecutionResult>;
 
@@ -13,7 +27,11 @@ const MAX_CACHED_DOCUMENTS = 500;
  * and variables, asked by subscribers equal in everything authorization reads (`audienceOf`). Each
  * subscriber still runs the subscription's own `subscribe` resolver, which checks its access.
  */
-export function sharedSubscriptionExecution(schema: GraphQLSchema, audienceOf: (contextValue: unknown) => string, limits: { parseOptions: ParseOptions; validationRules: readonly ValidationRule[] }) {
+export function sharedSubscriptionExecution(
+  schema: GraphQLSchema,
+  audienceOf: (contextValue: unknown) => string,
+  limits: { parseOptions: ParseOptions; validationRules: readonly ValidationRule[] },
+) {
   const rules = [...specifiedRules, ...limits.validationRules];
   const documents = new Map<string, DocumentNode>();
   const validations = new WeakMap<DocumentNode, readonly GraphQLError[]>();
@@ -41,7 +59,12 @@ export function sharedSubscriptionExecution(schema: GraphQLSchema, audienceOf: (
     subscribe: async (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
       const stream = await createSourceEventStream(args);
       if (!(Symbol.asyncIterator in stream)) return stream;
-      const question = [audienceOf(args.contextValue), args.document.loc?.source.body ?? JSON.stringify(args.document), args.operationName ?? '', JSON.stringify(args.variableValues ?? null)].join('\n');
+      const question = [
+        audienceOf(args.contextValue),
+        args.document.loc?.source.body ?? JSON.stringify(args.document),
+        args.operationName ?? '',
+        JSON.stringify(args.variableValues ?? null),
+      ].join('\n');
       return mapStream(stream, (payload) => {
         if (typeof payload !== 'object' || payload === null) return execute({ ...args, rootValue: payload });
         let answers = answersByPayload.get(payload);
@@ -58,9 +81,13 @@ export function sharedSubscriptionExecution(schema: GraphQLSchema, audienceOf: (
  * An async iterator over `source` mapped through `map`, whose `return` reaches the source at once
  * (an async generator would wait for the next update first, keeping a closed subscriber listening).
  */
-function mapStream(source: AsyncIterable<unknown>, map: (payload: unknown) => Answer): AsyncIterableIterator<ExecutionResult> & { return(): Promise<IteratorResult<ExecutionResult>> } {
+function mapStream(
+  source: AsyncIterable<unknown>,
+  map: (payload: unknown) => Answer,
+): AsyncIterableIterator<ExecutionResult> & { return(): Promise<IteratorResult<ExecutionResult>> } {
   const iterator = source[Symbol.asyncIterator]();
-  const step = async (result: IteratorResult<unknown>): Promise<IteratorResult<ExecutionResult>> => (result.done ? { value: undefined, done: true } : { value: await map(result.value), done: false });
+  const step = async (result: IteratorResult<unknown>): Promise<IteratorResult<ExecutionResult>> =>
+    result.done ? { value: undefined, done: true } : { value: await map(result.value), done: false };
   return {
     next: () => iterator.next().then(step),
     return: async () => (iterator.return ? step(await iterator.return()) : { value: undefined, done: true }),

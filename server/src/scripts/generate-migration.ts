@@ -40,7 +40,10 @@ ${upQueries.map((q) => `    await queryRunner.query(${quote(q.query)});`).join('
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-${downQueries.reverse().map((q) => `    await queryRunner.query(${quote(q.query)});`).join('\n')}
+${downQueries
+  .reverse()
+  .map((q) => `    await queryRunner.query(${quote(q.query)});`)
+  .join('\n')}
   }
 }
 `;

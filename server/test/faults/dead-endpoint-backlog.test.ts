@@ -23,7 +23,12 @@ const fact = (appId: string) => ({ type: WebhookEventType.APP_PURCHASED, appId, 
 /** Commits the dead app's backlog in a few large transactions, as a burst of purchases would. */
 async function seedBacklog(plaza: TestPlaza, appId: string): Promise<void> {
   for (let i = 0; i < DEAD_BACKLOG; i += 2500) {
-    await plaza.services.db.transaction((manager) => plaza.services.webhookEvents.insert(manager, Array.from({ length: 2500 }, () => fact(appId))));
+    await plaza.services.db.transaction((manager) =>
+      plaza.services.webhookEvents.insert(
+        manager,
+        Array.from({ length: 2500 }, () => fact(appId)),
+      ),
+    );
   }
 }
 

@@ -69,9 +69,13 @@ export async function countByStatus(db: pg.Pool, appId: string): Promise<Record<
 
 /** Resolves once the API process at `url` holds `count` live subscriptions (its /metrics gauge says so). */
 export function waitForSubscriptionsOn(url: string, count: number): Promise<number> {
-  return waitUntil(`${count} live subscriptions on ${url}`, async () => {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    const live = Number(/^plaza_graphql_subscriptions (\d+)/m.exec(text)?.[1] ?? 0);
-    return live >= count ? live : undefined;
-  }, 10_000);
+  return waitUntil(
+    `${count} live subscriptions on ${url}`,
+    async () => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const live = Number(/^plaza_graphql_subscriptions (\d+)/m.exec(text)?.[1] ?? 0);
+      return live >= count ? live : undefined;
+    },
+    10_000,
+  );
 }

@@ -29,7 +29,16 @@ describe('hanging receivers with large backlogs', () => {
     await plaza.services.db.transaction((manager) =>
       plaza.services.webhookEvents.insert(
         manager,
-        hangingApps.flatMap((app) => Array.from({ length: BACKLOG_EACH }, () => ({ type: WebhookEventType.APP_PURCHASED, appId: app.id, userId: 'usr_buyer_1', purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }))),
+        hangingApps.flatMap((app) =>
+          Array.from({ length: BACKLOG_EACH }, () => ({
+            type: WebhookEventType.APP_PURCHASED,
+            appId: app.id,
+            userId: 'usr_buyer_1',
+            purchaseId: newPurchaseId(),
+            amountVnd: 50_000,
+            developerShareVnd: 40_000,
+          })),
+        ),
       ),
     );
     // Attempts open per destination, as recorded when claimed: every hanging app has taken what it may.
@@ -38,10 +47,14 @@ describe('hanging receivers with large backlogs', () => {
         `SELECT d.app_id, count(*)::int AS open FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
           WHERE NOT a.finished GROUP BY d.app_id`,
       )) as { app_id: string; open: number }[];
-    const open = await waitUntil('every hanging app to hold its slots', async () => {
-      const rows = await openPerApp();
-      return rows.length === HANGING_APPS && rows.every((r) => r.open >= PER_APP_CAP) ? rows : undefined;
-    }, 30_000);
+    const open = await waitUntil(
+      'every hanging app to hold its slots',
+      async () => {
+        const rows = await openPerApp();
+        return rows.length === HANGING_APPS && rows.every((r) => r.open >= PER_APP_CAP) ? rows : undefined;
+      },
+      30_000,
+    );
     expect(open.map((r) => r.open)).toEqual(Array(HANGING_APPS).fill(PER_APP_CAP));
 
     const delivery = await emitEvent(plaza, healthyApp.id);

@@ -23,7 +23,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const readyz = (url: string) => fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+const readyz = (url: string) =>
+  fetch(`${url}/readyz`).then(
+    (r) => r.status,
+    () => 0,
+  );
 
 describe('PostgreSQL restarted under load', () => {
   it('the API and a worker recover on their own: nothing acknowledged is lost, live updates resume', async () => {

@@ -4,7 +4,17 @@ import { submitApp } from '../helpers/factories.js';
 import { GraphQLTestClient, subscribe } from '../helpers/graphql-client.js';
 import type { PlazaProcess } from '../helpers/process.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { LIVE_DELIVERIES, SEND_TEST, countByStatus, openDatabase, requestsPerDelivery, startApiProcess, startWorkerProcess, waitForSubscriptionsOn, waitUntil } from './fault-helpers.js';
+import {
+  LIVE_DELIVERIES,
+  SEND_TEST,
+  countByStatus,
+  openDatabase,
+  requestsPerDelivery,
+  startApiProcess,
+  startWorkerProcess,
+  waitForSubscriptionsOn,
+  waitUntil,
+} from './fault-helpers.js';
 
 const DELIVERIES = 200;
 const WORKER_ENV = { WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms,300ms,300ms', WEBHOOK_TIMEOUT: '2s', WEBHOOK_CLAIM_LEASE: '10s' };

@@ -26,7 +26,14 @@ describe('a worker killed with SIGKILL in the middle of 1,000 deliveries', () =>
     const receiver = await WebhookReceiver.start(() => ({ status: 200, body: 'ok', delayMs: 100 }));
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
 
-    const facts = Array.from({ length: DELIVERIES }, () => ({ type: WebhookEventType.APP_PURCHASED, appId: app.id, userId: 'usr_buyer_1', purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }));
+    const facts = Array.from({ length: DELIVERIES }, () => ({
+      type: WebhookEventType.APP_PURCHASED,
+      appId: app.id,
+      userId: 'usr_buyer_1',
+      purchaseId: newPurchaseId(),
+      amountVnd: 50_000,
+      developerShareVnd: 40_000,
+    }));
     const recorded = await api.services.db.transaction((manager) => api.services.webhookEvents.insert(manager, facts));
     expect(recorded).toHaveLength(DELIVERIES);
 
@@ -36,7 +43,10 @@ describe('a worker killed with SIGKILL in the middle of 1,000 deliveries', () =>
 
     // The dead worker's state, frozen: nothing else delivers until the second worker starts.
     const succeededAtKill = (await countByStatus(db, app.id)).SUCCEEDED ?? 0;
-    const { rows: claimed } = await db.query<{ id: string }>("SELECT id FROM webhook_deliveries WHERE app_id = $1 AND status IN ('PENDING', 'RETRYING') AND claim_token IS NOT NULL", [app.id]);
+    const { rows: claimed } = await db.query<{ id: string }>(
+      "SELECT id FROM webhook_deliveries WHERE app_id = $1 AND status IN ('PENDING', 'RETRYING') AND claim_token IS NOT NULL",
+      [app.id],
+    );
     const inFlightAtKill = new Set(claimed.map((r) => r.id));
     expect(succeededAtKill).toBeGreaterThan(0);
     expect(succeededAtKill).toBeLessThan(DELIVERIES);
@@ -64,7 +74,11 @@ describe('a worker killed with SIGKILL in the middle of 1,000 deliveries', () =>
     expect(attempts).toHaveLength(DELIVERIES);
     for (const row of attempts) {
       const wasInFlight = inFlightAtKill.has(row.delivery_id);
-      expect(row, `delivery ${row.delivery_id} (in flight at the kill: ${wasInFlight})`).toMatchObject({ attempts: wasInFlight ? 2 : 1, interrupted: wasInFlight ? 1 : 0, open: 0 });
+      expect(row, `delivery ${row.delivery_id} (in flight at the kill: ${wasInFlight})`).toMatchObject({
+        attempts: wasInFlight ? 2 : 1,
+        interrupted: wasInFlight ? 1 : 0,
+        open: 0,
+      });
     }
     expect(await second.stop('SIGTERM'), second.output()).toBe(0);
   });

@@ -103,7 +103,8 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
     plaza.signIn('buyer@plaza.test'),
   ]);
 
-  const createToken = async (scope: string) => (await owner.ok<{ createApiToken: { id: string; token: string } }>(CREATE_TOKEN, { input: { name: `matrix ${scope}`, scopes: [scope] } })).createApiToken;
+  const createToken = async (scope: string) =>
+    (await owner.ok<{ createApiToken: { id: string; token: string } }>(CREATE_TOKEN, { input: { name: `matrix ${scope}`, scopes: [scope] } })).createApiToken;
   const [withoutScope, deliveriesRead, deliveriesWrite, appsRead, revocable] = await Promise.all([
     createToken('apps:read'),
     createToken('deliveries:read'),
@@ -112,7 +113,8 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
     createToken('apps:read'),
   ]);
   const everyScope = async (person: GraphQLTestClient) =>
-    (await person.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'matrix every scope', scopes: ['apps:read', 'deliveries:read', 'deliveries:write'] } })).createApiToken.token;
+    (await person.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'matrix every scope', scopes: ['apps:read', 'deliveries:read', 'deliveries:write'] } }))
+      .createApiToken.token;
   const [reviewerToken, adminToken] = await Promise.all([everyScope(reviewer), everyScope(admin)]);
   // The API refuses a token without scopes; an emptied one shows that the checker needs the scope itself.
   await plaza.services.db.query("UPDATE api_tokens SET scopes = '{}' WHERE id = $1", [withoutScope.id]);
@@ -146,12 +148,17 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
   // Points for the buyer and for every person, so purchaseApp is decided by access, not by a balance.
   await Promise.all([buyer, ...PEOPLE.map((p) => clients[p])].map((client) => admin.ok(CREDIT, { userId: client.userId })));
   const purchaseId = (await buyer.ok<{ purchaseApp: { purchaseId: string } }>(PURCHASE, { appId: paid })).purchaseApp.purchaseId;
-  const installations = await Promise.all(PEOPLE.map(async (p) => (await clients[p].ok<{ installApp: { id: string; purchaseId: string } }>(INSTALL, { appId: uninstallable })).installApp));
+  const installations = await Promise.all(
+    PEOPLE.map(async (p) => (await clients[p].ok<{ installApp: { id: string; purchaseId: string } }>(INSTALL, { appId: uninstallable })).installApp),
+  );
   const ownerInstallation = installations[PEOPLE.indexOf('owner')];
   if (!ownerInstallation) throw new Error('PEOPLE must include the owner');
 
   const testDeliveries = await Promise.all(PRINCIPALS.map(async () => (await owner.ok<{ sendTestWebhook: { id: string } }>(SEND_TEST, { appId: listed })).sendTestWebhook.id));
-  const { webhookDeliveries } = await owner.ok<{ webhookDeliveries: { edges: { node: { id: string } }[] } }>('query($appId: ID!) { webhookDeliveries(filter: { appId: $appId }) { edges { node { id } } } }', { appId: paid });
+  const { webhookDeliveries } = await owner.ok<{ webhookDeliveries: { edges: { node: { id: string } }[] } }>(
+    'query($appId: ID!) { webhookDeliveries(filter: { appId: $appId }) { edges { node { id } } } }',
+    { appId: paid },
+  );
   const deliveryId = first(webhookDeliveries.edges, "the paid app's purchase delivery").node.id;
   // Settled deliveries, so no scheduled attempt runs while a row reads or redelivers them.
   await Promise.all([deliveryId, ...testDeliveries].map((id) => waitForDelivery(owner, id, isFinal)));
@@ -167,7 +174,15 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
     receiver,
     ownerId: owner.userId,
     bystanderId: buyer.userId,
-    apps: { listed, paid, installable, uninstallable, editable, underReview, toDecide: Object.fromEntries(PRINCIPALS.map((p, i) => [p, toDecide[i]])) as Record<PrincipalName, string> },
+    apps: {
+      listed,
+      paid,
+      installable,
+      uninstallable,
+      editable,
+      underReview,
+      toDecide: Object.fromEntries(PRINCIPALS.map((p, i) => [p, toDecide[i]])) as Record<PrincipalName, string>,
+    },
     purchaseId,
     deliveryId,
     testDeliveries: Object.fromEntries(PRINCIPALS.map((p, i) => [p, testDeliveries[i]])) as Record<PrincipalName, string>,

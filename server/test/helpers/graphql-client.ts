@@ -14,7 +14,11 @@ export interface GraphQLResponse<T> {
 
 /** Speaks GraphQL to a running Plaza over real HTTP, as a client of the contract would. */
 export class GraphQLTestClient {
-  constructor(readonly baseUrl: string, readonly token?: string, readonly user?: { id: string; email: string; roles: string[] }) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly token?: string,
+    readonly user?: { id: string; email: string; roles: string[] },
+  ) {}
 
   static async signIn(baseUrl: string, email: string): Promise<GraphQLTestClient> {
     const response = await fetch(`${baseUrl}/auth/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });

@@ -4,7 +4,15 @@ import { afterAll, inject } from 'vitest';
 
 const servers: Server[] = [];
 afterAll(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.closeAllConnections();
+          s.close(() => resolve());
+        }),
+    ),
+  );
 });
 
 /** A real HTTPS server on 127.0.0.1 with the test CA's localhost certificate; `url()` uses https://localhost:<port>. */

@@ -46,7 +46,7 @@ export async function startTestPlaza(env: Record<string, string> = {}): Promise<
     anonymous: () => new GraphQLTestClient(plaza.url),
     signIn: async (email) => GraphQLTestClient.signIn(plaza.url, email),
     waitForSubscriptions: async (count) => {
-      for (const deadline = Date.now() + 5000; plaza.services.pubSub.subscriptionCount < count; ) {
+      for (const deadline = Date.now() + 5000; plaza.services.pubSub.subscriptionCount < count;) {
         if (Date.now() > deadline) throw new Error(`only ${plaza.services.pubSub.subscriptionCount} of ${count} subscriptions became live`);
         await new Promise((r) => setTimeout(r, 20));
       }

@@ -41,10 +41,15 @@ export async function startPlazaProcess(env: Record<string, string | undefined>,
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${env.PORT ?? 0}`;
-  for (const deadline = Date.now() + 60_000; ; ) {
+  for (const deadline = Date.now() + 60_000; ;) {
     if (child.exitCode !== null) throw new Error(`Plaza exited with ${child.exitCode}:\n${output}`);
     if (Date.now() > deadline) throw new Error(`Plaza did not become ready within 60 s:\n${output}`);
-    const ready = readyLine ? readyLine.test(output) : await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = readyLine
+      ? readyLine.test(output)
+      : await fetch(`${url}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
     if (ready) break;
     await new Promise((r) => setTimeout(r, 100));
   }

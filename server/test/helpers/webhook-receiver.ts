@@ -30,7 +30,11 @@ export class WebhookReceiver {
   mostHangingAtOnce = 0;
   private waiters: (() => void)[] = [];
 
-  private constructor(private readonly server: Server, readonly port: number, public responder: Responder) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+    public responder: Responder,
+  ) {}
 
   static async start(responder: Responder = () => ({ status: 200, body: 'ok' })): Promise<WebhookReceiver> {
     // Made once the server listens (it needs the port); the request handler only reads it after that.

@@ -8,7 +8,11 @@ export const DELIVERY_FIELDS = `id appId event eventName purchaseId payload stat
 export const DELIVERY = `query($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
 
 /** Records an event through the same transactional entry point the marketplace uses. */
-export async function emitEvent(plaza: TestPlaza, appId: string, overrides: Partial<{ type: WebhookEventType; userId: string; amountVnd: number; developerShareVnd: number; purchaseId: string }> = {}) {
+export async function emitEvent(
+  plaza: TestPlaza,
+  appId: string,
+  overrides: Partial<{ type: WebhookEventType; userId: string; amountVnd: number; developerShareVnd: number; purchaseId: string }> = {},
+) {
   const delivery = await plaza.services.db.transaction((manager) =>
     plaza.services.webhookEvents.recordEvent(manager, {
       type: WebhookEventType.APP_PURCHASED,

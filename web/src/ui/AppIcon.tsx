@@ -16,7 +16,13 @@ export function AppIcon({ src, name, size, alt = '' }: AppIconProps) {
   const [failedSrc, setFailedSrc] = useState<string | null>(null);
   if (failedSrc === src) {
     return (
-      <span className="app-icon-fallback" role={alt ? 'img' : undefined} aria-label={alt || undefined} aria-hidden={alt ? undefined : true} style={{ width: size, height: size, fontSize: size / 2 }}>
+      <span
+        className="app-icon-fallback"
+        role={alt ? 'img' : undefined}
+        aria-label={alt || undefined}
+        aria-hidden={alt ? undefined : true}
+        style={{ width: size, height: size, fontSize: size / 2 }}
+      >
         {Array.from(name.trim())[0]?.toUpperCase() ?? '?'}
       </span>
     );

@@ -19,9 +19,7 @@ export const PARSED_BODY_MESSAGE =
  *
  *     app.post('/webhooks/plaza', express.raw({ type: 'application/json' }), expressWebhookHandler({ clientSecret, onEvent }));
  */
-export function expressWebhookHandler(
-  options: WebhookHandlerOptions,
-): (req: ExpressLikeRequest, res: ServerResponse, next: ExpressLikeNext) => void {
+export function expressWebhookHandler(options: WebhookHandlerOptions): (req: ExpressLikeRequest, res: ServerResponse, next: ExpressLikeNext) => void {
   const receive = createWebhookReceiver(options);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 

@@ -8,13 +8,7 @@ export {
   type StandardWebhookHeaders,
   type StandardWebhookOptions,
 } from './webhook-signature.js';
-export {
-  createSessionVerifier,
-  SessionTokenError,
-  type SessionTokenErrorCode,
-  type SessionVerifier,
-  type SessionVerifierOptions,
-} from './session-token.js';
+export { createSessionVerifier, SessionTokenError, type SessionTokenErrorCode, type SessionVerifier, type SessionVerifierOptions } from './session-token.js';
 export { createWebhookHandler } from './node-handler.js';
 export { expressWebhookHandler, type ExpressLikeRequest, type ExpressLikeNext } from './express-handler.js';
 export {

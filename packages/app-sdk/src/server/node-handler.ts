@@ -14,12 +14,7 @@ export function answerThenProcess(res: ServerResponse, { status, message, proces
   if (process) setImmediate(() => void process());
 }
 
-export async function receiveFromStream(
-  req: IncomingMessage,
-  res: ServerResponse,
-  receive: WebhookReceiver,
-  maxBodyBytes: number,
-): Promise<void> {
+export async function receiveFromStream(req: IncomingMessage, res: ServerResponse, receive: WebhookReceiver, maxBodyBytes: number): Promise<void> {
   let rawBody: Buffer;
   try {
     rawBody = await readRawBody(req, maxBodyBytes);

@@ -91,13 +91,7 @@ function requireOrigin(platformOrigin: string): string {
  * platform's JWKS (fetched once and cached; fetched again when an unknown `kid` shows up, so key
  * rotation needs nothing from you), issued by `platformOrigin`, for `appId`, not expired.
  */
-export function createSessionVerifier({
-  platformOrigin,
-  appId,
-  jwksUrl,
-  clockToleranceSeconds = 5,
-  jwksCooldownMs = 5_000,
-}: SessionVerifierOptions): SessionVerifier {
+export function createSessionVerifier({ platformOrigin, appId, jwksUrl, clockToleranceSeconds = 5, jwksCooldownMs = 5_000 }: SessionVerifierOptions): SessionVerifier {
   const issuer = requireOrigin(platformOrigin);
   if (typeof appId !== 'string' || appId === '') throw new TypeError('appId is required (your app id, app_...)');
   const keySet = keySetFrom(new URL(jwksUrl ?? `${issuer}/.well-known/jwks.json`), jwksCooldownMs);

@@ -37,11 +37,7 @@ export function signWebhookBody(rawBody: Buffer | string, clientSecret: string):
  * header value with `sha256=<lowercase hex>` in constant time. Never throws: anything unexpected
  * (missing header, other prefix, upper-case hex, wrong length, non-string values) is `false`.
  */
-export function verifyWebhookSignature(
-  rawBody: Buffer | string,
-  signatureHeader: string | undefined | null,
-  clientSecret: ClientSecrets,
-): boolean {
+export function verifyWebhookSignature(rawBody: Buffer | string, signatureHeader: string | undefined | null, clientSecret: ClientSecrets): boolean {
   try {
     const secrets = clientSecretList(clientSecret);
     if (!isBody(rawBody) || typeof signatureHeader !== 'string' || secrets === null) return false;

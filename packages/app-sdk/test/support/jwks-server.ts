@@ -46,7 +46,10 @@ export interface TokenClaims {
 export async function platformToken(key: SigningKey, { iss, aud, sub = 'usr_42', jti = 'jti_1', expiresIn = 300 }: TokenClaims): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const jwt = new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key.kid }).setIssuer(iss).setAudience(aud).setSubject(sub).setJti(jti);
-  return jwt.setIssuedAt(now + Math.min(0, expiresIn - 300)).setExpirationTime(now + expiresIn).sign(key.privateKey);
+  return jwt
+    .setIssuedAt(now + Math.min(0, expiresIn - 300))
+    .setExpirationTime(now + expiresIn)
+    .sign(key.privateKey);
 }
 
 export const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

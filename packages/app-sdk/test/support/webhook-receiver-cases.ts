@@ -87,7 +87,11 @@ export function webhookReceiverCases(start: StartReceiver): void {
   it('answers 400 text/plain to malformed JSON with a valid signature', async () => {
     const { post, started } = await receiver();
     for (const body of ['{"event":', '[1,2]', 'null', eventBody({ purchase_id: 42 }), eventBody({ amount_vnd: '50000' })]) {
-      const headers = { 'content-type': 'application/json', 'x-platform-signature': platformSignatureForTest(body, clientSecret), ...standardHeadersForTest(body, clientSecret, 'dlv_m') };
+      const headers = {
+        'content-type': 'application/json',
+        'x-platform-signature': platformSignatureForTest(body, clientSecret),
+        ...standardHeadersForTest(body, clientSecret, 'dlv_m'),
+      };
       const response = await post(body, headers);
       expect(response.status).toBe(400);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -195,9 +199,7 @@ export function webhookReceiverCases(start: StartReceiver): void {
     const { 'webhook-timestamp': _timestamp, ...undated } = deliveryHeaders(body, clientSecret);
     const missing = await post(body, undated);
     expect(missing.status).toBe(401);
-    expect(await missing.text()).toBe(
-      'Missing webhook-timestamp: Plaza signs every delivery with these Standard Webhooks headers, which replay protection needs',
-    );
+    expect(await missing.text()).toBe('Missing webhook-timestamp: Plaza signs every delivery with these Standard Webhooks headers, which replay protection needs');
     // A fresh timestamp put on a captured request breaks the webhook-signature that covered the old one.
     const captured = deliveryHeaders(body, clientSecret, { at: new Date(Date.now() - 60 * 60_000) });
     const refreshed = await post(body, { ...captured, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) });

@@ -1,12 +1,4 @@
-import {
-  appNameIssue,
-  HTTPS_ONLY,
-  pricePointsIssue,
-  shortDescriptionIssue,
-  urlIssue,
-  webhookUrlIssue,
-  type AppRuleIssue,
-} from '@plaza/shared';
+import { appNameIssue, HTTPS_ONLY, pricePointsIssue, shortDescriptionIssue, urlIssue, webhookUrlIssue, type AppRuleIssue } from '@plaza/shared';
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 import { describeTextIssue } from '../../platform/readable-text.js';
 import { CATEGORIES, Pricing, SUBSCRIBABLE_EVENTS } from './app.types.js';
@@ -65,7 +57,11 @@ export const IsAppName = () => rule('appName', worded(appNameIssue));
 
 export const IsShortDescription = () => rule('shortDescription', worded(shortDescriptionIssue));
 
-export const IsHttpsUrl = () => rule('httpsUrl', worded((v) => urlIssue(v, HTTPS_ONLY)));
+export const IsHttpsUrl = () =>
+  rule(
+    'httpsUrl',
+    worded((v) => urlIssue(v, HTTPS_ONLY)),
+  );
 
 /** The scheme rule for webhooks depends on configuration, so the service checks https; this checks the shape. */
 export const IsWebhookUrl = () => rule('webhookUrl', worded(webhookUrlIssue));

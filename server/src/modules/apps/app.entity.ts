@@ -52,7 +52,9 @@ export class App {
   webhookUrl: string | null;
 
   /** Event filters (issue 18): which of the four business events are sent; app.test always is. Changes without review. */
-  @Field(() => [WebhookEventType], { description: 'The events sent to the webhook URL (all four by default); APP_TEST is always sendable. Changed through submitApp/updateApp without a new review' })
+  @Field(() => [WebhookEventType], {
+    description: 'The events sent to the webhook URL (all four by default); APP_TEST is always sendable. Changed through submitApp/updateApp without a new review',
+  })
   @Column({ type: 'text', array: true, name: 'webhook_events', default: () => `'{${SUBSCRIBABLE_EVENTS.join(',')}}'` })
   webhookEvents: WebhookEventType[];
 

@@ -89,7 +89,11 @@ export class AppResolver {
 
   @Authorized()
   @Mutation(() => App, { description: 'A REJECTED app returns to PENDING_REVIEW; an APPROVED one too when its listing changes' })
-  updateApp(@Arg('id', () => ID, { description: 'One of your apps (app_<ULID>)' }) id: string, @Arg('input', { description: 'The fields to change' }) input: UpdateAppInput, @Ctx() context: RequestContext): Promise<App> {
+  updateApp(
+    @Arg('id', () => ID, { description: 'One of your apps (app_<ULID>)' }) id: string,
+    @Arg('input', { description: 'The fields to change' }) input: UpdateAppInput,
+    @Ctx() context: RequestContext,
+  ): Promise<App> {
     return this.apps.update(requirePrincipal(context), id, input);
   }
 

@@ -162,10 +162,13 @@ export class AppService {
   }
 
   /** Apps by id; the items of one list (a library's installations) ask together (one query). */
-  private readonly byId = perTickLoader(async (ids: string[]) => {
-    const apps = await this.db.getRepository(App).findBy({ id: In(ids) });
-    return new Map(apps.map((app) => [app.id, app]));
-  }, (): App | null => null);
+  private readonly byId = perTickLoader(
+    async (ids: string[]) => {
+      const apps = await this.db.getRepository(App).findBy({ id: In(ids) });
+      return new Map(apps.map((app) => [app.id, app]));
+    },
+    (): App | null => null,
+  );
 
   async find(principal: Principal | null, id: string): Promise<App | null> {
     const app = await this.byId(id);
@@ -213,9 +216,14 @@ export class AppService {
     const { after, before } = page;
     const query = this.db.getRepository(App).createQueryBuilder('a').where('a.status = :status', { status: AppStatus.PENDING_REVIEW });
     if (after) query.andWhere('(a.submitted_at, a.id) > (:submittedAt::timestamptz, :id)', { submittedAt: cursorTime(after[0]), id: after[1] });
-    if (before) query.andWhere('(a.submitted_at, a.id) < (:beforeSubmittedAt::timestamptz, :beforeId)', { beforeSubmittedAt: cursorTime(before[0], 'before'), beforeId: before[1] });
+    if (before)
+      query.andWhere('(a.submitted_at, a.id) < (:beforeSubmittedAt::timestamptz, :beforeId)', { beforeSubmittedAt: cursorTime(before[0], 'before'), beforeId: before[1] });
     const order = page.backward ? 'DESC' : 'ASC';
-    const rows = await query.orderBy('a.submitted_at', order).addOrderBy('a.id', order).take(page.limit + 1).getMany();
+    const rows = await query
+      .orderBy('a.submitted_at', order)
+      .addOrderBy('a.id', order)
+      .take(page.limit + 1)
+      .getMany();
     return toConnection(rows, page, (app) => [app.submittedAt.toISOString(), app.id]);
   }
 }

@@ -29,10 +29,7 @@ registerEnumType(AppStatus, {
 });
 
 /** The categories users browse the store by (../shared/spec/decisions.md). */
-export const CATEGORIES = [
-  'games', 'education', 'entertainment', 'finance', 'health', 'lifestyle',
-  'news', 'productivity', 'shopping', 'social', 'travel', 'utilities',
-] as const;
+export const CATEGORIES = ['games', 'education', 'entertainment', 'finance', 'health', 'lifestyle', 'news', 'productivity', 'shopping', 'social', 'travel', 'utilities'] as const;
 
 /** Review is due this long after (re)submission. */
 export const REVIEW_DUE_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -42,4 +39,9 @@ export const LISTING_FIELDS = ['name', 'shortDescription', 'iconUrl', 'appUrl', 
 export type Listing = { name: string; shortDescription: string; iconUrl: string; appUrl: string; category: string; pricing: Pricing; pricePoints: number | null };
 
 /** The events an app may choose to be sent (webhookEvents), in this order; APP_TEST is always sendable and never chosen. */
-export const SUBSCRIBABLE_EVENTS: readonly WebhookEventType[] = [WebhookEventType.APP_PURCHASED, WebhookEventType.APP_INSTALLED, WebhookEventType.APP_UNINSTALLED, WebhookEventType.APP_REFUNDED];
+export const SUBSCRIBABLE_EVENTS: readonly WebhookEventType[] = [
+  WebhookEventType.APP_PURCHASED,
+  WebhookEventType.APP_INSTALLED,
+  WebhookEventType.APP_UNINSTALLED,
+  WebhookEventType.APP_REFUNDED,
+];

@@ -32,7 +32,9 @@ export class IdentityResolver {
     return this.identity.rolesOf(account);
   }
 
-  @FieldResolver(() => [String], { description: 'The REVIEWER and ADMIN roles that PLATFORM_REVIEWER_EMAILS / PLATFORM_ADMIN_EMAILS give this account: revokeRole cannot take these away' })
+  @FieldResolver(() => [String], {
+    description: 'The REVIEWER and ADMIN roles that PLATFORM_REVIEWER_EMAILS / PLATFORM_ADMIN_EMAILS give this account: revokeRole cannot take these away',
+  })
   configuredRoles(@Root() account: Account): string[] {
     return this.identity.configuredRolesOf(account);
   }
@@ -53,7 +55,11 @@ export class IdentityResolver {
   @Mutation(() => Account, {
     description: 'Admin: takes back a granted REVIEWER or ADMIN role. CONFLICT when it would stay anyway: given by PLATFORM_*_EMAILS, REVIEWER of an admin, or your own ADMIN',
   })
-  revokeRole(@Arg('userId', () => ID, { description: 'The user’s id' }) userId: string, @Arg('role', { description: 'REVIEWER or ADMIN' }) role: string, @Ctx() context: RequestContext): Promise<Account> {
+  revokeRole(
+    @Arg('userId', () => ID, { description: 'The user’s id' }) userId: string,
+    @Arg('role', { description: 'REVIEWER or ADMIN' }) role: string,
+    @Ctx() context: RequestContext,
+  ): Promise<Account> {
     return this.identity.revokeRole(requirePrincipal(context), userId, role);
   }
 
@@ -76,7 +82,10 @@ export class IdentityResolver {
 
   @Authorized()
   @Mutation(() => CreatedApiToken, { description: 'A token for scripts and integrations, acting for you within its scopes only; its value is shown once' })
-  async createApiToken(@Arg('input', { description: 'Name, scopes and lifetime of the token' }) input: CreateApiTokenInput, @Ctx() context: RequestContext): Promise<CreatedApiToken> {
+  async createApiToken(
+    @Arg('input', { description: 'Name, scopes and lifetime of the token' }) input: CreateApiTokenInput,
+    @Ctx() context: RequestContext,
+  ): Promise<CreatedApiToken> {
     const { token, apiToken } = await this.identity.createApiToken(requirePrincipal(context).userId, input);
     return { id: apiToken.id, token, apiToken };
   }

@@ -30,7 +30,11 @@ export interface SignedIn {
 }
 
 export class IdentityService {
-  constructor(private readonly db: DataSource, private readonly config: Config, private readonly pubSub: PostgresPubSub) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: Config,
+    private readonly pubSub: PostgresPubSub,
+  ) {}
 
   rolesOf(account: Pick<Account, 'email' | 'grantedRoles'>) {
     return rolesOf(account.email, account.grantedRoles, this.config);
@@ -84,7 +88,14 @@ export class IdentityService {
       .getRawOne<{ session_id: string; expires_at: Date; user_id: string; email: string; granted_roles: string[] }>();
     if (!row) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This sign-in is not valid (signed out or unknown); sign in again');
     if (row.expires_at.getTime() <= Date.now()) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'Your sign-in has expired; sign in again');
-    return { kind: 'session', userId: row.user_id, email: row.email, roles: new Set(rolesOf(row.email, row.granted_roles, this.config)), sessionId: row.session_id, expiresAt: row.expires_at };
+    return {
+      kind: 'session',
+      userId: row.user_id,
+      email: row.email,
+      roles: new Set(rolesOf(row.email, row.granted_roles, this.config)),
+      sessionId: row.session_id,
+      expiresAt: row.expires_at,
+    };
   }
 
   private async authenticateApiToken(token: string): Promise<Principal> {

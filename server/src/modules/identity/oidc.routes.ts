@@ -36,14 +36,19 @@ export function oidcRoutes(services: SignInRouteDeps): Router {
   const providerConfig = () => {
     if (!settings) throw new Error('OIDC is not configured');
     discovered ??= oidc
-      .discovery(new URL(settings.issuer), settings.clientId, settings.clientSecret, undefined, settings.allowInsecureIssuer ? { execute: [oidc.allowInsecureRequests] } : undefined)
+      .discovery(
+        new URL(settings.issuer),
+        settings.clientId,
+        settings.clientSecret,
+        undefined,
+        settings.allowInsecureIssuer ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      )
       .catch((err) => {
         discovered = undefined; // try discovery again on the next sign-in instead of failing forever
         throw err;
       });
     return discovered;
   };
-
 
   router.get('/auth/oidc/login', async (req, res) => {
     if (!settings) return sendError(res, 404, ErrorCode.NOT_FOUND, 'OIDC sign-in is not configured on this platform');
@@ -75,7 +80,8 @@ export function oidcRoutes(services: SignInRouteDeps): Router {
     const state = typeof req.query.state === 'string' ? req.query.state : '';
     const logins = services.db.getRepository(OidcLogin);
     const login = state ? await logins.findOneBy({ state }) : null;
-    if (!login || Date.now() - login.createdAt.getTime() > LOGIN_TTL_MS) return sendError(res, 400, ErrorCode.BAD_USER_INPUT, 'This sign-in link is unknown or has expired; start again', { field: 'state' });
+    if (!login || Date.now() - login.createdAt.getTime() > LOGIN_TTL_MS)
+      return sendError(res, 400, ErrorCode.BAD_USER_INPUT, 'This sign-in link is unknown or has expired; start again', { field: 'state' });
     await logins.delete({ state }); // a state is good for one callback only
     try {
       const config = await providerConfig();
@@ -91,7 +97,8 @@ export function oidcRoutes(services: SignInRouteDeps): Router {
       const profile = typeof claims.email === 'string' ? claims : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
       const email = typeof profile.email === 'string' ? profile.email : undefined;
       if (!email) return sendError(res, 400, ErrorCode.BAD_USER_INPUT, 'The provider did not share your e-mail address; allow the email scope and try again');
-      if (profile.email_verified === false || profile.email_verified === 'false') return sendError(res, 403, ErrorCode.FORBIDDEN, 'Your e-mail address is not verified with the provider');
+      if (profile.email_verified === false || profile.email_verified === 'false')
+        return sendError(res, 403, ErrorCode.FORBIDDEN, 'Your e-mail address is not verified with the provider');
       const { token, expiresAt } = await services.identity.signIn({ id: claims.sub, email, provider: 'oidc' });
       setSessionCookie(res, services.config, token, expiresAt);
       res.redirect(302, login.returnTo);

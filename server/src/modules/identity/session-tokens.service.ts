@@ -25,7 +25,10 @@ export interface SessionToken {
 export class SessionTokenService {
   private cache: { at: number; keys: SigningKey[] } | undefined;
 
-  constructor(private readonly db: DataSource, private readonly config: Config) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: Config,
+  ) {}
 
   private async keys(): Promise<SigningKey[]> {
     if (this.cache && Date.now() - this.cache.at < KEY_CACHE_MS) return this.cache.keys;

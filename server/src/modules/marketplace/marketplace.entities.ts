@@ -94,7 +94,10 @@ export class Installation {
   @Column({ type: 'text', name: 'user_id' })
   userId: string;
 
-  @Field({ description: 'The acquisition this installation is: the purchase, the zero-amount install, or the zero-amount reinstall; the purchase_id of its app.installed/app.purchased and app.uninstalled events' })
+  @Field({
+    description:
+      'The acquisition this installation is: the purchase, the zero-amount install, or the zero-amount reinstall; the purchase_id of its app.installed/app.purchased and app.uninstalled events',
+  })
   @Column({ type: 'text', name: 'purchase_id' })
   purchaseId: string;
 
@@ -102,7 +105,10 @@ export class Installation {
    * The paid purchase access comes from, so a refund finds whichever installation is current: the
    * installation's own purchase when bought, the original purchase on a reinstall; null for free apps.
    */
-  @Field(() => String, { nullable: true, description: 'The paid purchase this access comes from (the one to refund): purchaseId itself when bought, the original purchase on a reinstall; null for free apps' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The paid purchase this access comes from (the one to refund): purchaseId itself when bought, the original purchase on a reinstall; null for free apps',
+  })
   @Column({ type: 'text', name: 'original_purchase_id', nullable: true })
   originalPurchaseId: string | null;
 

@@ -21,6 +21,7 @@ export const marketplaceErrors = {
   alreadyBought: () => conflict('You already own this app', MarketplaceErrorReason.ALREADY_OWNED),
   alreadyInstalled: () => conflict('This app is already in your library', MarketplaceErrorReason.ALREADY_OWNED),
   notInLibrary: () => conflict('This app is not in your library', MarketplaceErrorReason.NOT_OWNED),
-  insufficientPoints: (pricePoints: number, balance: number) => conflict(`Not enough points: this app costs ${pricePoints} points and you have ${balance}`, MarketplaceErrorReason.INSUFFICIENT_POINTS),
+  insufficientPoints: (pricePoints: number, balance: number) =>
+    conflict(`Not enough points: this app costs ${pricePoints} points and you have ${balance}`, MarketplaceErrorReason.INSUFFICIENT_POINTS),
   alreadyRefunded: (purchaseId: string) => conflict(`Purchase ${purchaseId} was already refunded`, MarketplaceErrorReason.ALREADY_REFUNDED),
 };

@@ -22,7 +22,11 @@ export const PurchaseKind = { PURCHASE: 'PURCHASE', INSTALL: 'INSTALL', REINSTAL
 const isUniqueViolation = (err: unknown) => err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '23505';
 
 export class MarketplaceService {
-  constructor(private readonly db: DataSource, private readonly config: Config, private readonly webhookEvents: WebhookEventsService) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: Config,
+    private readonly webhookEvents: WebhookEventsService,
+  ) {}
 
   /** What a sale at this price carries in its webhook (0 for a free app): the amounts of a test event. */
   saleAmounts(pricePoints: number | null): { amountVnd: number; developerShareVnd: number } {
@@ -83,10 +87,33 @@ export class MarketplaceService {
         refundReason: null,
       });
       await manager.insert(Purchase, purchase);
-      await manager.insert(Installation, { id: `ins_${ulid()}`, appId, userId: principal.userId, purchaseId: purchase.purchaseId, originalPurchaseId: purchase.purchaseId, installedAt: now, uninstalledAt: null });
+      await manager.insert(Installation, {
+        id: `ins_${ulid()}`,
+        appId,
+        userId: principal.userId,
+        purchaseId: purchase.purchaseId,
+        originalPurchaseId: purchase.purchaseId,
+        installedAt: now,
+        uninstalledAt: null,
+      });
       await manager.insert(RevenueEntry, { purchaseId: purchase.purchaseId, appId, developerId: app.ownerId, kind: 'SALE', ...this.ledgerAmounts(split, 1), createdAt: now });
-      await manager.insert(PointMovement, { userId: principal.userId, delta: -pricePoints, reason: 'purchase', purchaseId: purchase.purchaseId, actorId: principal.userId, createdAt: now });
-      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId, userId: principal.userId, purchaseId: purchase.purchaseId, amountVnd: split.amountVnd, developerShareVnd: split.developerShareVnd, at: now });
+      await manager.insert(PointMovement, {
+        userId: principal.userId,
+        delta: -pricePoints,
+        reason: 'purchase',
+        purchaseId: purchase.purchaseId,
+        actorId: principal.userId,
+        createdAt: now,
+      });
+      await this.webhookEvents.recordEvent(manager, {
+        type: WebhookEventType.APP_PURCHASED,
+        appId,
+        userId: principal.userId,
+        purchaseId: purchase.purchaseId,
+        amountVnd: split.amountVnd,
+        developerShareVnd: split.developerShareVnd,
+        at: now,
+      });
       return purchase;
     }, alreadyOwned);
   }
@@ -128,9 +155,25 @@ export class MarketplaceService {
         refundReason: null,
       });
       await manager.insert(Purchase, acquisition);
-      const installation = manager.create(Installation, { id: `ins_${ulid()}`, appId, userId: principal.userId, purchaseId: acquisition.purchaseId, originalPurchaseId, installedAt: now, uninstalledAt: null });
+      const installation = manager.create(Installation, {
+        id: `ins_${ulid()}`,
+        appId,
+        userId: principal.userId,
+        purchaseId: acquisition.purchaseId,
+        originalPurchaseId,
+        installedAt: now,
+        uninstalledAt: null,
+      });
       await manager.insert(Installation, installation);
-      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_INSTALLED, appId, userId: principal.userId, purchaseId: acquisition.purchaseId, amountVnd: 0, developerShareVnd: 0, at: now });
+      await this.webhookEvents.recordEvent(manager, {
+        type: WebhookEventType.APP_INSTALLED,
+        appId,
+        userId: principal.userId,
+        purchaseId: acquisition.purchaseId,
+        amountVnd: 0,
+        developerShareVnd: 0,
+        at: now,
+      });
       return installation;
     }, alreadyInstalled);
   }
@@ -148,7 +191,15 @@ export class MarketplaceService {
       installation.uninstalledAt = new Date();
       await manager.update(Installation, { id: installation.id }, { uninstalledAt: installation.uninstalledAt });
       const purchase = await manager.findOneByOrFail(Purchase, { purchaseId: installation.purchaseId });
-      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_UNINSTALLED, appId, userId: principal.userId, purchaseId: purchase.purchaseId, amountVnd: purchase.amountVnd, developerShareVnd: purchase.developerShareVnd, at: installation.uninstalledAt });
+      await this.webhookEvents.recordEvent(manager, {
+        type: WebhookEventType.APP_UNINSTALLED,
+        appId,
+        userId: principal.userId,
+        purchaseId: purchase.purchaseId,
+        amountVnd: purchase.amountVnd,
+        developerShareVnd: purchase.developerShareVnd,
+        at: installation.uninstalledAt,
+      });
       return installation;
     });
   }
@@ -174,8 +225,21 @@ export class MarketplaceService {
       await manager.insert(PointMovement, { userId: purchase.userId, delta: purchase.pricePoints, reason: 'refund', purchaseId, actorId: admin.userId, createdAt: now });
       await manager.insert(RevenueEntry, { purchaseId, appId: purchase.appId, developerId: app.ownerId, kind: 'REFUND', ...this.ledgerAmounts(purchase, -1), createdAt: now });
       // Whichever installation is current ends, the purchase's own or a later reinstall (it remembers the purchase).
-      await manager.query('UPDATE installations SET uninstalled_at = $4 WHERE app_id = $2 AND user_id = $3 AND original_purchase_id = $1 AND uninstalled_at IS NULL', [purchaseId, purchase.appId, purchase.userId, now]);
-      await this.webhookEvents.recordEvent(manager, { type: WebhookEventType.APP_REFUNDED, appId: purchase.appId, userId: purchase.userId, purchaseId, amountVnd: purchase.amountVnd, developerShareVnd: purchase.developerShareVnd, at: now });
+      await manager.query('UPDATE installations SET uninstalled_at = $4 WHERE app_id = $2 AND user_id = $3 AND original_purchase_id = $1 AND uninstalled_at IS NULL', [
+        purchaseId,
+        purchase.appId,
+        purchase.userId,
+        now,
+      ]);
+      await this.webhookEvents.recordEvent(manager, {
+        type: WebhookEventType.APP_REFUNDED,
+        appId: purchase.appId,
+        userId: purchase.userId,
+        purchaseId,
+        amountVnd: purchase.amountVnd,
+        developerShareVnd: purchase.developerShareVnd,
+        at: now,
+      });
       return purchase;
     });
   }
@@ -196,7 +260,12 @@ export class MarketplaceService {
 
   /** The user's library: apps installed or bought and not uninstalled or refunded, newest first. */
   async library(userId: string): Promise<Installation[]> {
-    return this.db.getRepository(Installation).createQueryBuilder('i').where('i.user_id = :userId AND i.uninstalled_at IS NULL', { userId }).orderBy('i.installed_at', 'DESC').getMany();
+    return this.db
+      .getRepository(Installation)
+      .createQueryBuilder('i')
+      .where('i.user_id = :userId AND i.uninstalled_at IS NULL', { userId })
+      .orderBy('i.installed_at', 'DESC')
+      .getMany();
   }
 
   async purchases(userId: string): Promise<Purchase[]> {
@@ -212,12 +281,17 @@ export class MarketplaceService {
    * apps (at most MAX_APPS_PER_DEVELOPER rows) instead of one per app; owners asking in one turn share it.
    */
   readonly earningsByApp = perTickLoader(
-    async (ownerIds: string[]) => new Map(await Promise.all(ownerIds.map(async (ownerId) => [ownerId, new Map((await this.earnings(ownerId)).map((row) => [row.appId, row]))] as const))),
+    async (ownerIds: string[]) =>
+      new Map(await Promise.all(ownerIds.map(async (ownerId) => [ownerId, new Map((await this.earnings(ownerId)).map((row) => [row.appId, row]))] as const))),
     () => new Map<string, AppEarningsRow>(),
   );
 
   private hasActiveInstallation(manager: EntityManager, userId: string, appId: string): Promise<boolean> {
-    return manager.getRepository(Installation).createQueryBuilder('i').where('i.user_id = :userId AND i.app_id = :appId AND i.uninstalled_at IS NULL', { userId, appId }).getExists();
+    return manager
+      .getRepository(Installation)
+      .createQueryBuilder('i')
+      .where('i.user_id = :userId AND i.app_id = :appId AND i.uninstalled_at IS NULL', { userId, appId })
+      .getExists();
   }
 
   /** Per app, from the ledger: sales, the developer's share, refunds and the net. */

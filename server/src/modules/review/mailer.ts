@@ -5,7 +5,10 @@ import { logger } from '../../platform/logger.js';
 export class Mailer {
   private readonly transport: Transporter | undefined;
 
-  constructor(smtpUrl: string | undefined, private readonly from: string) {
+  constructor(
+    smtpUrl: string | undefined,
+    private readonly from: string,
+  ) {
     this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
   }
 

@@ -6,7 +6,10 @@ import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { Notification } from './notification.entity.js';
 
 export class NotificationService {
-  constructor(private readonly db: DataSource, private readonly pubSub: PostgresPubSub) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly pubSub: PostgresPubSub,
+  ) {}
 
   /** Records a notification in the caller's transaction; subscribers hear of it when that commits. */
   async notify(manager: EntityManager, userId: string, fields: { kind: string; message: string; appId: string | null }): Promise<Notification> {
@@ -22,7 +25,10 @@ export class NotificationService {
     const query = this.db.getRepository(Notification).createQueryBuilder('n').where('n.user_id = :userId', { userId });
     if (page.after) query.andWhere('n.id < :after', { after: page.after[0] });
     if (page.before) query.andWhere('n.id > :before', { before: page.before[0] });
-    const rows = await query.orderBy('n.id', page.backward ? 'ASC' : 'DESC').take(page.limit + 1).getMany();
+    const rows = await query
+      .orderBy('n.id', page.backward ? 'ASC' : 'DESC')
+      .take(page.limit + 1)
+      .getMany();
     return toConnection(rows, page, (n) => [n.id]);
   }
 

@@ -13,11 +13,17 @@ export class NotificationConnection extends ConnectionType(Notification, 'Notifi
 
 @Resolver()
 export class ReviewResolver {
-  constructor(private readonly review: ReviewService, private readonly notificationService: NotificationService) {}
+  constructor(
+    private readonly review: ReviewService,
+    private readonly notificationService: NotificationService,
+  ) {}
 
   @Authorized('REVIEWER')
   @Mutation(() => ReviewDecision, { description: 'Reviewer: approve or reject an app pending review (never one’s own); the developer is notified' })
-  decideReview(@Arg('input', { description: 'The app, the outcome and, for a rejection, the reasons' }) input: ReviewDecisionInput, @Ctx() context: RequestContext): Promise<ReviewDecision> {
+  decideReview(
+    @Arg('input', { description: 'The app, the outcome and, for a rejection, the reasons' }) input: ReviewDecisionInput,
+    @Ctx() context: RequestContext,
+  ): Promise<ReviewDecision> {
     return this.review.decide(requirePrincipal(context), input);
   }
 

@@ -15,7 +15,11 @@ import { ReviewDecision } from './review-decision.entity.js';
 import { REJECTION_REASON_TEXT, RejectionReason, ReviewOutcome } from './review.types.js';
 
 export class ReviewService {
-  constructor(private readonly db: DataSource, private readonly notifications: NotificationService, private readonly mailer: Mailer) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly notifications: NotificationService,
+    private readonly mailer: Mailer,
+  ) {}
 
   private checkInput(input: ReviewDecisionInput): { reasons: RejectionReason[]; note: string | null } {
     const reasons = [...new Set(input.reasons ?? [])];
@@ -41,7 +45,16 @@ export class ReviewService {
         throw conflict(`The developer changed this app (revision ${app.revision}) after you opened revision ${input.revision}; review it again`);
       }
       const decidedAt = new Date();
-      const decision = manager.create(ReviewDecision, { id: newId.reviewDecision(), appId: app.id, reviewerId: reviewer.userId, outcome: input.outcome, reasons, note, appRevision: app.revision, decidedAt });
+      const decision = manager.create(ReviewDecision, {
+        id: newId.reviewDecision(),
+        appId: app.id,
+        reviewerId: reviewer.userId,
+        outcome: input.outcome,
+        reasons,
+        note,
+        appRevision: app.revision,
+        decidedAt,
+      });
       await manager.insert(ReviewDecision, decision);
       if (input.outcome === ReviewOutcome.APPROVED) {
         await manager.update(App, { id: app.id }, { status: AppStatus.APPROVED, publishedListing: listingOf(app), listedAt: app.listedAt ?? decidedAt });
@@ -73,14 +86,17 @@ export class ReviewService {
   }
 
   /** An app's decisions, oldest first; the apps of one list ask together (one query). */
-  readonly history = perTickLoader(async (appIds: string[]) => {
-    const decisions = await this.db.getRepository(ReviewDecision).find({ where: { appId: In(appIds) }, order: { decidedAt: 'ASC' } });
-    const byApp = new Map<string, ReviewDecision[]>();
-    for (const decision of decisions) {
-      const ofApp = byApp.get(decision.appId);
-      if (ofApp) ofApp.push(decision);
-      else byApp.set(decision.appId, [decision]);
-    }
-    return byApp;
-  }, (): ReviewDecision[] => []);
+  readonly history = perTickLoader(
+    async (appIds: string[]) => {
+      const decisions = await this.db.getRepository(ReviewDecision).find({ where: { appId: In(appIds) }, order: { decidedAt: 'ASC' } });
+      const byApp = new Map<string, ReviewDecision[]>();
+      for (const decision of decisions) {
+        const ofApp = byApp.get(decision.appId);
+        if (ofApp) ofApp.push(decision);
+        else byApp.set(decision.appId, [decision]);
+      }
+      return byApp;
+    },
+    (): ReviewDecision[] => [],
+  );
 }

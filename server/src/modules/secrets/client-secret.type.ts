@@ -14,7 +14,8 @@ export class ClientSecret {
 
   @Field(() => String, {
     nullable: true,
-    description: 'While a rotation’s overlap runs: the replaced secret, which still signs (alone in X-Platform-Signature, second in webhook-signature) until previousValidUntil; null otherwise',
+    description:
+      'While a rotation’s overlap runs: the replaced secret, which still signs (alone in X-Platform-Signature, second in webhook-signature) until previousValidUntil; null otherwise',
   })
   previousValue: string | null;
 

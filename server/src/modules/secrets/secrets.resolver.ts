@@ -16,7 +16,8 @@ export class SecretsResolver {
 
   @Authorized()
   @Mutation(() => ClientSecret, {
-    description: 'Owner only: a new client secret. During the overlap (24 h by default, 0 = at once, at most 168) webhook-signature carries both signatures and X-Platform-Signature keeps the old secret; audited',
+    description:
+      'Owner only: a new client secret. During the overlap (24 h by default, 0 = at once, at most 168) webhook-signature carries both signatures and X-Platform-Signature keeps the old secret; audited',
   })
   rotateClientSecret(@Args() { appId, overlapHours }: RotateClientSecretArgs, @Ctx() context: RequestContext): Promise<ClientSecret> {
     return this.secrets.rotate(requirePrincipal(context), appId, overlapHours ?? DEFAULT_OVERLAP_HOURS, context.ipAddress);

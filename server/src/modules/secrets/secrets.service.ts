@@ -14,7 +14,10 @@ import { generateClientSecret, openSecret, sealSecret } from '../../platform/sec
 export const AUDIT_TRAIL_LENGTH = 100;
 
 export class SecretsService {
-  constructor(private readonly db: DataSource, private readonly config: Config) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly config: Config,
+  ) {}
 
   private get currentKey() {
     return this.config.encryptionKeys[0];
@@ -41,7 +44,11 @@ export class SecretsService {
       if (stored.keyId !== this.currentKey.id || (shown.previousValue !== null && stored.previousKeyId !== this.currentKey.id) || overlapEnded) {
         // Re-seal under the current key as it is read, so an old key can be retired once all rows have moved;
         // an overlap that has ended drops the replaced secret on the way.
-        await manager.update(StoredClientSecret, { appId }, { ...sealSecret(shown.value, appId, this.currentKey), ...this.sealPrevious(shown.previousValue, shown.previousValidUntil, appId) });
+        await manager.update(
+          StoredClientSecret,
+          { appId },
+          { ...sealSecret(shown.value, appId, this.currentKey), ...this.sealPrevious(shown.previousValue, shown.previousValidUntil, appId) },
+        );
       }
       await this.audit(manager, principal, appId, SecretAuditAction.REVEAL, ipAddress);
       return shown;
@@ -101,23 +108,26 @@ export class SecretsService {
   }
 
   /** The newest AUDIT_TRAIL_LENGTH entries of an app, newest first; the apps of one list ask together (one query). */
-  readonly auditTrail = perTickLoader(async (appIds: string[]) => {
-    // Per app by its (app_id, at) index, so an app revealed thousands of times costs no more than the rows shown.
-    const rows: SecretAuditEntry[] = await this.db.query(
-      `SELECT ${entityColumns(this.db, SecretAuditEntry, 's')}
+  readonly auditTrail = perTickLoader(
+    async (appIds: string[]) => {
+      // Per app by its (app_id, at) index, so an app revealed thousands of times costs no more than the rows shown.
+      const rows: SecretAuditEntry[] = await this.db.query(
+        `SELECT ${entityColumns(this.db, SecretAuditEntry, 's')}
          FROM unnest($1::text[]) AS wanted(app_id)
          CROSS JOIN LATERAL (SELECT * FROM client_secret_audit c WHERE c.app_id = wanted.app_id ORDER BY c.at DESC LIMIT $2) s`,
-      [appIds, AUDIT_TRAIL_LENGTH],
-    );
-    const byApp = new Map<string, SecretAuditEntry[]>();
-    for (const row of rows) {
-      const entry = Object.assign(new SecretAuditEntry(), row);
-      const ofApp = byApp.get(entry.appId);
-      if (ofApp) ofApp.push(entry);
-      else byApp.set(entry.appId, [entry]);
-    }
-    return byApp;
-  }, (): SecretAuditEntry[] => []);
+        [appIds, AUDIT_TRAIL_LENGTH],
+      );
+      const byApp = new Map<string, SecretAuditEntry[]>();
+      for (const row of rows) {
+        const entry = Object.assign(new SecretAuditEntry(), row);
+        const ofApp = byApp.get(entry.appId);
+        if (ofApp) ofApp.push(entry);
+        else byApp.set(entry.appId, [entry]);
+      }
+      return byApp;
+    },
+    (): SecretAuditEntry[] => [],
+  );
 
   private async assertOwner(manager: EntityManager, principal: Principal, appId: string): Promise<void> {
     // Lock the app row so a reveal and a rotation of the same secret are serialised.

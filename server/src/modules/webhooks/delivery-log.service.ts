@@ -8,7 +8,16 @@ import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import type { PostgresPubSub } from '../../platform/pubsub.js';
 import type { DeliveryEngine } from './delivery/delivery-engine.js';
-import { CLOSE_ABANDONED_ATTEMPTS, COUNT_UNCLAIMED_DUE, QUEUE_RECOVERY, RECORD_MANUAL_ATTEMPT, RESERVE_MANUAL_ATTEMPT, SETTLE_AFTER_MANUAL_ATTEMPT, type ClaimedDelivery, type UpdatedRow } from './delivery/delivery-queries.js';
+import {
+  CLOSE_ABANDONED_ATTEMPTS,
+  COUNT_UNCLAIMED_DUE,
+  QUEUE_RECOVERY,
+  RECORD_MANUAL_ATTEMPT,
+  RESERVE_MANUAL_ATTEMPT,
+  SETTLE_AFTER_MANUAL_ATTEMPT,
+  type ClaimedDelivery,
+  type UpdatedRow,
+} from './delivery/delivery-queries.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
 import type { WebhookRecovery } from './webhook-recovery.type.js';
 import { deliveryUpdate, publishDeliveryUpdates } from './delivery-updates.js';
@@ -107,7 +116,10 @@ export class DeliveryLogService {
   }
 
   async get(principal: Principal, id: string): Promise<WebhookDelivery | null> {
-    const [row] = await this.db.query('SELECT d.*, e.payload, a.owner_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id JOIN apps a ON a.id = d.app_id WHERE d.id = $1', [id]);
+    const [row] = await this.db.query(
+      'SELECT d.*, e.payload, a.owner_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id JOIN apps a ON a.id = d.app_id WHERE d.id = $1',
+      [id],
+    );
     if (!row || (row.owner_id !== principal.userId && !seesEveryApp(principal))) return null;
     return toDelivery(row);
   }
@@ -130,7 +142,17 @@ export class DeliveryLogService {
     if (!delivery) throw notFound('Delivery');
     const { number, startedAt, url, headers, response } = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
     const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
-      await manager.query(RECORD_MANUAL_ATTEMPT, [deliveryId, number, startedAt, response.durationMs, response.statusCode, response.error, response.responseBodyExcerpt, url, headers]);
+      await manager.query(RECORD_MANUAL_ATTEMPT, [
+        deliveryId,
+        number,
+        startedAt,
+        response.durationMs,
+        response.statusCode,
+        response.error,
+        response.responseBodyExcerpt,
+        url,
+        headers,
+      ]);
       return manager.query(SETTLE_AFTER_MANUAL_ATTEMPT, [deliveryId, response.error === null]);
     });
     // No row: the delivery went away during the attempt, and there is no state left to announce.
@@ -146,10 +168,18 @@ export class DeliveryLogService {
    */
   async recoverFailed(appId: string, since: Date): Promise<WebhookRecovery> {
     if (since.getTime() > Date.now()) throw badInput('since', 'since must not be in the future');
-    const queued: (UpdatedRow & { app_id: string; owner_id: string; event_type: string; purchase_id: string; created_at: Date })[] = await this.db.query(QUEUE_RECOVERY, [appId, idAtTime(since.getTime())]);
+    const queued: (UpdatedRow & { app_id: string; owner_id: string; event_type: string; purchase_id: string; created_at: Date })[] = await this.db.query(QUEUE_RECOVERY, [
+      appId,
+      idAtTime(since.getTime()),
+    ]);
     if (queued.length > 0) {
       this.wakeUps.notify();
-      const updates = queued.map((row) => deliveryUpdate({ app_id: row.app_id, owner_id: row.owner_id, event_type: row.event_type, purchase_id: row.purchase_id, created_at: row.created_at } as ClaimedDelivery, row));
+      const updates = queued.map((row) =>
+        deliveryUpdate(
+          { app_id: row.app_id, owner_id: row.owner_id, event_type: row.event_type, purchase_id: row.purchase_id, created_at: row.created_at } as ClaimedDelivery,
+          row,
+        ),
+      );
       await publishDeliveryUpdates(this.db.manager, this.pubSub, updates);
     }
     return { appId, since, deliveriesQueued: queued.length };

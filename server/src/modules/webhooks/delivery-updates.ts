@@ -34,7 +34,11 @@ export const deliveryUpdate = (delivery: ClaimedDelivery, row: UpdatedRow): Deli
 
 /** Routed by app id; subscribers to all of a developer's apps filter on ownerId. */
 export function publishDeliveryUpdates(manager: EntityManager, pubSub: PostgresPubSub, updates: DeliveryUpdate[]): Promise<void> {
-  return pubSub.publishManyIn(manager, Topic.WEBHOOK_DELIVERY_UPDATED, updates.map((update) => ({ id: update.appId, payload: update })));
+  return pubSub.publishManyIn(
+    manager,
+    Topic.WEBHOOK_DELIVERY_UPDATED,
+    updates.map((update) => ({ id: update.appId, payload: update })),
+  );
 }
 
 /** A delivery as the API shows it, rebuilt from an update that crossed NOTIFY as JSON. */

@@ -66,7 +66,14 @@ export class WebhookEventsService {
   async insert(manager: EntityManager, all: EventFacts[]): Promise<WebhookDelivery[]> {
     const rows = all.map((facts) => {
       const at = facts.at ?? new Date();
-      return { facts, at, eventId: newWebhookId.event(at.getTime()), deliveryId: newWebhookId.delivery(at.getTime()), type: EVENT_WIRE_NAME[facts.type], payload: webhookPayload(facts, at) };
+      return {
+        facts,
+        at,
+        eventId: newWebhookId.event(at.getTime()),
+        deliveryId: newWebhookId.delivery(at.getTime()),
+        type: EVENT_WIRE_NAME[facts.type],
+        payload: webhookPayload(facts, at),
+      };
     });
     const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
     const recorded = await queryPrepared<{ delivery_id: string; status: DeliveryStatus; held_reason: string | null }>(

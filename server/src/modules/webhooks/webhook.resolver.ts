@@ -58,13 +58,18 @@ export class WebhookResolver {
     @Arg('since', () => Date, { description: 'Deliveries created at or after this instant; not in the future' }) since: Date,
     @Ctx() context: RequestContext,
   ): Promise<WebhookRecovery> {
-    const app = await this.apps.requireOwned(requirePrincipal(context), appId, { allowAdmin: true, forbiddenMessage: 'Only the developer who owns this app (or an admin) can recover its deliveries' });
+    const app = await this.apps.requireOwned(requirePrincipal(context), appId, {
+      allowAdmin: true,
+      forbiddenMessage: 'Only the developer who owns this app (or an admin) can recover its deliveries',
+    });
     if (app.webhookState === WebhookState.DISABLED) throw conflict('This app’s webhook is disabled; enable it (enableWebhook) before recovering its deliveries');
     return this.deliveryLog.recoverFailed(appId, since);
   }
 
   @Authorized(tokenScope('deliveries:write'))
-  @Mutation(() => App, { description: 'Owner: resume sending the app’s webhook events after an automatic disable; held and failed deliveries are sent by recoverWebhookDeliveries' })
+  @Mutation(() => App, {
+    description: 'Owner: resume sending the app’s webhook events after an automatic disable; held and failed deliveries are sent by recoverWebhookDeliveries',
+  })
   async enableWebhook(@Arg('appId', () => ID, { description: 'One of your apps' }) appId: string, @Ctx() context: RequestContext): Promise<App> {
     const principal = requirePrincipal(context);
     await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can enable its webhook' });
@@ -105,7 +110,11 @@ export class WebhookResolver {
   async sendTestWebhook(
     @Arg('appId', () => ID, { description: 'One of your apps with a webhook URL' }) appId: string,
     @Ctx() context: RequestContext,
-    @Arg('event', () => WebhookEventType, { nullable: true, description: 'The event to imitate; APP_TEST when not given. Amounts are those of a sale of the app (0 for a free app and for APP_TEST)' }) event?: WebhookEventType | null,
+    @Arg('event', () => WebhookEventType, {
+      nullable: true,
+      description: 'The event to imitate; APP_TEST when not given. Amounts are those of a sale of the app (0 for a free app and for APP_TEST)',
+    })
+    event?: WebhookEventType | null,
   ): Promise<WebhookDelivery> {
     const principal = requirePrincipal(context);
     const app = await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can send it test events' });
@@ -118,7 +127,10 @@ export class WebhookResolver {
     subscribe: ({ args, context, info }: { args: { appId?: string | null }; context: RequestContext; info: GraphQLResolveInfo }) =>
       wiredResolver(info, WebhookResolver).deliveryUpdatesFor(requirePrincipal(context), args.appId),
   })
-  webhookDeliveryUpdated(@Root() update: DeliveryUpdate, @Arg('appId', () => ID, { nullable: true, description: 'Only this app (yours; admins: any); all of yours when null' }) _appId?: string | null): WebhookDelivery {
+  webhookDeliveryUpdated(
+    @Root() update: DeliveryUpdate,
+    @Arg('appId', () => ID, { nullable: true, description: 'Only this app (yours; admins: any); all of yours when null' }) _appId?: string | null,
+  ): WebhookDelivery {
     return deliveryFromUpdate(update);
   }
 

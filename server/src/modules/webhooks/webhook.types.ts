@@ -73,7 +73,6 @@ export const EVENT_TYPE_BY_WIRE_NAME = Object.fromEntries(Object.entries(EVENT_W
 /** Deliveries the engine still has to attempt. */
 export const OPEN_STATUSES = [DeliveryStatus.PENDING, DeliveryStatus.RETRYING];
 
-
 /** Whether an app's webhook is sent (issue 18): sustained failure disables it, its owner enables it again. */
 export enum WebhookState {
   ENABLED = 'ENABLED',
@@ -85,7 +84,8 @@ registerEnumType(WebhookState, {
   valuesConfig: {
     ENABLED: { description: 'Events are sent as they happen' },
     DISABLED: {
-      description: 'Deliveries failed with no success for WEBHOOK_DISABLE_AFTER: events are still recorded (FAILED, heldReason says why) but not sent until enableWebhook; recoverWebhookDeliveries then sends them',
+      description:
+        'Deliveries failed with no success for WEBHOOK_DISABLE_AFTER: events are still recorded (FAILED, heldReason says why) but not sent until enableWebhook; recoverWebhookDeliveries then sends them',
     },
   },
 });

@@ -12,7 +12,9 @@ export class DeliveryAppQueueIndex1795500000000 implements MigrationInterface {
   name = 'DeliveryAppQueueIndex1795500000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE INDEX IF NOT EXISTS "idx_webhook_deliveries_app_queue" ON "webhook_deliveries"  ("app_id", "next_attempt_at") WHERE next_attempt_at IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX IF NOT EXISTS "idx_webhook_deliveries_app_queue" ON "webhook_deliveries"  ("app_id", "next_attempt_at") WHERE next_attempt_at IS NOT NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

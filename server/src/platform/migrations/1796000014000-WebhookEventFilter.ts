@@ -8,9 +8,7 @@ export class WebhookEventFilter1796000014000 implements MigrationInterface {
   name = 'WebhookEventFilter1796000014000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
-      `ALTER TABLE "apps" ADD "webhook_events" text[] NOT NULL DEFAULT '{APP_PURCHASED,APP_INSTALLED,APP_UNINSTALLED,APP_REFUNDED}'`,
-    );
+    await queryRunner.query(`ALTER TABLE "apps" ADD "webhook_events" text[] NOT NULL DEFAULT '{APP_PURCHASED,APP_INSTALLED,APP_UNINSTALLED,APP_REFUNDED}'`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

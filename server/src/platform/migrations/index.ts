@@ -13,4 +13,17 @@ import { WebhookEventFilter1796000014000 } from './1796000014000-WebhookEventFil
 import { LocalForwards1796000016000 } from './1796000016000-LocalForwards.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
-export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795318702621, WebhookDeliveries1795320018601, Marketplace1795321669361, ReviewPreChecks1795321853716, DeliveryFillfactor1795400000000, DeliveryAppQueueIndex1795500000000, Int64Money1796000004000, ReinstallAcquisitions1796000011000, SecretRotationOverlap1796000012000, WebhookHealth1796000013000, WebhookEventFilter1796000014000, LocalForwards1796000016000];
+export const MIGRATIONS: (new () => MigrationInterface)[] = [
+  Initial1795318702621,
+  WebhookDeliveries1795320018601,
+  Marketplace1795321669361,
+  ReviewPreChecks1795321853716,
+  DeliveryFillfactor1795400000000,
+  DeliveryAppQueueIndex1795500000000,
+  Int64Money1796000004000,
+  ReinstallAcquisitions1796000011000,
+  SecretRotationOverlap1796000012000,
+  WebhookHealth1796000013000,
+  WebhookEventFilter1796000014000,
+  LocalForwards1796000016000,
+];

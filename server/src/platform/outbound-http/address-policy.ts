@@ -60,7 +60,10 @@ export function blockedAddressReason(address: string): string | undefined {
  * that always mean this machine. Names that resolve to internal addresses are caught at connect time.
  */
 export function blockedHostReason(url: URL): string | undefined {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (isIP(host)) return blockedAddressReason(host);
   if (BLOCKED_HOSTNAMES.has(host) || host.endsWith('.localhost') || host.endsWith('.internal')) return `${host} is an internal host name`;
   return undefined;

@@ -123,7 +123,10 @@ export class GuardedHttpClient {
     return this.request(target, { method: 'GET', headers: { 'user-agent': 'Plaza-Review/1.0', accept: '*/*' }, maxBodyBytes });
   }
 
-  private async request(target: string, options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; maxBodyBytes: number; caller?: string }): Promise<GuardedRawResponse> {
+  private async request(
+    target: string,
+    options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; maxBodyBytes: number; caller?: string },
+  ): Promise<GuardedRawResponse> {
     const started = performance.now();
     const failed = (error: string): GuardedRawResponse => ({ statusCode: null, headers: {}, body: Buffer.alloc(0), error, durationMs: Math.round(performance.now() - started) });
     let url: URL;
@@ -138,7 +141,14 @@ export class GuardedHttpClient {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
     try {
-      const response = await this.poolFor(options.caller).request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: options.method, headers: options.headers, body: options.body, signal: abort.signal });
+      const response = await this.poolFor(options.caller).request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: options.method,
+        headers: options.headers,
+        body: options.body,
+        signal: abort.signal,
+      });
       // The answer is the status line: a receiver that then trickles its body still answered, so the
       // deadline cuts the body read short instead of turning a delivered 2xx into a retried timeout.
       const body = await readPrefix(response.body, options.maxBodyBytes, abort.signal);

@@ -20,7 +20,14 @@ afterAll(() => server.close());
 
 afterEach(() => cleanup());
 
-const account = (email: string, roles: string[], configuredRoles: string[] = []): Wire<AdminUser> => ({ __typename: 'Viewer', id: `u-${email.split('@')[0]}`, email, roles: ['DEVELOPER', 'USER', ...roles], configuredRoles, points: 0 });
+const account = (email: string, roles: string[], configuredRoles: string[] = []): Wire<AdminUser> => ({
+  __typename: 'Viewer',
+  id: `u-${email.split('@')[0]}`,
+  email,
+  roles: ['DEVELOPER', 'USER', ...roles],
+  configuredRoles,
+  points: 0,
+});
 
 function renderRoles(answers: FakeOperation[]) {
   calls = [];
@@ -78,7 +85,10 @@ describe('Users and roles', () => {
     renderRoles([
       respond(UserByEmailQuery, ({ email }) => ({ data: { userByEmail: email === 'me@example.com' ? account('me@example.com', ['REVIEWER', 'ADMIN']) : null } })),
       // As IdentityService.revokeRole answers.
-      respond(RevokeRoleMutation, { data: null, errors: [{ message: 'You cannot revoke your own ADMIN role; another admin can', extensions: { code: 'CONFLICT', reason: 'OWN_ADMIN_ROLE' } }] }),
+      respond(RevokeRoleMutation, {
+        data: null,
+        errors: [{ message: 'You cannot revoke your own ADMIN role; another admin can', extensions: { code: 'CONFLICT', reason: 'OWN_ADMIN_ROLE' } }],
+      }),
     ]);
     fireEvent.change(screen.getByLabelText('User’s e-mail'), { target: { value: 'ghost@example.com' } });
     fireEvent.click(screen.getByRole('button', { name: 'Find user' }));

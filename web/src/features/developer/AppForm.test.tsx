@@ -37,7 +37,13 @@ async function renderEdit(approved: boolean) {
   const saved: ReturnType<typeof toAppInput>[] = [];
   render(
     <ApolloProvider client={createApolloClient()}>
-      <AppForm initialValues={approvedApp} approved={approved} submitLabel="Save changes" busyLabel="Saving…" onSubmit={async (values) => void saved.push(toAppInput(values, approvedApp))} />
+      <AppForm
+        initialValues={approvedApp}
+        approved={approved}
+        submitLabel="Save changes"
+        busyLabel="Saving…"
+        onSubmit={async (values) => void saved.push(toAppInput(values, approvedApp))}
+      />
     </ApolloProvider>,
   );
   await screen.findByRole('option', { name: 'Games' });
@@ -57,7 +63,12 @@ describe('Editing an app', () => {
 
   it('shows the app’s own events ticked, and sends events only when the developer changed them', async () => {
     const saved = await renderEdit(true);
-    expect(['app.purchased', 'app.installed', 'app.uninstalled', 'app.refunded'].map((event) => (screen.getByLabelText(event) as HTMLInputElement).checked)).toEqual([true, false, false, true]);
+    expect(['app.purchased', 'app.installed', 'app.uninstalled', 'app.refunded'].map((event) => (screen.getByLabelText(event) as HTMLInputElement).checked)).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
 
     fireEvent.click(screen.getByRole('button', { name: 'Save changes' }));
     await waitFor(() => expect(saved).toHaveLength(1));

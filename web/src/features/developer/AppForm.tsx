@@ -84,15 +84,35 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, appro
 
       <div className="field">
         <label htmlFor={idOf('shortDescription')}>{t('form.shortDescription')}</label>
-        <input {...fieldProps('shortDescription', `${idOf('shortDescription')}-count`)} value={values.shortDescription} onChange={(event) => set('shortDescription', event.target.value)} />
+        <input
+          {...fieldProps('shortDescription', `${idOf('shortDescription')}-count`)}
+          value={values.shortDescription}
+          onChange={(event) => set('shortDescription', event.target.value)}
+        />
         <p id={`${idOf('shortDescription')}-count`} className={descriptionCount > SHORT_DESCRIPTION_MAX_CHARS ? 'hint over-limit' : 'hint'} aria-live="polite">
           {t('form.counter', { count: descriptionCount, max: SHORT_DESCRIPTION_MAX_CHARS })}
         </p>
         {problemFor('shortDescription')}
       </div>
 
-      <UrlField label={t('form.appUrl')} hint={t('form.appUrlHint')} field="appUrl" value={values.appUrl} onChange={(value) => set('appUrl', value)} fieldProps={fieldProps} problem={problemFor('appUrl')} />
-      <UrlField label={t('form.iconUrl')} hint={t('form.iconUrlHint')} field="iconUrl" value={values.iconUrl} onChange={(value) => set('iconUrl', value)} fieldProps={fieldProps} problem={problemFor('iconUrl')} />
+      <UrlField
+        label={t('form.appUrl')}
+        hint={t('form.appUrlHint')}
+        field="appUrl"
+        value={values.appUrl}
+        onChange={(value) => set('appUrl', value)}
+        fieldProps={fieldProps}
+        problem={problemFor('appUrl')}
+      />
+      <UrlField
+        label={t('form.iconUrl')}
+        hint={t('form.iconUrlHint')}
+        field="iconUrl"
+        value={values.iconUrl}
+        onChange={(value) => set('iconUrl', value)}
+        fieldProps={fieldProps}
+        problem={problemFor('iconUrl')}
+      />
 
       <div className="field">
         <label htmlFor={idOf('category')}>{t('form.category')}</label>
@@ -121,12 +141,29 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, appro
       {values.pricing === 'PAID' && (
         <div className="field">
           <label htmlFor={idOf('pricePoints')}>{t('form.price')}</label>
-          <input {...fieldProps('pricePoints')} type="number" inputMode="numeric" min={1} step={1} value={values.pricePoints} onChange={(event) => set('pricePoints', event.target.value)} />
+          <input
+            {...fieldProps('pricePoints')}
+            type="number"
+            inputMode="numeric"
+            min={1}
+            step={1}
+            value={values.pricePoints}
+            onChange={(event) => set('pricePoints', event.target.value)}
+          />
           {problemFor('pricePoints')}
         </div>
       )}
 
-      <UrlField label={t('form.webhookUrl')} hint={t('form.webhookUrlHint')} field="webhookUrl" value={values.webhookUrl} onChange={(value) => set('webhookUrl', value)} fieldProps={fieldProps} problem={problemFor('webhookUrl')} optional />
+      <UrlField
+        label={t('form.webhookUrl')}
+        hint={t('form.webhookUrlHint')}
+        field="webhookUrl"
+        value={values.webhookUrl}
+        onChange={(value) => set('webhookUrl', value)}
+        fieldProps={fieldProps}
+        problem={problemFor('webhookUrl')}
+        optional
+      />
 
       <EventsField
         firstId={idOf('webhookEvents')}
@@ -194,7 +231,8 @@ function EventsField({ firstId, selected, onChange, problem }: EventsFieldProps)
       </p>
       {SUBSCRIBABLE_EVENTS.map((event, index) => (
         <label key={event} className="inline">
-          <input type="checkbox" id={index === 0 ? firstId : undefined} checked={selected.includes(event)} onChange={(e) => toggle(event, e.target.checked)} /> {eventWireName(event)}
+          <input type="checkbox" id={index === 0 ? firstId : undefined} checked={selected.includes(event)} onChange={(e) => toggle(event, e.target.checked)} />{' '}
+          {eventWireName(event)}
         </label>
       ))}
       {problem && <FieldProblem id={problemId}>{problem}</FieldProblem>}

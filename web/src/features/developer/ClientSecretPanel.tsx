@@ -78,7 +78,12 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
             className="icon-button"
             aria-label={t('secret.reveal')}
             title={t('secret.reveal')}
-            onClick={() => void run(async () => (await reveal({ variables: { appId } })).data?.revealClientSecret, () => null)}
+            onClick={() =>
+              void run(
+                async () => (await reveal({ variables: { appId } })).data?.revealClientSecret,
+                () => null,
+              )
+            }
             disabled={revealing.loading}
           >
             <KeyIcon />
@@ -93,7 +98,17 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
             <CopyButton value={secret.previousValue} />
           </div>
           <p className="hint">{t('secret.previousUntil', { until: formatDateTime(secret.previousValidUntil) })}</p>
-          <button type="button" className="secondary" onClick={() => void run(async () => (await finish({ variables: { appId } })).data?.finishClientSecretRotation, () => t('secret.finished'))} disabled={finishing.loading}>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() =>
+              void run(
+                async () => (await finish({ variables: { appId } })).data?.finishClientSecretRotation,
+                () => t('secret.finished'),
+              )
+            }
+            disabled={finishing.loading}
+          >
             {t('secret.finish')}
           </button>
         </div>

@@ -20,7 +20,6 @@ import { WebhookHealthPanel } from '../webhook-logs/WebhookHealthPanel';
 
 type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
 
-
 /** Reasons the server adds later still show, as their code. */
 
 const vnd = new Intl.NumberFormat('vi-VN', { style: 'currency', currency: 'VND' });

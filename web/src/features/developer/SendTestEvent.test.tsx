@@ -25,7 +25,9 @@ function renderPanel(hasWebhookUrl = true, answers: FakeOperation[] = []) {
   server.respondWith(
     graphqlResponder(
       [
-        respond(SendAppTestEventMutation, ({ event }) => ({ data: { sendTestWebhook: { __typename: 'WebhookDelivery', id: `dlv_${calls.length}`, eventName: wire(event), status: 'PENDING' } } })),
+        respond(SendAppTestEventMutation, ({ event }) => ({
+          data: { sendTestWebhook: { __typename: 'WebhookDelivery', id: `dlv_${calls.length}`, eventName: wire(event), status: 'PENDING' } },
+        })),
         ...answers,
       ],
       calls,

@@ -12,7 +12,11 @@ describe('the webhook event catalogue on the developer app page', () => {
     render(<WebhookEventCatalogue />);
     const section = screen.getByRole('region', { name: 'Webhook events' });
     for (const event of EVENTS) {
-      expect(within(section).getByRole('link', { name: `JSON Schema of ${event}` }).getAttribute('href')).toBe(`/webhooks/schemas/${event}.json`);
+      expect(
+        within(section)
+          .getByRole('link', { name: `JSON Schema of ${event}` })
+          .getAttribute('href'),
+      ).toBe(`/webhooks/schemas/${event}.json`);
     }
     expect(within(section).getByRole('link', { name: 'All event schemas (JSON)' }).getAttribute('href')).toBe('/webhooks/schemas/');
     expect(section.textContent).toContain('a bought app installed again (amounts 0)');

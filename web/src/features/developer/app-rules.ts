@@ -1,13 +1,4 @@
-import {
-  appNameIssue,
-  HTTPS_ONLY,
-  pricePointsIssue,
-  shortDescriptionIssue,
-  urlIssue,
-  urlShapeIssue,
-  webhookUrlIssue,
-  type AppRuleIssue,
-} from '@plaza/shared';
+import { appNameIssue, HTTPS_ONLY, pricePointsIssue, shortDescriptionIssue, urlIssue, urlShapeIssue, webhookUrlIssue, type AppRuleIssue } from '@plaza/shared';
 import type { WebhookEventType } from '../../gql/graphql';
 
 // The rules are the server's own (@plaza/shared), run here so people see a problem while typing; the server

@@ -11,7 +11,16 @@ import { LaunchAppMutation as LaunchApp, LauncherAppQuery } from './launch-app';
 import { APP_READY_TIMEOUT_MS, INIT_SESSION_RESEND_MS } from './session-handshake';
 
 const APP_ORIGIN = 'https://quiz.example';
-const launchFields: Omit<Wire<LaunchAppMutation['launchApp']>, 'token'> = { __typename: 'AppLaunch', appId: 'app_1', appUrl: `${APP_ORIGIN}/play`, targetOrigin: APP_ORIGIN, userId: 'usr_42', locale: 'vi', theme: 'dark', expiresAt: '2030-01-01T00:05:00.000Z' };
+const launchFields: Omit<Wire<LaunchAppMutation['launchApp']>, 'token'> = {
+  __typename: 'AppLaunch',
+  appId: 'app_1',
+  appUrl: `${APP_ORIGIN}/play`,
+  targetOrigin: APP_ORIGIN,
+  userId: 'usr_42',
+  locale: 'vi',
+  theme: 'dark',
+  expiresAt: '2030-01-01T00:05:00.000Z',
+};
 
 // Captured before fake timers replace it: waiting for the real server's answers takes real time.
 const realSetTimeout = globalThis.setTimeout;
@@ -97,9 +106,7 @@ describe('AppLauncher', () => {
     expect(frame.getAttribute('src')).toBe(`${APP_ORIGIN}/play`);
     expect(frame.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin allow-forms allow-popups');
     expect(JSON.parse(launchRequests()[0]!.body).variables).toEqual({ appId: 'app_1', locale: 'vi', theme: 'dark' });
-    expect(posted).toEqual([
-      { message: { type: 'INIT_SESSION', token: 'token-1', userId: 'usr_42', locale: 'vi', theme: 'dark' }, targetOrigin: APP_ORIGIN },
-    ]);
+    expect(posted).toEqual([{ message: { type: 'INIT_SESSION', token: 'token-1', userId: 'usr_42', locale: 'vi', theme: 'dark' }, targetOrigin: APP_ORIGIN }]);
 
     await advance(2 * INIT_SESSION_RESEND_MS);
     expect(posted).toHaveLength(3);

@@ -19,9 +19,7 @@ export function NotificationBell() {
       const added = data.data?.notificationAdded;
       if (!added) return;
       const updated = client.cache.updateQuery({ query: NotificationsQuery }, (current) =>
-        current
-          ? { notifications: { ...current.notifications, edges: [{ __typename: 'NotificationEdge' as const, node: added }, ...current.notifications.edges] } }
-          : current,
+        current ? { notifications: { ...current.notifications, edges: [{ __typename: 'NotificationEdge' as const, node: added }, ...current.notifications.edges] } } : current,
       );
       if (!updated) void list.refetch();
     },

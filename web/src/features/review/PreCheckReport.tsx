@@ -5,7 +5,6 @@ interface PreCheckReportProps {
   headingId: string;
 }
 
-
 /** The automated review pre-checks, as the developer and the reviewer both see them. */
 export function PreCheckReport({ report, headingId }: PreCheckReportProps) {
   const t = useT();

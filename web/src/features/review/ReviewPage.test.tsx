@@ -114,9 +114,11 @@ describe('Review page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Reject app' }));
 
     await waitFor(() => expect(decided).toEqual(['app-1']));
-    expect(sentDecisions().map((call) => call.variables)).toEqual([{
-      input: { appId: 'app-1', revision: 7, outcome: 'REJECTED', reasons: ['OTHER'], note: 'Crashes on start' },
-    }]);
+    expect(sentDecisions().map((call) => call.variables)).toEqual([
+      {
+        input: { appId: 'app-1', revision: 7, outcome: 'REJECTED', reasons: ['OTHER'], note: 'Crashes on start' },
+      },
+    ]);
   });
 
   it('sends an approval without reasons', async () => {

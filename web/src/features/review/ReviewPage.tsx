@@ -15,7 +15,6 @@ import { ReviewAppQuery } from './review-operations';
 
 type ReviewedApp = NonNullable<ResultOf<typeof ReviewAppQuery>['app']>;
 
-
 export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { appId: string; onDecided?: () => void }) {
   const t = useT();
   const query = useQuery(ReviewAppQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });

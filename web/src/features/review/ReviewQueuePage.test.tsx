@@ -56,10 +56,7 @@ describe('Review queue', () => {
   it('marks overdue apps in words and loads more after the last one', async () => {
     const calls: GraphqlCall[] = [];
     server.respondWith(
-      graphqlResponder(
-        [respond(ReviewQueueQuery, ({ after }) => (after ? page([queued('b', 'Beta', false)], null) : page([queued('a', 'Alpha', true)], 'a')))],
-        calls,
-      ),
+      graphqlResponder([respond(ReviewQueueQuery, ({ after }) => (after ? page([queued('b', 'Beta', false)], null) : page([queued('a', 'Alpha', true)], 'a')))], calls),
     );
     render(
       <ApolloProvider client={createApolloClient()}>

@@ -59,9 +59,7 @@ describe('sign-in form', () => {
     expect((await screen.findByText(/Signed in as/)).textContent).toBe('Signed in as dev@example.com');
     expect(screen.getByText('DEVELOPER')).toBeTruthy();
     expect(screen.getByText('USER')).toBeTruthy();
-    expect(server.requests).toEqual([
-      { method: 'POST', path: '/auth/dev/sign-in', contentType: 'application/json', body: JSON.stringify({ email: 'dev@example.com' }) },
-    ]);
+    expect(server.requests).toEqual([{ method: 'POST', path: '/auth/dev/sign-in', contentType: 'application/json', body: JSON.stringify({ email: 'dev@example.com' }) }]);
     expect(sessions).toEqual([developer]);
   });
 

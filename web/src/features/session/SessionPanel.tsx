@@ -22,11 +22,7 @@ export function SessionPanel({ initialUser, onSessionChange }: SessionPanelProps
   return (
     <section className="card" aria-labelledby="session-heading">
       <h2 id="session-heading">Your session</h2>
-      {user ? (
-        <SignedInCard user={user} onSignedOut={() => changeSession(null)} autoFocus={changedHere} />
-      ) : (
-        <SignInForm onSignedIn={changeSession} autoFocus={changedHere} />
-      )}
+      {user ? <SignedInCard user={user} onSignedOut={() => changeSession(null)} autoFocus={changedHere} /> : <SignInForm onSignedIn={changeSession} autoFocus={changedHere} />}
     </section>
   );
 }

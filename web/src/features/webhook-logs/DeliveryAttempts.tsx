@@ -32,7 +32,10 @@ export function DeliveryAttempts(props: { attempts: readonly FragmentType<typeof
       {attempts.map((attempt) => (
         <li key={attempt.number} className="card" data-testid={`attempt-${attempt.number}`}>
           <h3>
-            {t('webhooks.attemptHeading', { number: attempt.number, trigger: attempt.trigger === 'MANUAL' ? t('webhooks.trigger.MANUAL') : attempt.trigger === 'SCHEDULED' ? t('webhooks.trigger.SCHEDULED') : attempt.trigger })}
+            {t('webhooks.attemptHeading', {
+              number: attempt.number,
+              trigger: attempt.trigger === 'MANUAL' ? t('webhooks.trigger.MANUAL') : attempt.trigger === 'SCHEDULED' ? t('webhooks.trigger.SCHEDULED') : attempt.trigger,
+            })}
           </h3>
           <dl className="facts">
             <dt>{t('webhooks.outcome')}</dt>
@@ -73,7 +76,9 @@ export function DeliveryAttempts(props: { attempts: readonly FragmentType<typeof
               <tbody>
                 {attempt.requestHeaders.map((header, index) => (
                   <tr key={`${header.name}-${index}`}>
-                    <th scope="row" className="mono">{header.name}</th>
+                    <th scope="row" className="mono">
+                      {header.name}
+                    </th>
                     <td className="mono">{header.value}</td>
                   </tr>
                 ))}

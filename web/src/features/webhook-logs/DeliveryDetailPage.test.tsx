@@ -114,9 +114,7 @@ describe('webhook delivery detail', () => {
     expect(within(manual).getByRole('heading', { name: 'Attempt 2 (manual)' })).toBeTruthy();
     expect(within(manual).getByText('200')).toBeTruthy();
     expect(screen.getByTestId('delivery-status').textContent).toMatch(/Succeeded/);
-    expect(calls.filter((call) => call.operationName === 'RedeliverWebhook')).toEqual([
-      { operationName: 'RedeliverWebhook', variables: { deliveryId: 'dlv_1' } },
-    ]);
+    expect(calls.filter((call) => call.operationName === 'RedeliverWebhook')).toEqual([{ operationName: 'RedeliverWebhook', variables: { deliveryId: 'dlv_1' } }]);
   });
 
   it('shows a scheduled retry as soon as it is reported live, fetching its attempts then and only then', async () => {

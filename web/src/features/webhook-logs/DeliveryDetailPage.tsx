@@ -49,11 +49,7 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
         <h1>
           {delivery.eventName} <DeliveryStatusBadge status={delivery.status} />
         </h1>
-        <button
-          type="button"
-          onClick={() => void redeliver({ variables: { deliveryId: delivery.id } }).catch(() => undefined)}
-          disabled={redeliverState.loading}
-        >
+        <button type="button" onClick={() => void redeliver({ variables: { deliveryId: delivery.id } }).catch(() => undefined)} disabled={redeliverState.loading}>
           {t('webhooks.redeliver')}
         </button>
       </div>

@@ -33,7 +33,9 @@ describe('webhook state and recovery in Webhook Logs', () => {
           respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'FAILED'), delivery('dlv_2', 'FAILED')])),
           respond(AppWebhookStateQuery, { data: { app: app('DISABLED') } }),
           respond(EnableWebhook, { data: { enableWebhook: app('ENABLED') } }),
-          respond(RecoverWebhookDeliveriesMutation, ({ since }) => ({ data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', appId: 'app_1', since, deliveriesQueued: 2 } } })),
+          respond(RecoverWebhookDeliveriesMutation, ({ since }) => ({
+            data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', appId: 'app_1', since, deliveriesQueued: 2 } },
+          })),
         ],
         calls,
       ),

@@ -134,7 +134,10 @@ describe('webhook logs', () => {
             hasWebhookUrl
               ? { data: { sendTestWebhook: delivery('dlv_test', 'PENDING', { event: 'APP_TEST', eventName: 'app.test', createdAt: '2030-01-02T00:00:00.000Z' }) } }
               : // As WebhookEventsService answers for an app without a webhook URL.
-                { data: null, errors: [{ message: 'This app has no webhook URL; set one before sending a test event', extensions: { code: 'BAD_USER_INPUT', field: 'webhookUrl' } }] },
+                {
+                  data: null,
+                  errors: [{ message: 'This app has no webhook URL; set one before sending a test event', extensions: { code: 'BAD_USER_INPUT', field: 'webhookUrl' } }],
+                },
           ),
         ],
         calls,

@@ -77,9 +77,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
           </button>
         )}
       </div>
-      {sendTestProblem && (
-        <ErrorMessage message={sendTestProblem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl') : sendTestProblem.message} />
-      )}
+      {sendTestProblem && <ErrorMessage message={sendTestProblem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl') : sendTestProblem.message} />}
       {form.appId && <WebhookHealthPanel appId={form.appId} />}
       <DeliveryFilters form={form} onChange={changeFilters} />
       {list.error && !connection ? (

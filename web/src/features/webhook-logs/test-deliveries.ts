@@ -38,9 +38,13 @@ export const deliveryPage = (nodes: FakeDelivery[], endCursor: string | null = n
 export function clientWithLiveFeed() {
   const live = new MockSubscriptionLink();
   const http = new HttpLink({ uri: '/graphql' });
-  const link = ApolloLink.split(({ query }) => {
-    const definition = getMainDefinition(query);
-    return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
-  }, live, http);
+  const link = ApolloLink.split(
+    ({ query }) => {
+      const definition = getMainDefinition(query);
+      return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+    },
+    live,
+    http,
+  );
   return { client: new ApolloClient({ link, cache: new InMemoryCache() }), live };
 }

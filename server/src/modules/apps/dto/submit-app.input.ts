@@ -36,7 +36,11 @@ export class SubmitAppInput {
   @IsWebhookUrl()
   webhookUrl?: string | null;
 
-  @Field(() => [WebhookEventType], { nullable: true, description: 'The events to send to the webhook URL: one or more of APP_PURCHASED, APP_INSTALLED, APP_UNINSTALLED, APP_REFUNDED (all four when not given). Takes effect at once, without review' })
+  @Field(() => [WebhookEventType], {
+    nullable: true,
+    description:
+      'The events to send to the webhook URL: one or more of APP_PURCHASED, APP_INSTALLED, APP_UNINSTALLED, APP_REFUNDED (all four when not given). Takes effect at once, without review',
+  })
   @IsWebhookEvents()
   webhookEvents?: WebhookEventType[] | null;
 }

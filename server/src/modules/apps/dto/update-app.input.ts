@@ -45,7 +45,11 @@ export class UpdateAppInput {
   @IsWebhookUrl()
   webhookUrl?: string | null;
 
-  @Field(() => [WebhookEventType], { nullable: true, description: 'The events to send to the webhook URL: one or more of APP_PURCHASED, APP_INSTALLED, APP_UNINSTALLED, APP_REFUNDED (unchanged when not given). Takes effect at once, without review' })
+  @Field(() => [WebhookEventType], {
+    nullable: true,
+    description:
+      'The events to send to the webhook URL: one or more of APP_PURCHASED, APP_INSTALLED, APP_UNINSTALLED, APP_REFUNDED (unchanged when not given). Takes effect at once, without review',
+  })
   @IsWebhookEvents()
   webhookEvents?: WebhookEventType[] | null;
 }

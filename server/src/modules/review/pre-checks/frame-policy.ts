@@ -5,11 +5,16 @@
 export function framingProblem(headers: Record<string, string | string[] | undefined>, pageUrl: string, embedderOrigin: string): string | undefined {
   const pageOrigin = new URL(pageUrl).origin;
   const csp = headerValues(headers['content-security-policy']);
-  const ancestors = csp.flatMap((policy) => policy.split(';')).map((d) => d.trim()).find((d) => /^frame-ancestors(\s|$)/i.test(d));
+  const ancestors = csp
+    .flatMap((policy) => policy.split(';'))
+    .map((d) => d.trim())
+    .find((d) => /^frame-ancestors(\s|$)/i.test(d));
   if (ancestors) {
     const sources = ancestors.split(/\s+/).slice(1);
     if (sources.length === 0 || sources.some((s) => s.toLowerCase() === "'none'")) return "CSP frame-ancestors is 'none': no site may frame the app";
-    return sources.some((source) => sourceMatches(source, embedderOrigin, pageOrigin)) ? undefined : `CSP frame-ancestors (${sources.join(' ')}) does not include ${embedderOrigin}`;
+    return sources.some((source) => sourceMatches(source, embedderOrigin, pageOrigin))
+      ? undefined
+      : `CSP frame-ancestors (${sources.join(' ')}) does not include ${embedderOrigin}`;
   }
   const xfo = headerValues(headers['x-frame-options'])[0]?.trim().toUpperCase();
   if (xfo === 'DENY') return 'X-Frame-Options: DENY forbids framing';

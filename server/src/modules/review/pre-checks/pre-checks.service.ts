@@ -19,14 +19,18 @@ const result = (check: string, outcome: 'PASS' | 'WARN' | 'FAIL', detail: string
  * is the icon an image, and is it 512x512. Requested in the submission's transaction, run by a job.
  */
 export class PreCheckService {
-  constructor(private readonly db: DataSource, private readonly http: GuardedHttpClient, private readonly platformOrigin: string) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly http: GuardedHttpClient,
+    private readonly platformOrigin: string,
+  ) {}
 
   /** Called inside the (re)submission's transaction: the request is durable exactly when the submission is. */
   async request(manager: EntityManager, appId: string, revision: number): Promise<void> {
-    await manager.query(
-      `INSERT INTO app_pre_checks (app_id, revision, status, results, requested_at) VALUES ($1, $2, 'PENDING', '[]', now()) ON CONFLICT DO NOTHING`,
-      [appId, revision],
-    );
+    await manager.query(`INSERT INTO app_pre_checks (app_id, revision, status, results, requested_at) VALUES ($1, $2, 'PENDING', '[]', now()) ON CONFLICT DO NOTHING`, [
+      appId,
+      revision,
+    ]);
     await manager.query('SELECT pg_notify($1, $2)', [PRE_CHECKS_DUE_CHANNEL, '']);
   }
 
@@ -67,9 +71,14 @@ export class PreCheckService {
       const why = response.error ?? `HTTP ${response.statusCode}`;
       return [result('APP_URL_HTTPS', 'FAIL', `The App URL does not answer over HTTPS: ${why}`), result('APP_URL_FRAMEABLE', 'WARN', 'Not checked: the page did not load')];
     }
-    const answered = response.statusCode >= 300
-      ? result('APP_URL_HTTPS', 'WARN', `The App URL answers ${response.statusCode}, a redirect to ${String(response.headers.location ?? 'elsewhere')}; the iframe will follow it`)
-      : result('APP_URL_HTTPS', 'PASS', `HTTPS ${response.statusCode} in ${response.durationMs} ms`);
+    const answered =
+      response.statusCode >= 300
+        ? result(
+            'APP_URL_HTTPS',
+            'WARN',
+            `The App URL answers ${response.statusCode}, a redirect to ${String(response.headers.location ?? 'elsewhere')}; the iframe will follow it`,
+          )
+        : result('APP_URL_HTTPS', 'PASS', `HTTPS ${response.statusCode} in ${response.durationMs} ms`);
     const problem = framingProblem(response.headers, appUrl, this.platformOrigin);
     return [answered, problem ? result('APP_URL_FRAMEABLE', 'FAIL', problem) : result('APP_URL_FRAMEABLE', 'PASS', `${this.platformOrigin} may frame the page`)];
   }
@@ -77,22 +86,41 @@ export class PreCheckService {
   private async checkIcon(iconUrl: string): Promise<PreCheckResult[]> {
     const response = await this.http.get(iconUrl, ICON_BYTES);
     if (response.statusCode === null || response.statusCode >= 300) {
-      return [result('ICON_IMAGE', 'FAIL', `The icon could not be loaded: ${response.error ?? `HTTP ${response.statusCode}`}`), result('ICON_SIZE', 'WARN', 'Not checked: no icon')];
+      return [
+        result('ICON_IMAGE', 'FAIL', `The icon could not be loaded: ${response.error ?? `HTTP ${response.statusCode}`}`),
+        result('ICON_SIZE', 'WARN', 'Not checked: no icon'),
+      ];
     }
     const facts = probeImage(response.body);
     const contentType = String(response.headers['content-type'] ?? 'none');
-    if (!facts) return [result('ICON_IMAGE', 'FAIL', `The icon is not an image we recognise (content type ${contentType})`), result('ICON_SIZE', 'WARN', 'Not checked: not an image')];
+    if (!facts)
+      return [result('ICON_IMAGE', 'FAIL', `The icon is not an image we recognise (content type ${contentType})`), result('ICON_SIZE', 'WARN', 'Not checked: not an image')];
     const image = result('ICON_IMAGE', 'PASS', `${facts.format.toUpperCase()} image (content type ${contentType})`);
     if (facts.width === undefined || facts.height === undefined) return [image, result('ICON_SIZE', 'PASS', `${facts.format.toUpperCase()} scales to any size`)];
     const size = `${facts.width}x${facts.height}`;
-    return [image, facts.width === RECOMMENDED_ICON_SIZE && facts.height === RECOMMENDED_ICON_SIZE ? result('ICON_SIZE', 'PASS', size) : result('ICON_SIZE', 'WARN', `The icon is ${size}; 512x512 is recommended`)];
+    return [
+      image,
+      facts.width === RECOMMENDED_ICON_SIZE && facts.height === RECOMMENDED_ICON_SIZE
+        ? result('ICON_SIZE', 'PASS', size)
+        : result('ICON_SIZE', 'WARN', `The icon is ${size}; 512x512 is recommended`),
+    ];
   }
 
   /** The checks of an app's latest revision; the apps of one list ask together (one query). */
-  readonly latest = perTickLoader(async (appIds: string[]) => {
-    const rows = await this.db.getRepository(AppPreCheck).createQueryBuilder('p').distinctOn(['p.app_id']).where('p.app_id = ANY(:appIds)', { appIds }).orderBy('p.app_id').addOrderBy('p.revision', 'DESC').getMany();
-    return new Map(rows.map((row) => [row.appId, row]));
-  }, (): AppPreCheck | null => null);
+  readonly latest = perTickLoader(
+    async (appIds: string[]) => {
+      const rows = await this.db
+        .getRepository(AppPreCheck)
+        .createQueryBuilder('p')
+        .distinctOn(['p.app_id'])
+        .where('p.app_id = ANY(:appIds)', { appIds })
+        .orderBy('p.app_id')
+        .addOrderBy('p.revision', 'DESC')
+        .getMany();
+      return new Map(rows.map((row) => [row.appId, row]));
+    },
+    (): AppPreCheck | null => null,
+  );
 
   async pendingCount(): Promise<number> {
     const [{ n }] = await this.db.query(`SELECT count(*)::int AS n FROM app_pre_checks WHERE status = 'PENDING' AND (claim_expires_at IS NULL OR claim_expires_at < now())`);

@@ -157,7 +157,8 @@ export class AttemptResults {
     for (const row of updated) {
       if (row.status === DeliveryStatus.SUCCEEDED || row.status === DeliveryStatus.FAILED) this.metrics?.countFinished(row.status);
       // One line per delivery given up on (not per attempt): the endpoint's owner has something to fix.
-      if (row.status === DeliveryStatus.FAILED) logger.info({ deliveryId: row.id, appId: byId.get(row.id)!.app_id, attempts: row.attempt_count }, 'webhook delivery failed: no scheduled attempts left');
+      if (row.status === DeliveryStatus.FAILED)
+        logger.info({ deliveryId: row.id, appId: byId.get(row.id)!.app_id, attempts: row.attempt_count }, 'webhook delivery failed: no scheduled attempts left');
     }
     // Kept deliveries are this worker's to send, committed above: started before the live updates are
     // published, so a failure to publish cannot leave them waiting for their lease to expire.
@@ -171,6 +172,10 @@ export class AttemptResults {
         wait_ms: Math.max(0, row.next_attempt_at!.getTime() - Date.now()),
       });
     }
-    await publishDeliveryUpdates(this.db.manager, this.pubSub, updated.map((row) => deliveryUpdate(byId.get(row.id)!, row)));
+    await publishDeliveryUpdates(
+      this.db.manager,
+      this.pubSub,
+      updated.map((row) => deliveryUpdate(byId.get(row.id)!, row)),
+    );
   }
 }

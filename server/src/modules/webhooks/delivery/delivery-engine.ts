@@ -47,7 +47,19 @@ export interface DeliveryEngineOptions {
 function logAttempt({ delivery, number, response }: AttemptResult, trigger: AttemptTrigger): void {
   if (!logger.isLevelEnabled('debug')) return;
   const outcome = response.error === null ? 'succeeded' : 'failed';
-  logger.debug({ deliveryId: delivery.id, appId: delivery.app_id, attempt: number, trigger, outcome, statusCode: response.statusCode, durationMs: response.durationMs, error: response.error ?? undefined }, 'webhook attempt');
+  logger.debug(
+    {
+      deliveryId: delivery.id,
+      appId: delivery.app_id,
+      attempt: number,
+      trigger,
+      outcome,
+      statusCode: response.statusCode,
+      durationMs: response.durationMs,
+      error: response.error ?? undefined,
+    },
+    'webhook attempt',
+  );
 }
 
 /**
@@ -104,7 +116,13 @@ export class DeliveryEngine {
       pool,
       db,
       pubSub,
-      { retryScheduleMs: options.retryScheduleMs, leaseMs: this.leaseMs, claimAheadMs: this.claimAheadMs, batchSize: this.batchSize, flushIntervalMs: options.flushIntervalMs ?? 20 },
+      {
+        retryScheduleMs: options.retryScheduleMs,
+        leaseMs: this.leaseMs,
+        claimAheadMs: this.claimAheadMs,
+        batchSize: this.batchSize,
+        flushIntervalMs: options.flushIntervalMs ?? 20,
+      },
       { keepsNearRetries: () => this.claiming, sendKept: (delivery) => void this.attempt(delivery), written: () => this.wake(), healthChanged: () => options.onHealthChanged?.() },
       metrics,
     );
@@ -247,15 +265,37 @@ export class DeliveryEngine {
     const startedAt = new Date();
     // Claimed as (or redelivered while) its app's webhook was disabled: held, nothing is sent.
     if (delivery.webhook_state === WebhookState.DISABLED) {
-      return { delivery, number, startedAt, url: null, headers: null, response: { statusCode: null, error: 'not sent: the app’s webhook is disabled; enable it, then recover failed deliveries', responseBodyExcerpt: null, durationMs: 0 } };
+      return {
+        delivery,
+        number,
+        startedAt,
+        url: null,
+        headers: null,
+        response: { statusCode: null, error: 'not sent: the app’s webhook is disabled; enable it, then recover failed deliveries', responseBodyExcerpt: null, durationMs: 0 },
+      };
     }
     if (!delivery.webhook_url) {
-      return { delivery, number, startedAt, url: null, headers: null, response: { statusCode: null, error: 'the app no longer has a webhook URL', responseBodyExcerpt: null, durationMs: 0 } };
+      return {
+        delivery,
+        number,
+        startedAt,
+        url: null,
+        headers: null,
+        response: { statusCode: null, error: 'the app no longer has a webhook URL', responseBodyExcerpt: null, durationMs: 0 },
+      };
     }
     try {
       const secret = this.secrets.open(delivery.app_id, delivery.key_id, delivery.ciphertext);
       const previousSecret = this.previousSecret(delivery, startedAt);
-      const headers = webhookHeaders({ deliveryId: delivery.id, eventName: delivery.event_type, attemptNumber: number, body: delivery.payload, clientSecret: secret, previousSecret, now: startedAt });
+      const headers = webhookHeaders({
+        deliveryId: delivery.id,
+        eventName: delivery.event_type,
+        attemptNumber: number,
+        body: delivery.payload,
+        clientSecret: secret,
+        previousSecret,
+        now: startedAt,
+      });
       // A developer's test event (sendTestWebhook) says so, beside a payload of exactly the seven fields.
       if (isTestPurchaseId(delivery.purchase_id)) headers['x-platform-test'] = 'true';
       const response = await this.http.post(delivery.webhook_url, headers, delivery.payload, delivery.app_id);
@@ -263,7 +303,14 @@ export class DeliveryEngine {
       return { delivery, number, startedAt, url: delivery.webhook_url, headers, response };
     } catch (err) {
       logger.error({ err, deliveryId: delivery.id }, 'webhook attempt could not be prepared');
-      return { delivery, number, startedAt, url: delivery.webhook_url, headers: null, response: { statusCode: null, error: 'internal error preparing the request; it has been logged', responseBodyExcerpt: null, durationMs: 0 } };
+      return {
+        delivery,
+        number,
+        startedAt,
+        url: delivery.webhook_url,
+        headers: null,
+        response: { statusCode: null, error: 'internal error preparing the request; it has been logged', responseBodyExcerpt: null, durationMs: 0 },
+      };
     }
   }
 
@@ -306,13 +353,11 @@ export class DeliveryEngine {
     }
     const claims = held.map((d) => ({ id: d.id, claim_token: d.claim_token, number: d.attempt_count }));
     const release = () => this.pool.query(HAND_BACK, [JSON.stringify(claims)]);
-    this.handingBack = this.handingBack
-      .then(release)
-      .then(
-        () => logger.warn({ deliveries: held.length }, 'shutdown deadline passed: handed back the deliveries whose attempts were still in flight'),
-        // Not fatal: their claims expire after the lease and another worker takes them then.
-        (err) => logger.error({ err, deliveries: held.length }, 'could not hand back deliveries at shutdown; their claims will expire'),
-      );
+    this.handingBack = this.handingBack.then(release).then(
+      () => logger.warn({ deliveries: held.length }, 'shutdown deadline passed: handed back the deliveries whose attempts were still in flight'),
+      // Not fatal: their claims expire after the lease and another worker takes them then.
+      (err) => logger.error({ err, deliveries: held.length }, 'could not hand back deliveries at shutdown; their claims will expire'),
+    );
     return this.handingBack;
   }
 }

@@ -89,7 +89,9 @@ const OVERLAPPING = (alias: string) => `${alias}.previous_valid_until > clock_ti
  * not fetched). The body is read by key for each row, not joined: joined, the planner read
  * the whole events table for a claim once it held some tens of thousands of rows (see the claim).
  */
-const ATTEMPT_MATERIALS = (alias: string) => `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext,
+const ATTEMPT_MATERIALS = (
+  alias: string,
+) => `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext,
               CASE WHEN ${OVERLAPPING('s')} THEN s.previous_key_id END AS previous_key_id,
               CASE WHEN ${OVERLAPPING('s')} THEN s.previous_ciphertext END AS previous_ciphertext,
               CASE WHEN ${OVERLAPPING('s')} THEN s.previous_valid_until END AS previous_valid_until`;

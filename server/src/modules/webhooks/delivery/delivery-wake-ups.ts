@@ -21,7 +21,9 @@ export class DeliveryWakeUps {
   notify(): void {
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
-      this.db.query('SELECT pg_notify($1, $2)', [DELIVERIES_DUE_CHANNEL, '']).catch((err) => logger.warn({ err }, 'could not wake the delivery workers; their one-second check will'));
+      this.db
+        .query('SELECT pg_notify($1, $2)', [DELIVERIES_DUE_CHANNEL, ''])
+        .catch((err) => logger.warn({ err }, 'could not wake the delivery workers; their one-second check will'));
     }, WAKE_COALESCE_MS);
   }
 }
