@@ -145,6 +145,10 @@ export const LIST_BOUNDS: Readonly<Record<string, number>> = {
   'DeliveryAttempt.requestHeaders': 16,
   /** Six scheduled attempts and a few redeliveries. */
   'WebhookDelivery.attempts': 10,
+  /** The headers of a webhook request handed to plaza listen, as for an attempt. */
+  'WebhookForwardRequest.headers': 16,
+  /** The newest 100 local forwards of a delivery (LocalForwardService.list). */
+  'Query.webhookLocalForwards': 100,
   'Query.myApiTokens': 100,
   'Query.myLibrary': 100,
   'Query.myPurchases': 100,

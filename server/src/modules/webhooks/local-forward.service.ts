@@ -20,7 +20,8 @@ const INSERT_TEST_EVENT = `INSERT INTO webhook_cli_events (id, app_id, event_typ
 const TEST_EVENT = `SELECT e.id, e.app_id, a.owner_id FROM webhook_cli_events e JOIN apps a ON a.id = e.app_id WHERE e.id = $1`;
 const INSERT_FORWARD = `INSERT INTO webhook_local_forwards (id, delivery_id, app_id, test, reported_by, status_code, duration_ms, error, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`;
-const FORWARDS = `SELECT * FROM webhook_local_forwards WHERE delivery_id = $1 ORDER BY created_at, id`;
+/** The newest 100 forwards of a delivery, oldest first: a bound any number of listeners cannot grow (the cost estimate counts it). */
+const FORWARDS = `SELECT * FROM (SELECT * FROM webhook_local_forwards WHERE delivery_id = $1 ORDER BY created_at DESC, id DESC LIMIT 100) newest ORDER BY created_at, id`;
 
 /** An hour: longer than any local receiver should take; a bigger number is a mistake, not a measurement. */
 const MAX_DURATION_MS = 3_600_000;
