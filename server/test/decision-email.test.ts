@@ -1,38 +1,17 @@
-import { SMTPServer } from 'smtp-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findFreePort } from '../src/platform/embedded-postgres.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { DECIDE, submitApp } from './helpers/factories.js';
 import type { AtLeast } from './helpers/lists.js';
+import { startSmtpInbox, type ReceivedMail } from './helpers/smtp-inbox.js';
 
-interface ReceivedMail {
-  to: string[];
-  raw: string;
-}
-
-let smtp: SMTPServer;
-let smtpPort: number;
-const inbox: ReceivedMail[] = [];
+let inbox: ReceivedMail[] = [];
 let plaza: TestPlaza;
 
 beforeAll(async () => {
-  smtpPort = await findFreePort();
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.on('data', (chunk) => (raw += chunk));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
-  plaza = await startTestPlaza({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_FROM: 'Plaza Review <review@plaza.test>' });
+  const smtp = await startSmtpInbox();
+  inbox = smtp.mail;
+  plaza = await startTestPlaza({ SMTP_URL: smtp.url, SMTP_FROM: 'Plaza Review <review@plaza.test>' });
 });
-afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
 
 async function waitForMail<N extends number>(count: N): Promise<AtLeast<N, ReceivedMail>> {
   for (const deadline = Date.now() + 5000; inbox.length < count; await new Promise((r) => setTimeout(r, 25))) {
