@@ -35,8 +35,9 @@ interface EventEntry {
 /** Plaza refuses to charge more than 2^31 - 1 VND for one purchase, so every amount fits a 32-bit integer. */
 const AMOUNT = { type: 'integer', minimum: 0, maximum: 2_147_483_647 };
 
-/** Test events (sendTestWebhook) have purchase ids `APP-<ms>-TEST..` that name no purchase. */
-const TEST_PURCHASE_ID = '^APP-[0-9]+-TEST';
+/** Test events (sendTestWebhook, plaza trigger) have purchase ids `APP-<ms>-TEST..` that name no purchase; real ids never start their suffix with it. */
+export const TEST_PURCHASE_SUFFIX = 'TEST';
+const TEST_PURCHASE_ID = `^APP-[0-9]+-${TEST_PURCHASE_SUFFIX}`;
 const FREE_UNLESS_TEST = {
   if: { properties: { purchase_id: { type: 'string', pattern: TEST_PURCHASE_ID } } },
   else: { properties: { amount_vnd: { const: 0 }, developer_share_vnd: { const: 0 } } },

@@ -1,5 +1,6 @@
 import { encodeTime } from 'ulid';
 import { randomBytes } from 'node:crypto';
+import { TEST_PURCHASE_SUFFIX } from '@plaza/shared';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -34,20 +35,19 @@ export const newId = {
 /** A credential's visible value: a prefix saying what it is, then 32 random bytes. */
 export const newCredential = (prefix: 'plz_s_' | 'plz_at_') => `${prefix}${randomBytes(32).toString('base64url')}`;
 
-const TEST_SUFFIX = 'TEST';
-
 /** `APP-<unix ms>-<6 Crockford base32 characters>` (../shared/spec/decisions.md); uniqueness is enforced by the database. */
 export function newPurchaseId(now = Date.now()): string {
   let suffix = randomCrockford(6);
   // The TEST prefix is kept for test events (newTestPurchaseId), so a real purchase is never taken for one.
-  while (suffix.startsWith(TEST_SUFFIX)) suffix = randomCrockford(6);
+  while (suffix.startsWith(TEST_PURCHASE_SUFFIX)) suffix = randomCrockford(6);
   return `APP-${now}-${suffix}`;
 }
 
 /** A test event's purchase_id: the same shape as a real one, recognisably `APP-<unix ms>-TEST..`; it names no purchase. */
-export const newTestPurchaseId = (now = Date.now()) => `APP-${now}-${TEST_SUFFIX}${randomCrockford(2)}`;
+export const newTestPurchaseId = (now = Date.now()) => `APP-${now}-${TEST_PURCHASE_SUFFIX}${randomCrockford(2)}`;
 
-export const isTestPurchaseId = (purchaseId: string) => /^APP-\d+-TEST/.test(purchaseId);
+const TEST_PURCHASE_ID = new RegExp(`^APP-\\d+-${TEST_PURCHASE_SUFFIX}`);
+export const isTestPurchaseId = (purchaseId: string) => TEST_PURCHASE_ID.test(purchaseId);
 
 /** Event and delivery ids carry the event's own time, so time filters on ids agree with createdAt to the millisecond. */
 export const newWebhookId = {
