@@ -2,13 +2,13 @@ import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { int64Column } from '../../platform/int64.js';
 
-/** Purchase.kind; the service writes the same values (PurchaseKind in marketplace.service.ts). */
-export enum PurchaseKindType {
+/** Purchase.kind: what the service writes and what the API shows. */
+export enum PurchaseKind {
   PURCHASE = 'PURCHASE',
   INSTALL = 'INSTALL',
   REINSTALL = 'REINSTALL',
 }
-registerEnumType(PurchaseKindType, {
+registerEnumType(PurchaseKind, {
   name: 'PurchaseKind',
   description: 'Whether a purchase record is a paid purchase or a free install',
   valuesConfig: {
@@ -38,10 +38,9 @@ export class Purchase {
   @Column({ type: 'text', name: 'user_id' })
   userId: string;
 
-  /** PURCHASE (paid) or INSTALL (free, zero amount); a string here because the service writes its own constants. */
-  @Field(() => PurchaseKindType, { description: 'PURCHASE (paid) or INSTALL (free, zero amount)' })
+  @Field(() => PurchaseKind, { description: 'PURCHASE (paid), INSTALL (free, zero amount) or REINSTALL (a bought app installed again, zero amount)' })
   @Column({ type: 'text' })
-  kind: string;
+  kind: PurchaseKind;
 
   @Field(() => Int, { description: 'Price in platform points at the time of purchase; free installs have 0' })
   @Column({ type: 'integer', name: 'price_points' })

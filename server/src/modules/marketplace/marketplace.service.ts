@@ -12,11 +12,10 @@ import { Account } from '../identity/account.entity.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { WebhookEventsService } from '../webhooks/webhook-events.service.js';
 import { WebhookEventType } from '../webhooks/webhook.types.js';
-import { Installation, PointMovement, Purchase, RevenueEntry } from './marketplace.entities.js';
+import { Installation, PointMovement, Purchase, PurchaseKind, RevenueEntry } from './marketplace.entities.js';
 import { splitRevenue } from './revenue.js';
 
 export const PurchaseStatus = { COMPLETED: 'COMPLETED', REFUNDED: 'REFUNDED' } as const;
-export const PurchaseKind = { PURCHASE: 'PURCHASE', INSTALL: 'INSTALL', REINSTALL: 'REINSTALL' } as const;
 
 /** PostgreSQL's unique_violation: the database's word that a racing request already won. */
 const isUniqueViolation = (err: unknown) => err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '23505';

@@ -1,7 +1,7 @@
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** ClientSecretAuditEntry.action; the service writes the same values (SecretAction in secrets.service.ts). */
+/** ClientSecretAuditEntry.action: what the service writes and what the API shows. */
 export enum SecretAuditAction {
   REVEAL = 'REVEAL',
   ROTATE = 'ROTATE',
@@ -34,10 +34,9 @@ export class SecretAuditEntry {
   @Column({ type: 'text', name: 'actor_id' })
   actorId: string;
 
-  /** A SecretAuditAction; a string here because the service writes its own constants. */
   @Field(() => SecretAuditAction, { description: 'REVEAL, ROTATE or FINISH_ROTATION' })
   @Column({ type: 'text' })
-  action: string;
+  action: SecretAuditAction;
 
   @Field(() => String, { nullable: true, description: 'The client IP address of the request; null when unknown' })
   @Column({ type: 'text', name: 'ip_address', nullable: true })
