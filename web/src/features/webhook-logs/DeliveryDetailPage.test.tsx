@@ -6,12 +6,15 @@ import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../te
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { graphqlResponder, respond, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
 import type { DeliveryAttemptFieldsFragment, DeliveryStatus } from '../../gql/graphql';
+import { LocaleProvider } from '../../i18n/i18n';
 import { DeliveryDetailPage } from './DeliveryDetailPage';
+import { WebhookLocalForwardsQuery } from './DeliveryLocalForwards';
 import { clientWithLiveFeed, delivery } from './test-deliveries';
 import { RedeliverWebhookMutation, WebhookDeliveryQuery } from './webhook-deliveries';
 
 type FakeAttempt = Wire<DeliveryAttemptFieldsFragment>;
 type FakeDetail = Wire<NonNullable<ResultOf<typeof WebhookDeliveryQuery>['webhookDelivery']>>;
+type FakeLocalForward = Wire<ResultOf<typeof WebhookLocalForwardsQuery>['webhookLocalForwards'][number]>;
 
 // Key order and spacing as the server signed them; the raw view must show exactly these bytes.
 const PAYLOAD = '{"event":"app.purchased","app_id":"app_1","amount_vnd":50000}';
@@ -57,6 +60,8 @@ let calls: GraphqlCall[];
 let live: MockSubscriptionLink;
 /** What the server answers for the delivery now: a test changes it before reporting the change live. */
 let current: FakeDetail;
+/** What plaza listen reported for the delivery (none unless a test says so). */
+let forwards: FakeLocalForward[];
 
 beforeAll(async () => {
   server = await startFakePlazaServer();
@@ -68,22 +73,39 @@ afterAll(() => server.close());
 beforeEach(() => {
   calls = [];
   current = detail('FAILED', [attempt(1, 'SCHEDULED', null)]);
+  forwards = [];
   server.respondWith(
     graphqlResponder(
       [
         respond(WebhookDeliveryQuery, () => ({ data: { webhookDelivery: current } })),
+        respond(WebhookLocalForwardsQuery, () => ({ data: { webhookLocalForwards: forwards } })),
         respond(RedeliverWebhookMutation, { data: { redeliverWebhook: detail('SUCCEEDED', [attempt(1, 'SCHEDULED', null), attempt(2, 'MANUAL', 200)]) } }),
       ],
       calls,
     ),
   );
+  renderPage('en');
+});
+
+function renderPage(locale: 'en' | 'vi') {
   const feed = clientWithLiveFeed();
   live = feed.live;
   render(
-    <ApolloProvider client={feed.client}>
-      <DeliveryDetailPage deliveryId="dlv_1" />
-    </ApolloProvider>,
+    <LocaleProvider locale={locale}>
+      <ApolloProvider client={feed.client}>
+        <DeliveryDetailPage deliveryId="dlv_1" />
+      </ApolloProvider>
+    </LocaleProvider>,
   );
+}
+
+const localForward = (id: string, statusCode: number | null, error: string | null): FakeLocalForward => ({
+  __typename: 'LocalForward',
+  id,
+  createdAt: '2030-01-01T00:05:00.000Z',
+  statusCode,
+  durationMs: statusCode ? 42 : 3,
+  error,
 });
 
 afterEach(() => cleanup());
@@ -102,6 +124,8 @@ describe('webhook delivery detail', () => {
     fireEvent.click(rawToggle);
     expect(rawToggle.getAttribute('aria-pressed')).toBe('true');
     expect(body.textContent).toBe(PAYLOAD);
+    // The local forwards load beside the attempts; let them arrive before the page is torn down.
+    await screen.findByText('No local forwards: plaza listen has not forwarded this delivery.');
   });
 
   it('redelivers and shows the new MANUAL attempt', async () => {
@@ -166,5 +190,39 @@ describe('webhook delivery detail', () => {
     act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery('dlv_1', 'FAILED', { attemptCount: 0, updatedAt: '2030-01-01T00:00:05.000Z' }) } } }));
 
     expect((await screen.findByRole('note')).textContent).toBe(held);
+  });
+  it('lists what plaza listen got from the local receiver apart from the real attempts, in English and Vietnamese', async () => {
+    const local = await screen.findByTestId('local-forwards');
+    expect(within(local).getByRole('heading', { name: 'Local forwards' })).toBeTruthy();
+    await within(local).findByText('No local forwards: plaza listen has not forwarded this delivery.');
+
+    cleanup();
+    forwards = [localForward('lfw_1', null, 'connect ECONNREFUSED 127.0.0.1:3000'), localForward('lfw_2', 200, null)];
+    renderPage('en');
+    const section = await screen.findByTestId('local-forwards');
+    const refused = await within(section).findByTestId('local-forward-lfw_1');
+    expect([...refused.querySelectorAll('td')].slice(1).map((cell) => cell.textContent)).toEqual(['No answer', '3 ms', 'connect ECONNREFUSED 127.0.0.1:3000']);
+    const answered = within(section).getByTestId('local-forward-lfw_2');
+    expect([...answered.querySelectorAll('td')].slice(1).map((cell) => cell.textContent)).toEqual(['200', '42 ms', '']);
+    expect(
+      within(section)
+        .getAllByRole('columnheader')
+        .map((header) => header.textContent),
+    ).toEqual(['Forwarded', 'Local status', 'Duration', 'Error']);
+    // The real attempts stay as they were: one failed attempt, and no local answer counted among them.
+    const attempts = screen.getByRole('region', { name: 'Attempts' });
+    expect(within(attempts).queryByTestId(/^local-forward-/)).toBeNull();
+    expect(attempts.contains(section)).toBe(false);
+    expect(screen.getAllByTestId(/^attempt-\d+$/)).toHaveLength(1);
+    expect(within(screen.getByTestId('attempt-1')).queryByText('200')).toBeNull();
+    expect(screen.getByTestId('delivery-status').textContent).toMatch(/Failed/);
+    expect(calls.filter((call) => call.operationName === 'WebhookLocalForwards').at(-1)).toEqual({ operationName: 'WebhookLocalForwards', variables: { deliveryId: 'dlv_1' } });
+
+    cleanup();
+    renderPage('vi');
+    const vietnamese = await screen.findByTestId('local-forwards');
+    expect(within(vietnamese).getByRole('heading', { name: 'Chuyển tiếp cục bộ' })).toBeTruthy();
+    const refusedVi = await within(vietnamese).findByTestId('local-forward-lfw_1');
+    expect(refusedVi.querySelectorAll('td')[1]!.textContent).toBe('Không có phản hồi');
   });
 });

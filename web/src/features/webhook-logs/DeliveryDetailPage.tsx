@@ -6,6 +6,7 @@ import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
 import { DeliveryAttempts } from './DeliveryAttempts';
+import { DeliveryLocalForwards } from './DeliveryLocalForwards';
 import { DeliveryPayload } from './DeliveryPayload';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
 import { RedeliverWebhookMutation, WebhookDeliveryFields, WebhookDeliveryQuery, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
@@ -86,6 +87,8 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
         <h2 id="delivery-attempts-heading">{t('webhooks.attempts')}</h2>
         <DeliveryAttempts attempts={delivery.attempts} />
       </section>
+      {/* After the real attempts, in a section of its own: these answers came from the developer's machine, not the webhook URL. */}
+      <DeliveryLocalForwards deliveryId={delivery.id} />
     </>
   );
 }
