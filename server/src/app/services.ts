@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Config } from '../config.js';
 import { AppService } from '../modules/apps/app.service.js';
 import { IdentityService } from '../modules/identity/identity.service.js';
-import { Mailer } from '../modules/review/mailer.js';
+import { Mailer } from '../platform/mailer.js';
 import { NotificationService } from '../modules/review/notification.service.js';
 import { ReviewService } from '../modules/review/review.service.js';
 import { SecretsService } from '../modules/secrets/secrets.service.js';
@@ -59,7 +59,10 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const mailer = new Mailer(config.smtpUrl, config.smtpFrom);
   const http = new GuardedHttpClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
   const webhookEvents = new WebhookEventsService(db);
-  const preChecks = new PreCheckService(db, http, config.platformOrigin);
+  // Pre-checks read the app they check through AppService, which is built on them: looked up when a check runs.
+  const preChecks = new PreCheckService(db, http, config.platformOrigin, (appId) => apps.findById(appId));
+  const apps = new AppService(db, config, secrets, preChecks);
+  const identity = new IdentityService(db, config, pubSub);
   // The engine's statements go to the pg pool itself (named, prepared), the same pool TypeORM uses.
   const webhookHealth = new WebhookHealthService(db, notifications, mailer, { disableAfterMs: config.webhookDisableAfterMs, platformOrigin: config.platformOrigin });
   const webhookEngine = new DeliveryEngine(
@@ -77,7 +80,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     readiness,
     http,
     webhookEvents,
-    marketplace: new MarketplaceService(db, config, webhookEvents),
+    marketplace: new MarketplaceService(db, config, webhookEvents, apps, identity),
     sessionTokens: new SessionTokenService(db, config),
     webhookEngine,
     webhookHealth,
@@ -86,10 +89,10 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     config,
     db,
     pubSub,
-    identity: new IdentityService(db, config, pubSub),
-    apps: new AppService(db, config, secrets, preChecks),
+    identity,
+    apps,
     preChecks,
-    review: new ReviewService(db, notifications, mailer),
+    review: new ReviewService(db, notifications, mailer, apps, identity),
     notifications,
     secrets,
     mailer,

@@ -1,7 +1,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import { logger } from '../../platform/logger.js';
+import { logger } from './logger.js';
 
-/** Sends decision e-mails when SMTP_URL is configured; the portal notification is the record either way. */
+/** Sends e-mail (review decisions, webhook failure alerts) when SMTP_URL is configured; the portal notification is the record either way. */
 export class Mailer {
   private readonly transport: Transporter | undefined;
 

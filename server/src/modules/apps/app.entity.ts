@@ -1,7 +1,6 @@
-import { WebhookState } from '../webhooks/webhook.types.js';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { WebhookEventType } from '../webhooks/webhook.types.js';
+import { WebhookEventType, WebhookState } from '../webhooks/index.js';
 import { AppStatus, Pricing, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
 
 @ObjectType({ description: 'An app in the marketplace. Its developer and reviewers see the current version; everyone else the last approved listing' })

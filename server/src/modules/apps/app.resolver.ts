@@ -3,18 +3,14 @@ import { tokenScope } from '../../platform/auth/auth-checker.js';
 import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { principalWithScope, signedInPerson } from '../../platform/auth/principal.js';
-import { ReviewDecision } from '../review/review-decision.entity.js';
-import { SecretAuditEntry } from '../secrets/secret-audit.entity.js';
-import { AppPreCheck } from '../review/pre-checks/pre-check.entity.js';
+import { AppPreCheck, ReviewDecision, type PreCheckService, type ReviewService } from '../review/index.js';
+import { SecretAuditEntry, type SecretsService } from '../secrets/index.js';
 import { App } from './app.entity.js';
 import { isOwner, isReviewer } from './app-access.js';
 import { CATEGORIES } from './app.types.js';
 import { SubmitAppInput } from './dto/submit-app.input.js';
 import { UpdateAppInput } from './dto/update-app.input.js';
 import type { AppService } from './app.service.js';
-import type { ReviewService } from '../review/review.service.js';
-import type { PreCheckService } from '../review/pre-checks/pre-checks.service.js';
-import type { SecretsService } from '../secrets/secrets.service.js';
 
 @ObjectType({ description: 'A store category apps are listed under' })
 export class Category {

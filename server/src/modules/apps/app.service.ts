@@ -6,14 +6,14 @@ import { newId } from '../../platform/ids.js';
 import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import type { SecretsService } from '../secrets/secrets.service.js';
-import type { PreCheckService } from '../review/pre-checks/pre-checks.service.js';
+import type { SecretsService } from '../secrets/index.js';
+import type { PreCheckService } from '../review/index.js';
 import { blockedHostReason } from '../../platform/outbound-http/address-policy.js';
 import { App } from './app.entity.js';
 import { requireOwnedApp, viewOf, type OwnedAppOptions } from './app-access.js';
 import { appErrors } from './app.errors.js';
 import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
-import type { WebhookEventType } from '../webhooks/webhook.types.js';
+import type { WebhookEventType } from '../webhooks/index.js';
 import type { SubmitAppInput } from './dto/submit-app.input.js';
 import type { UpdateAppInput } from './dto/update-app.input.js';
 
@@ -151,6 +151,26 @@ export class AppService {
    */
   requireOwned(principal: Principal, appId: string, options: OwnedAppOptions = {}): Promise<App> {
     return requireOwnedApp(this.db.manager, principal, appId, options);
+  }
+
+  /**
+   * The app as it is (no view applied), or null: how other features read an app. In the caller's
+   * transaction when given its `manager`; `lock` then locks the app's row there.
+   */
+  findById(appId: string, manager: EntityManager = this.db.manager, lock?: 'pessimistic_write'): Promise<App | null> {
+    const query = manager.getRepository(App).createQueryBuilder('a').where('a.id = :appId', { appId });
+    if (lock) query.setLock(lock);
+    return query.getOne();
+  }
+
+  /** Review approved `app` (read in the reviewer's transaction): its current version becomes the listed one; listed since its first approval. */
+  async markApproved(manager: EntityManager, app: App, decidedAt: Date): Promise<void> {
+    await manager.update(App, { id: app.id }, { status: AppStatus.APPROVED, publishedListing: listingOf(app), listedAt: app.listedAt ?? decidedAt });
+  }
+
+  /** Review rejected the app's pending version (in the reviewer's transaction); the listed version, if any, stays listed. */
+  async markRejected(manager: EntityManager, appId: string): Promise<void> {
+    await manager.update(App, { id: appId }, { status: AppStatus.REJECTED });
   }
 
   /** The app as it is and as `principal` may see it (viewOf); NOT_FOUND when they may see no version of it. */

@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { WebhookEventType } from '../webhooks/webhook.types.js';
+import { WebhookEventType } from '../webhooks/index.js';
 
 export enum Pricing {
   FREE = 'FREE',

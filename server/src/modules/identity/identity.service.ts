@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { badInput, conflict, forbidden, notFound, PlazaError, ErrorCode } from '../../platform/errors.js';
 import { newCredential, newId } from '../../platform/ids.js';
@@ -126,8 +126,9 @@ export class IdentityService {
     };
   }
 
-  async findAccount(id: string): Promise<Account | null> {
-    return this.db.getRepository(Account).findOneBy({ id });
+  /** In the caller's transaction when given its `manager` (marketplace reads a balance beside its debit). */
+  async findAccount(id: string, manager: EntityManager = this.db.manager): Promise<Account | null> {
+    return manager.getRepository(Account).findOneBy({ id });
   }
 
   /** The account that signs in with this address (any case); the most recently active one should two providers share it. */

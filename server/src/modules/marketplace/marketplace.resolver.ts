@@ -2,13 +2,8 @@ import { Args, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectT
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { forbidden } from '../../platform/errors.js';
 import { int32Field, SafeInt } from '../../platform/int64.js';
-import { App } from '../apps/app.entity.js';
-import { isOwner } from '../apps/app-access.js';
-import type { AppService } from '../apps/app.service.js';
-import { AppStatus } from '../apps/app.types.js';
-import { Account } from '../identity/account.entity.js';
-import type { IdentityService } from '../identity/identity.service.js';
-import type { SessionTokenService } from '../identity/session-tokens.service.js';
+import { App, AppStatus, isOwner, type AppService } from '../apps/index.js';
+import { Account, type IdentityService, type SessionTokenService } from '../identity/index.js';
 import { signedInPerson } from '../../platform/auth/principal.js';
 import { CreditPointsArgs } from './dto/credit-points.args.js';
 import { InstallAppArgs } from './dto/install-app.args.js';

@@ -6,12 +6,10 @@ import { newPurchaseId, ulid } from '../../platform/ids.js';
 import { toSafeInteger } from '../../platform/int64.js';
 import { marketplaceErrors } from './marketplace.errors.js';
 import { textProblem } from '../../platform/readable-text.js';
-import { App } from '../apps/app.entity.js';
-import { Pricing } from '../apps/app.types.js';
-import { Account } from '../identity/account.entity.js';
+import { Pricing, type App, type AppService } from '../apps/index.js';
+import type { IdentityService } from '../identity/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import type { WebhookEventsService } from '../webhooks/webhook-events.service.js';
-import { WebhookEventType } from '../webhooks/webhook.types.js';
+import { WebhookEventType, type WebhookEventsService } from '../webhooks/index.js';
 import { Installation, PointMovement, Purchase, PurchaseKind, RevenueEntry } from './marketplace.entities.js';
 import { splitRevenue } from './revenue.js';
 
@@ -25,6 +23,8 @@ export class MarketplaceService {
     private readonly db: DataSource,
     private readonly config: Config,
     private readonly webhookEvents: WebhookEventsService,
+    private readonly apps: AppService,
+    private readonly identity: IdentityService,
   ) {}
 
   /** What a sale at this price carries in its webhook (0 for a free app): the amounts of a test event. */
@@ -36,7 +36,7 @@ export class MarketplaceService {
 
   /** The listed (approved) version of an app, or a clear refusal. */
   private async listedApp(manager: EntityManager, appId: string): Promise<App & { publishedListing: NonNullable<App['publishedListing']> }> {
-    const app = await manager.findOneBy(App, { id: appId });
+    const app = await this.apps.findById(appId, manager);
     if (!app?.publishedListing) throw marketplaceErrors.appNotApproved();
     return app as App & { publishedListing: NonNullable<App['publishedListing']> };
   }
@@ -68,7 +68,7 @@ export class MarketplaceService {
       // The balance check and the debit are one statement, so two purchases can never overdraw it.
       const [debited] = await manager.query('UPDATE accounts SET points = points - $2 WHERE id = $1 AND points >= $2 RETURNING points', [principal.userId, pricePoints]);
       if (!debited?.length) {
-        const balance = (await manager.findOneBy(Account, { id: principal.userId }))?.points ?? 0;
+        const balance = (await this.identity.findAccount(principal.userId, manager))?.points ?? 0;
         throw marketplaceErrors.insufficientPoints(pricePoints, balance);
       }
       const now = new Date();
@@ -216,7 +216,8 @@ export class MarketplaceService {
       }
       if (purchase.kind !== PurchaseKind.PURCHASE) throw badInput('purchaseId', 'This is a free install: there is nothing to refund');
       if (purchase.status === PurchaseStatus.REFUNDED) throw marketplaceErrors.alreadyRefunded(purchaseId);
-      const app = await manager.findOneByOrFail(App, { id: purchase.appId });
+      const app = await this.apps.findById(purchase.appId, manager);
+      if (!app) throw new Error(`purchase ${purchaseId} names app ${purchase.appId}, which does not exist`);
       const now = new Date();
       Object.assign(purchase, { status: PurchaseStatus.REFUNDED, refundedAt: now, refundReason: reason?.trim() || null });
       await manager.update(Purchase, { purchaseId }, { status: purchase.status, refundedAt: now, refundReason: purchase.refundReason });

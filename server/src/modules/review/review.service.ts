@@ -3,13 +3,11 @@ import { badInput, conflict, forbidden, notFound } from '../../platform/errors.j
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { newId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
-import { App } from '../apps/app.entity.js';
-import { AppStatus } from '../apps/app.types.js';
-import { listingOf } from '../apps/app.service.js';
-import { Account } from '../identity/account.entity.js';
+import { AppStatus, type App, type AppService } from '../apps/index.js';
+import type { IdentityService } from '../identity/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { ReviewDecisionInput } from './dto/review-decision.input.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from '../../platform/mailer.js';
 import type { NotificationService } from './notification.service.js';
 import { ReviewDecision } from './review-decision.entity.js';
 import { REJECTION_REASON_TEXT, RejectionReason, ReviewOutcome } from './review.types.js';
@@ -19,6 +17,8 @@ export class ReviewService {
     private readonly db: DataSource,
     private readonly notifications: NotificationService,
     private readonly mailer: Mailer,
+    private readonly apps: AppService,
+    private readonly identity: IdentityService,
   ) {}
 
   private checkInput(input: ReviewDecisionInput): { reasons: RejectionReason[]; note: string | null } {
@@ -36,7 +36,7 @@ export class ReviewService {
   async decide(reviewer: Principal, input: ReviewDecisionInput): Promise<ReviewDecision> {
     const { reasons, note } = this.checkInput(input);
     const { decision, app } = await this.db.transaction(async (manager) => {
-      const app = await manager.getRepository(App).createQueryBuilder('a').setLock('pessimistic_write').where('a.id = :id', { id: input.appId }).getOne();
+      const app = await this.apps.findById(input.appId, manager, 'pessimistic_write');
       if (!app) throw notFound('App');
       // Four eyes: nobody vouches for their own work, admins included.
       if (app.ownerId === reviewer.userId) throw forbidden('You cannot decide the review of your own app; another reviewer must decide it');
@@ -56,11 +56,8 @@ export class ReviewService {
         decidedAt,
       });
       await manager.insert(ReviewDecision, decision);
-      if (input.outcome === ReviewOutcome.APPROVED) {
-        await manager.update(App, { id: app.id }, { status: AppStatus.APPROVED, publishedListing: listingOf(app), listedAt: app.listedAt ?? decidedAt });
-      } else {
-        await manager.update(App, { id: app.id }, { status: AppStatus.REJECTED });
-      }
+      if (input.outcome === ReviewOutcome.APPROVED) await this.apps.markApproved(manager, app, decidedAt);
+      else await this.apps.markRejected(manager, app.id);
       await this.notifications.notify(manager, app.ownerId, { kind: `APP_${input.outcome}`, message: this.message(app, input.outcome, reasons, note), appId: app.id });
       return { decision, app };
     });
@@ -78,7 +75,7 @@ export class ReviewService {
   private emailDeveloper(app: App, decision: ReviewDecision): void {
     if (!this.mailer.enabled) return;
     void (async () => {
-      const owner = await this.db.getRepository(Account).findOneBy({ id: app.ownerId });
+      const owner = await this.identity.findAccount(app.ownerId);
       if (!owner) return;
       const subject = decision.outcome === ReviewOutcome.APPROVED ? `Approved: ${app.name}` : `Changes needed: ${app.name}`;
       await this.mailer.send(owner.email, subject, this.message(app, decision.outcome, decision.reasons, decision.note));

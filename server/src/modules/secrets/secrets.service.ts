@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { newId } from '../../platform/ids.js';
 import { entityColumns } from '../../platform/prepared-query.js';
-import { requireOwnedApp } from '../apps/app-access.js';
+import { requireOwnedApp } from '../apps/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { StoredClientSecret } from './client-secret.entity.js';
 import type { ClientSecret } from './client-secret.type.js';

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { logger } from '../../platform/logger.js';
-import type { Mailer } from '../review/mailer.js';
-import type { NotificationService } from '../review/notification.service.js';
+import type { Mailer } from '../../platform/mailer.js';
+import type { NotificationService } from '../review/index.js';
 import { sqlLiterals } from './delivery/delivery-queries.js';
 import { DeliveryStatus, HELD_WHILE_DISABLED, OPEN_STATUSES, WebhookState } from './webhook.types.js';
 

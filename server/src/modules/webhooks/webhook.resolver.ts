@@ -6,12 +6,11 @@ import { requirePrincipal, type RequestContext } from '../../platform/auth/conte
 import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { wiredResolver } from '../../platform/resolver-container.js';
-import { App } from '../apps/app.entity.js';
-import type { AppService } from '../apps/app.service.js';
+import { App, type AppService } from '../apps/index.js';
 import { conflict } from '../../platform/errors.js';
 import type { WebhookHealthService } from './webhook-health.service.js';
 import { WebhookRecovery } from './webhook-recovery.type.js';
-import type { MarketplaceService } from '../marketplace/marketplace.service.js';
+import type { MarketplaceService } from '../marketplace/index.js';
 import type { DeliveryLogService } from './delivery-log.service.js';
 import type { WebhookEventsService } from './webhook-events.service.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
