@@ -5,10 +5,10 @@ import { getMainDefinition } from '@apollo/client/utilities';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
-import { graphqlResponder, respond, type Wire } from '../../test-support/graphql-responder';
+import { graphqlResponder, respond, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
 import type { NotificationFieldsFragment } from '../../gql/graphql';
 import { NotificationBell } from './NotificationBell';
-import { NotificationsQuery } from './notifications';
+import { MarkNotificationReadMutation, NotificationsQuery } from './notifications';
 
 const notification = (id: string, message: string, readAt: string | null): Wire<NotificationFieldsFragment> => ({
   __typename: 'Notification',
@@ -83,5 +83,57 @@ describe('notifications bell', () => {
       'Quiz Time was approved',
       'Quiz Time was rejected',
     ]);
+  });
+  it('closes on Escape, on a click outside it and when a notification is chosen, marking that one read', async () => {
+    const calls: GraphqlCall[] = [];
+    server.respondWith(
+      graphqlResponder(
+        [
+          respond(NotificationsQuery, {
+            data: {
+              notifications: {
+                __typename: 'NotificationConnection',
+                edges: [{ __typename: 'NotificationEdge', node: notification('ntf_2', 'Quiz Time was approved', null) }],
+              },
+            },
+          }),
+          respond(MarkNotificationReadMutation, ({ id }) => ({
+            data: { markNotificationRead: notification(String(id), 'Quiz Time was approved', '2030-01-01T02:00:00.000Z') },
+          })),
+        ],
+        calls,
+      ),
+    );
+    window.history.replaceState(null, '', '/developer');
+    const { client } = clientWithLiveFeed();
+    render(
+      <ApolloProvider client={client}>
+        <NotificationBell />
+        <button type="button">A button under the popover</button>
+      </ApolloProvider>,
+    );
+    const bell = await screen.findByRole('button', { name: 'Notifications, 1 unread' });
+    const panel = document.getElementById(bell.getAttribute('aria-controls')!)!;
+
+    fireEvent.click(bell);
+    expect(panel.hidden).toBe(false);
+    fireEvent.keyDown(document.body, { key: 'Escape' });
+    expect(panel.hidden).toBe(true);
+    expect(bell.getAttribute('aria-expanded')).toBe('false');
+    expect(document.activeElement).toBe(bell);
+
+    fireEvent.click(bell);
+    // A click inside the popover keeps it open; one anywhere else closes it.
+    fireEvent.pointerDown(panel);
+    expect(panel.hidden).toBe(false);
+    fireEvent.pointerDown(screen.getByRole('button', { name: 'A button under the popover' }));
+    expect(panel.hidden).toBe(true);
+
+    fireEvent.click(bell);
+    fireEvent.click(screen.getByRole('link', { name: 'Quiz Time was approved' }));
+    expect(panel.hidden).toBe(true);
+    expect(window.location.pathname).toBe('/developer/apps/app_1');
+    await screen.findByRole('button', { name: 'Notifications, 0 unread' });
+    expect(calls.filter((call) => call.operationName === 'MarkNotificationRead')).toEqual([{ operationName: 'MarkNotificationRead', variables: { id: 'ntf_2' } }]);
   });
 });

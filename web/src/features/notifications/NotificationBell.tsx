@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useFragment } from '../../gql';
 import { formatInstant } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
@@ -12,6 +12,8 @@ export function NotificationBell() {
   const t = useT();
   const panelId = useId();
   const [open, setOpen] = useState(false);
+  const bellRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
   const list = useQuery(NotificationsQuery, { fetchPolicy: 'cache-and-network' });
   // Written into the cached list, so the normalised entry also follows markNotificationRead.
   useSubscription(NotificationAddedSubscription, {
@@ -33,9 +35,35 @@ export function NotificationBell() {
     for (const notification of unread) void markRead({ variables: { id: notification.id } }).catch(() => undefined);
   }
 
+  // A popover left open covers the page under it: Escape and a click anywhere else close it.
+  useEffect(() => {
+    if (!open) return;
+    function onKeyDown(event: KeyboardEvent) {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      buttonRef.current?.focus();
+    }
+    function onPointerDown(event: PointerEvent) {
+      if (!bellRef.current?.contains(event.target as Node)) setOpen(false);
+    }
+    document.addEventListener('keydown', onKeyDown);
+    document.addEventListener('pointerdown', onPointerDown);
+    return () => {
+      document.removeEventListener('keydown', onKeyDown);
+      document.removeEventListener('pointerdown', onPointerDown);
+    };
+  }, [open]);
+
+  /** Choosing a notification takes the reader to it: it is read, and the popover gets out of the way. */
+  function choose(notification: { id: string; readAt?: string | null }) {
+    setOpen(false);
+    if (!notification.readAt) void markRead({ variables: { id: notification.id } }).catch(() => undefined);
+  }
+
   return (
-    <div className="bell">
+    <div className="bell" ref={bellRef}>
       <button
+        ref={buttonRef}
         type="button"
         className="bell-button secondary"
         aria-expanded={open}
@@ -58,7 +86,14 @@ export function NotificationBell() {
             <ul className="notification-list">
               {all.map((notification) => (
                 <li key={notification.id} className={notification.readAt ? 'read' : 'unread'}>
-                  {notification.appId ? <Link href={developerAppPath(notification.appId)}>{notification.message}</Link> : notification.message}
+                  {!notification.readAt && <span className="visually-hidden">{t('bell.unread')}: </span>}
+                  {notification.appId ? (
+                    <Link href={developerAppPath(notification.appId)} onClick={() => choose(notification)}>
+                      {notification.message}
+                    </Link>
+                  ) : (
+                    <span>{notification.message}</span>
+                  )}
                   <time dateTime={notification.createdAt}>{formatInstant(notification.createdAt)}</time>
                 </li>
               ))}
