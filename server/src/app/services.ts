@@ -64,7 +64,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const apps = new AppService(db, config, secrets, preChecks);
   const identity = new IdentityService(db, config, pubSub);
   // The engine's statements go to the pg pool itself (named, prepared), the same pool TypeORM uses.
-  const webhookHealth = new WebhookHealthService(db, notifications, mailer, { disableAfterMs: config.webhookDisableAfterMs, platformOrigin: config.platformOrigin });
+  const webhookHealth = new WebhookHealthService(db, notifications, mailer, identity, { disableAfterMs: config.webhookDisableAfterMs, platformOrigin: config.platformOrigin });
   const webhookEngine = new DeliveryEngine(
     databasePool(db),
     db,

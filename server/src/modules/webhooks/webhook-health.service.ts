@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { logger } from '../../platform/logger.js';
 import type { Mailer } from '../../platform/mailer.js';
 import type { NotificationService } from '../review/index.js';
+import type { IdentityService } from '../identity/index.js';
 import { sqlLiterals } from './delivery/delivery-queries.js';
 import { DeliveryStatus, HELD_WHILE_DISABLED, OPEN_STATUSES, WebhookState } from './webhook.types.js';
 
@@ -81,6 +82,7 @@ export class WebhookHealthService {
     private readonly db: DataSource,
     private readonly notifications: NotificationService,
     private readonly mailer: Mailer,
+    private readonly identity: IdentityService,
     private readonly options: { disableAfterMs: number; platformOrigin: string },
   ) {}
 
@@ -149,7 +151,7 @@ export class WebhookHealthService {
     if (!this.mailer.enabled || mails.length === 0) return;
     void (async () => {
       for (const mail of mails) {
-        const [owner]: { email: string }[] = await this.db.query('SELECT email FROM accounts WHERE id = $1', [mail.ownerId]);
+        const owner = await this.identity.findAccount(mail.ownerId);
         if (owner) await this.mailer.send(owner.email, mail.subject, mail.text);
       }
     })().catch((err) => logger.warn({ err }, 'webhook health e-mail failed'));
