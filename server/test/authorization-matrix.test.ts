@@ -73,6 +73,26 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     storeApps: { document: '{ storeApps(first: 100) { edges { node { id } } } }', reveals: (f) => f.apps.listed, expect: { all: 'ALLOWED' } },
     // Unfiltered, so the answer shows everything the principal may read.
     webhookDeliveries: { document: '{ webhookDeliveries(first: 100) { edges { node { id } } } }', reveals: (f) => f.deliveryId, expect: DELIVERY_READ },
+    // Charts (issue 17): one app's delivery numbers for its owner, reviewers and admins (tokens: deliveries:read, their owner's apps only).
+    webhookDeliveryStats: {
+      document: 'query($appId: ID) { webhookDeliveryStats(appId: $appId) { window buckets { start } } }',
+      variables: byAppId((f) => f.apps.paid),
+      expect: {
+        anonymous: 'UNAUTHENTICATED',
+        people: 'FORBIDDEN',
+        owner: 'ALLOWED',
+        reviewer: 'ALLOWED',
+        admin: 'ALLOWED',
+        tokens: 'FORBIDDEN',
+        deliveriesReadToken: 'ALLOWED',
+      },
+    },
+    developerEarnings: {
+      document: 'query($appId: ID) { developerEarnings(appId: $appId) { period buckets { start } } }',
+      variables: byAppId((f) => f.apps.paid),
+      expect: OWNER_ONLY,
+    },
+    platformStats: { document: '{ platformStats { deliveriesPerMinute { start } } }', expect: ADMIN_ONLY },
     userByEmail: { document: '{ userByEmail(email: "owner@studio.test") { id } }', reveals: (f) => f.ownerId, expect: ADMIN_ONLY },
     webhookDelivery: { document: 'query($id: ID!) { webhookDelivery(id: $id) { id } }', variables: byId((f) => f.deliveryId), reveals: (f) => f.deliveryId, expect: DELIVERY_READ },
     // plaza listen: the signed request of a delivery one may see; NOT_FOUND for anyone else, as if there were none.

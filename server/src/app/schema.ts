@@ -9,6 +9,7 @@ import { SecretsResolver } from '../modules/secrets/secrets.resolver.js';
 import { DeliveryAttemptResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver.js';
 import { LocalForwardResolver } from '../modules/webhooks/local-forward.resolver.js';
 import { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from '../modules/marketplace/marketplace.resolver.js';
+import { InsightsResolver } from '../modules/insights/insights.resolver.js';
 import { authChecker } from '../platform/auth/auth-checker.js';
 import { registerResolverContainer, ResolverContainer } from '../platform/resolver-container.js';
 import type { Services } from './services.js';
@@ -24,6 +25,7 @@ export const RESOLVERS = [
   MarketplaceResolver,
   InstallationResolver,
   AppEarningsResolver,
+  InsightsResolver,
 ] as const;
 
 /** A PubSub for building the schema where nothing is published (schema emission). */
@@ -31,7 +33,8 @@ const inertPubSub: PubSub = { publish: () => undefined, subscribe: () => ({ [Sym
 
 /** Each resolver made once with the services it names; one instance per class, as RESOLVERS lists them. */
 export function resolverContainer(services: Services): ResolverContainer {
-  const { identity, apps, review, preChecks, secrets, notifications, deliveryLog, webhookEvents, webhookHealth, pubSub, marketplace, sessionTokens, localForwards } = services;
+  const { identity, apps, review, preChecks, secrets, notifications, deliveryLog, webhookEvents, webhookHealth, pubSub, marketplace, sessionTokens, localForwards, insights } =
+    services;
   return new ResolverContainer().add(
     new IdentityResolver(identity),
     new AppResolver(apps, review, preChecks, secrets),
@@ -43,6 +46,7 @@ export function resolverContainer(services: Services): ResolverContainer {
     new MarketplaceResolver(marketplace, identity, apps, sessionTokens),
     new InstallationResolver(apps),
     new AppEarningsResolver(marketplace),
+    new InsightsResolver(insights, apps),
   );
 }
 

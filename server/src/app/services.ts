@@ -16,6 +16,7 @@ import { MarketplaceService } from '../modules/marketplace/marketplace.service.j
 import { SessionTokenService } from '../modules/identity/session-tokens.service.js';
 import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service.js';
 import { PlazaMetrics } from '../platform/metrics.js';
+import { InsightsService } from '../modules/insights/insights.service.js';
 import type { PostgresPubSub } from '../platform/pubsub.js';
 import { Readiness } from '../platform/readiness.js';
 import { databasePool } from '../platform/database.js';
@@ -43,6 +44,8 @@ export interface Services {
   marketplace: MarketplaceService;
   sessionTokens: SessionTokenService;
   preChecks: PreCheckService;
+  /** The numbers behind the charts: delivery health, earnings over time, the platform at a glance (issue 17). */
+  insights: InsightsService;
   /** This process's Prometheus metrics (/metrics). */
   metrics: PlazaMetrics;
   /** What /readyz checks: the database, and the job store while a job worker runs in this process. */
@@ -92,6 +95,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     identity,
     apps,
     preChecks,
+    insights: new InsightsService(db),
     review: new ReviewService(db, notifications, mailer, apps, identity),
     notifications,
     secrets,

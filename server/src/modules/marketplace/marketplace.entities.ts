@@ -79,6 +79,8 @@ export class Purchase {
 // One active installation per user and app: racing installs leave exactly one.
 @Index('idx_installations_active', ['appId', 'userId'], { unique: true, where: 'uninstalled_at IS NULL' })
 @Index('idx_installations_user', ['userId', 'installedAt'])
+// Installs per app over time (developerEarnings).
+@Index('idx_installations_app_time', ['appId', 'installedAt'])
 export class Installation {
   /** `ins_` + ULID */
   @Field(() => ID, { description: 'ins_<ULID>' })
@@ -123,6 +125,8 @@ export class Installation {
 /** The revenue ledger: one row per sale and per refund; amounts are signed (refunds negative). */
 @Entity('revenue_ledger')
 @Index('idx_revenue_ledger_developer_app', ['developerId', 'appId'])
+// Sales and refunds per app over time (developerEarnings).
+@Index('idx_revenue_ledger_app_time', ['appId', 'createdAt'])
 export class RevenueEntry {
   @PrimaryGeneratedColumn('identity', { type: 'bigint' })
   id: string;

@@ -31,3 +31,15 @@ export async function pruneOldAttempts(db: DataSource, retentionMs: number, now 
     if (count < PRUNE_BATCH || shouldStop()) return deleted;
   }
 }
+
+/** The hourly rollup covers the charts' longest window (7 days) and a day to spare. */
+export const HOURLY_ROLLUP_RETENTION_MS = 8 * 24 * 3_600_000;
+/** The per-minute rollup serves the platform's last hour; a day is kept. */
+export const MINUTELY_ROLLUP_RETENTION_MS = 24 * 3_600_000;
+
+/** Deletes the charts' rollup rows past what any chart reads (they are small: one row per app and hour or minute). */
+export async function pruneOldRollups(db: DataSource, now = Date.now()): Promise<number> {
+  const [, hours]: [unknown, number] = await db.query('DELETE FROM webhook_attempt_hourly WHERE hour < $1', [new Date(now - HOURLY_ROLLUP_RETENTION_MS)]);
+  const [, minutes]: [unknown, number] = await db.query('DELETE FROM webhook_attempt_minutely WHERE minute < $1', [new Date(now - MINUTELY_ROLLUP_RETENTION_MS)]);
+  return hours + minutes;
+}

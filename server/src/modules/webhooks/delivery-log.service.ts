@@ -19,6 +19,7 @@ import {
   type UpdatedRow,
 } from './delivery/delivery-queries.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
+import { rollUp, ROLL_UP_ALONE } from './delivery/attempt-rollup.js';
 import type { WebhookRecovery } from './webhook-recovery.type.js';
 import { deliveryUpdate, publishDeliveryUpdates } from './delivery-updates.js';
 import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
@@ -153,6 +154,10 @@ export class DeliveryLogService {
         url,
         headers,
       ]);
+      const { hourly, minutely } = rollUp([
+        { appId: delivery.app_id, finishedAt: new Date(startedAt.getTime() + response.durationMs), succeeded: response.error === null, durationMs: response.durationMs },
+      ]);
+      await manager.query(ROLL_UP_ALONE, [hourly, minutely]);
       return manager.query(SETTLE_AFTER_MANUAL_ATTEMPT, [deliveryId, response.error === null]);
     });
     // No row: the delivery went away during the attempt, and there is no state left to announce.

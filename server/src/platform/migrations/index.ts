@@ -11,6 +11,7 @@ import { SecretRotationOverlap1796000012000 } from './1796000012000-SecretRotati
 import { WebhookHealth1796000013000 } from './1796000013000-WebhookHealth.js';
 import { WebhookEventFilter1796000014000 } from './1796000014000-WebhookEventFilter.js';
 import { LocalForwards1796000016000 } from './1796000016000-LocalForwards.js';
+import { DeliveryRollups1796000017000 } from './1796000017000-DeliveryRollups.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -26,4 +27,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   WebhookHealth1796000013000,
   WebhookEventFilter1796000014000,
   LocalForwards1796000016000,
+  DeliveryRollups1796000017000,
 ];

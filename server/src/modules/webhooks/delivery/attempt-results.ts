@@ -8,6 +8,7 @@ import type { GuardedResponse } from '../../../platform/outbound-http/guarded-ht
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import { DeliveryStatus, HELD_WHILE_DISABLED, WebhookState } from '../webhook.types.js';
 import { WRITE_RESULTS, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
+import { rollUp } from './attempt-rollup.js';
 
 /** One attempt as it ended, before it is written. */
 export interface AttemptResult {
@@ -151,7 +152,15 @@ export class AttemptResults {
         held_reason: held ? HELD_WHILE_DISABLED : null,
       };
     });
-    const updated = await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [JSON.stringify(rows), this.options.leaseMs]);
+    const { hourly, minutely } = rollUp(
+      results.map(({ delivery, startedAt, response }) => ({
+        appId: delivery.app_id,
+        finishedAt: new Date(startedAt.getTime() + response.durationMs),
+        succeeded: response.error === null,
+        durationMs: response.durationMs,
+      })),
+    );
+    const updated = await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [JSON.stringify(rows), this.options.leaseMs, hourly, minutely]);
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
     if (updated[0]?.health_changed) this.hooks.healthChanged();
     for (const row of updated) {

@@ -1,4 +1,5 @@
 import { AttemptTrigger, DeliveryStatus, OPEN_STATUSES } from '../webhook.types.js';
+import { ROLL_UP } from './attempt-rollup.js';
 
 /**
  * Every statement of the delivery engine, built once at load from the constants the code uses
@@ -298,7 +299,9 @@ const APP_HEALTH = `outcomes AS (
        )`;
 
 /**
- * Records a batch of attempts' outcomes ($1, a JSON array of rows) and moves each delivery on, while
+ * Records a batch of attempts' outcomes ($1, a JSON array of rows) and adds them to the charts' rollups
+ * ($3, $4: rollUp's sums; every attempt written here counts, as it is recorded whoever holds the
+ * delivery now), and moves each delivery on, while
  * this run still holds its claim. A row with `keep` stays claimed (leased $2 ms) for its near retry,
  * whose attempt is recorded as started. Returns each delivery moved on, a kept one with the attempts
  * made so far, as after any claim: the next one has not started.
@@ -306,7 +309,7 @@ const APP_HEALTH = `outcomes AS (
 export const WRITE_RESULTS = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
                 error text, excerpt text, url text, headers jsonb, status text, next_attempt_at timestamptz, held_reason text)
-       ), attempts AS (
+       ), ${ROLL_UP('$3', '$4')}, attempts AS (
          UPDATE webhook_attempts a
             SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
                 response_body_excerpt = r.excerpt, url = r.url, request_headers = r.headers, finished = true

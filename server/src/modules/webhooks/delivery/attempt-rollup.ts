@@ -1,0 +1,74 @@
+import { LATENCY_SLOTS, latencySlot } from '../../../platform/latency-histogram.js';
+
+/** One attempt's outcome as the rollups count it. */
+export interface FinishedAttempt {
+  appId: string;
+  finishedAt: Date;
+  succeeded: boolean;
+  durationMs: number;
+}
+
+interface HourRow {
+  app_id: string;
+  hour: string;
+  succeeded: number;
+  failed: number;
+  latency_counts: number[];
+}
+interface MinuteRow {
+  minute: string;
+  app_id: string;
+  succeeded: number;
+  failed: number;
+}
+
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+const floorTo = (ms: number, unit: number) => new Date(Math.floor(ms / unit) * unit).toISOString();
+
+/**
+ * A batch of attempts summed per (app, hour) and (app, minute) in memory, so the rollups take one row
+ * per app and hour rather than one per attempt. Rows come sorted by their keys: two writers that touch
+ * the same rows lock them in the same order and cannot deadlock. Returns the JSON parameters of ROLL_UP.
+ */
+export function rollUp(attempts: readonly FinishedAttempt[]): { hourly: string; minutely: string } {
+  const hours = new Map<string, HourRow>();
+  const minutes = new Map<string, MinuteRow>();
+  for (const { appId, finishedAt, succeeded, durationMs } of attempts) {
+    const hour = floorTo(finishedAt.getTime(), HOUR_MS);
+    const minute = floorTo(finishedAt.getTime(), MINUTE_MS);
+    let h = hours.get(`${appId} ${hour}`);
+    if (!h) hours.set(`${appId} ${hour}`, (h = { app_id: appId, hour, succeeded: 0, failed: 0, latency_counts: new Array<number>(LATENCY_SLOTS).fill(0) }));
+    let m = minutes.get(`${minute} ${appId}`);
+    if (!m) minutes.set(`${minute} ${appId}`, (m = { minute, app_id: appId, succeeded: 0, failed: 0 }));
+    if (succeeded) {
+      h.succeeded++;
+      m.succeeded++;
+    } else {
+      h.failed++;
+      m.failed++;
+    }
+    h.latency_counts[latencySlot(durationMs)]!++;
+  }
+  const sorted = <T>(rows: Map<string, T>) => [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  return { hourly: JSON.stringify(sorted(hours)), minutely: JSON.stringify(sorted(minutes)) };
+}
+
+/**
+ * Two CTEs that add a batch's sums ($hourly, $minutely: rollUp's JSON) to webhook_attempt_hourly and
+ * webhook_attempt_minutely: part of the statement that records the attempts, so the counts commit with them.
+ */
+export const ROLL_UP = (hourly: string, minutely: string) => `rolled_up_hours AS (
+         INSERT INTO webhook_attempt_hourly AS h (app_id, hour, succeeded, failed, latency_counts)
+         SELECT * FROM jsonb_to_recordset(${hourly}::jsonb) AS x(app_id text, hour timestamptz, succeeded int, failed int, latency_counts int[]) ORDER BY app_id, hour
+         ON CONFLICT (app_id, hour) DO UPDATE
+            SET succeeded = h.succeeded + EXCLUDED.succeeded, failed = h.failed + EXCLUDED.failed,
+                latency_counts = ARRAY(SELECT kept + added FROM unnest(h.latency_counts, EXCLUDED.latency_counts) WITH ORDINALITY AS s(kept, added, i) ORDER BY i)
+       ), rolled_up_minutes AS (
+         INSERT INTO webhook_attempt_minutely AS m (minute, app_id, succeeded, failed)
+         SELECT * FROM jsonb_to_recordset(${minutely}::jsonb) AS x(minute timestamptz, app_id text, succeeded int, failed int) ORDER BY minute, app_id
+         ON CONFLICT (minute, app_id) DO UPDATE SET succeeded = m.succeeded + EXCLUDED.succeeded, failed = m.failed + EXCLUDED.failed
+       )`;
+
+/** ROLL_UP on its own ($1, $2): for an attempt recorded outside the batched writer (a manual redelivery). */
+export const ROLL_UP_ALONE = `WITH ${ROLL_UP('$1', '$2')} SELECT 1`;
