@@ -1,4 +1,4 @@
-import { AppStatus } from '../apps/app.types.js';
+import { AppStatus } from '../apps/index.js';
 
 /**
  * The statements behind the charts. Each comes in two forms where attempts are counted: from the

@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
 import { tokenScope } from '../../platform/auth/auth-checker.js';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import type { AppService } from '../apps/app.service.js';
+import type { AppService } from '../apps/index.js';
 import type { InsightsService } from './insights.service.js';
 import { DeveloperEarnings, EarningsPeriod, PlatformStats, StatsWindow, WebhookDeliveryStats } from './insights.types.js';
 

@@ -2,9 +2,8 @@ import type { DataSource } from 'typeorm';
 import { toSafeInteger } from '../../platform/int64.js';
 import { histogramPercentile } from '../../platform/latency-histogram.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
-import { REVIEW_DUE_AFTER_MS } from '../apps/app.types.js';
-import { INTERRUPTED } from '../webhooks/delivery/delivery-queries.js';
-import type { WebhookState } from '../webhooks/webhook.types.js';
+import { REVIEW_DUE_AFTER_MS } from '../apps/index.js';
+import { INTERRUPTED, type WebhookState } from '../webhooks/index.js';
 import { DeliveryStats, EarningsSeries, PlatformNumbers } from './insights.queries.js';
 import {
   EarningsPeriod,

@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { SafeInt } from '../../platform/int64.js';
-import { WebhookState } from '../webhooks/webhook.types.js';
+import { WebhookState } from '../webhooks/index.js';
 
 /** The window of webhookDeliveryStats: hourly buckets over the last 24 hours or 7 days. */
 export enum StatsWindow {
