@@ -131,7 +131,9 @@ describe('a paid app from submission to a buyer opening it', () => {
     await buyer.goto(`${plaza.origin}/store/${appId}`);
     await buyer.getByText(`Your balance: 100 points`).waitFor();
     await buyer.getByRole('button', { name: `Buy for ${PRICE} points` }).click();
-    await buyer.getByText('Installed. Find it in My Library.').waitFor();
+    // Buying asks first, with the price and the balance (issue 17, finding 5), and then says Purchased.
+    await buyer.getByRole('button', { name: `Confirm: pay ${PRICE} points` }).click();
+    await buyer.getByText(`Purchased ${APP_NAME} for ${PRICE} points. Your balance is now ${100 - PRICE} points.`).waitFor();
 
     // 6. The delivery appears and succeeds on the open Webhook Logs page.
     const row = developer.locator('tr', { hasText: 'app.purchased' });

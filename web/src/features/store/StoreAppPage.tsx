@@ -1,16 +1,17 @@
 import { useMutation, useQuery } from '@apollo/client/react';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { graphql } from '../../gql';
 import { useT } from '../../i18n/i18n';
 import { launcherPath } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
+import { Link } from '../../ui/Link';
 import { LibraryQuery } from '../library/library';
 import { CurrentViewerQuery } from '../session/current-viewer';
 import { PriceTag } from './PriceTag';
 
-const StoreAppQuery = graphql(`
+export const StoreAppQuery = graphql(`
   query StoreApp($appId: ID!) {
     app(id: $appId) {
       id
@@ -24,7 +25,7 @@ const StoreAppQuery = graphql(`
   }
 `);
 
-const InstallAppMutation = graphql(`
+export const InstallAppMutation = graphql(`
   mutation InstallApp($appId: ID!) {
     installApp(appId: $appId) {
       id
@@ -33,7 +34,7 @@ const InstallAppMutation = graphql(`
   }
 `);
 
-const PurchaseAppMutation = graphql(`
+export const PurchaseAppMutation = graphql(`
   mutation PurchaseApp($appId: ID!) {
     purchaseApp(appId: $appId) {
       purchaseId
@@ -42,6 +43,8 @@ const PurchaseAppMutation = graphql(`
     }
   }
 `);
+
+const LIBRARY_PATH = '/library';
 
 export function StoreAppPage({ appId, points }: { appId: string; points: number }) {
   const t = useT();
@@ -52,6 +55,13 @@ export function StoreAppPage({ appId, points }: { appId: string; points: number 
   const [install, installing] = useMutation(InstallAppMutation, { refetchQueries, awaitRefetchQueries: true });
   const [purchase, purchasing] = useMutation(PurchaseAppMutation, { refetchQueries, awaitRefetchQueries: true });
   const [problem, setProblem] = useState<string | null>(null);
+  // Buying spends points, so it takes a second, deliberate step that states the price and the balance.
+  const [confirming, setConfirming] = useState(false);
+  const [acquired, setAcquired] = useState<'purchased' | 'installed' | null>(null);
+  const confirmRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (confirming) confirmRef.current?.querySelector('button')?.focus();
+  }, [confirming]);
 
   if (error) return <ErrorMessage message={`Could not load this app: ${error.message}`} onRetry={() => void refetch()} />;
   if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;
@@ -59,16 +69,25 @@ export function StoreAppPage({ appId, points }: { appId: string; points: number 
   if (!app) return <ErrorMessage message="This app is not in the store." />;
   const owned = library.data?.myLibrary.some((installation) => installation.appId === app.id) ?? false;
   const paid = app.pricing === 'PAID';
+  const price = app.pricePoints ?? 0;
 
   async function acquire() {
     setProblem(null);
     try {
       if (paid) await purchase({ variables: { appId } });
       else await install({ variables: { appId } });
+      setAcquired(paid ? 'purchased' : 'installed');
     } catch (err) {
       const found = serverProblem(err);
       setProblem(found.reason === 'INSUFFICIENT_POINTS' ? `${t('store.insufficient')} (${found.message})` : found.message);
     }
+    setConfirming(false);
+  }
+
+  function ownedMessage() {
+    if (acquired === 'purchased') return t('store.purchased', { name: app!.name, points: price, balance: points });
+    if (acquired === 'installed') return t('store.installed');
+    return t('store.inLibrary');
   }
 
   return (
@@ -78,18 +97,38 @@ export function StoreAppPage({ appId, points }: { appId: string; points: number 
         <div>
           <h1 id="store-app-name">{app.name}</h1>
           <p>{app.shortDescription}</p>
-          <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} />
+          {owned ? <span className="badge">{t('store.ownedBadge')}</span> : <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} />}
         </div>
       </div>
-      {paid && <p>{t('store.balance', { points })}</p>}
       {owned ? (
-        <p role="status">
-          {t('store.installed')} <a href={launcherPath(app.id)}>{t('library.open')}</a>
+        <p role="status" className="store-owned">
+          {ownedMessage()} <Link href={LIBRARY_PATH}>{t('store.goToLibrary')}</Link> <a href={launcherPath(app.id)}>{t('library.open')}</a>
         </p>
       ) : (
-        <button type="button" onClick={() => void acquire()} disabled={installing.loading || purchasing.loading}>
-          {paid ? t('store.buy', { points: app.pricePoints ?? 0 }) : t('store.install')}
-        </button>
+        <>
+          {paid && <p>{t('store.balance', { points })}</p>}
+          {confirming ? (
+            <div className="confirm store-confirm" role="group" aria-labelledby="store-confirm-text" ref={confirmRef}>
+              {points >= price ? (
+                <>
+                  <p id="store-confirm-text">{t('store.confirmBuy', { name: app.name, points: price, balance: points, remaining: points - price })}</p>
+                  <button type="button" onClick={() => void acquire()} disabled={purchasing.loading}>
+                    {t('store.confirmPurchase', { points: price })}
+                  </button>
+                </>
+              ) : (
+                <p id="store-confirm-text">{t('store.notEnough', { name: app.name, points: price, balance: points, missing: price - points })}</p>
+              )}
+              <button type="button" className="secondary" onClick={() => setConfirming(false)} disabled={purchasing.loading}>
+                {t('store.cancelPurchase')}
+              </button>
+            </div>
+          ) : (
+            <button type="button" onClick={() => (paid ? setConfirming(true) : void acquire())} disabled={installing.loading || purchasing.loading}>
+              {paid ? t('store.buy', { points: price }) : t('store.install')}
+            </button>
+          )}
+        </>
       )}
       {problem && <ErrorMessage message={problem} />}
     </article>
