@@ -39,7 +39,7 @@ export function LibraryPage() {
                 <li key={installation.id} className="app-card card">
                   {installation.app && <AppIcon src={installation.app.iconUrl} name={installation.app.name} size={48} />}
                   <div>
-                    <h3>{name}</h3>
+                    <h2>{name}</h2>
                     {installation.app && <p>{installation.app.shortDescription}</p>}
                     <div className="actions">
                       <a className="button-link" href={launcherPath(installation.appId)} aria-label={`${t('library.open')} ${name}`}>

@@ -11,9 +11,9 @@ export function StoreAppCard(props: { app: FragmentType<typeof StoreAppCardField
     <li className="app-card card">
       <AppIcon src={app.iconUrl} name={app.name} size={48} />
       <div>
-        <h3>
+        <h2>
           <Link href={storeAppPath(app.id)}>{app.name}</Link>
-        </h3>
+        </h2>
         <p>{app.shortDescription}</p>
         <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} />
       </div>
