@@ -7,6 +7,11 @@ export function LocaleProvider({ locale, children }: { locale: Locale; children:
   return <LocaleContext.Provider value={locale}>{children}</LocaleContext.Provider>;
 }
 
+/** The person's language, for Intl formatting of numbers and dates in it (charts, their tables and summaries). */
+export function useLocale(): Locale {
+  return useContext(LocaleContext);
+}
+
 export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string;
 
 /** Components outside a provider (tests, the launcher) speak English. */

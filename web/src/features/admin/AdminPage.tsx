@@ -1,4 +1,5 @@
 import { useT } from '../../i18n/i18n';
+import { PlatformInsights } from '../insights/PlatformInsights';
 import { CreditPointsForm } from './CreditPointsForm';
 import { DeliveryFailures } from './DeliveryFailures';
 import { RefundForm } from './RefundForm';
@@ -9,6 +10,7 @@ export function AdminPage() {
   return (
     <>
       <h1>{t('admin.heading')}</h1>
+      <PlatformInsights />
       <DeliveryFailures />
       <RefundForm />
       <CreditPointsForm />

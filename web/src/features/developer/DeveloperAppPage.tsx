@@ -17,6 +17,7 @@ import { DeveloperAppQuery, UpdateAppMutation } from './developer-app';
 import { SendTestEvent } from './SendTestEvent';
 import { WebhookEventCatalogue } from './WebhookEventCatalogue';
 import { WebhookHealthPanel } from '../webhook-logs/WebhookHealthPanel';
+import { WebhookHealthChart } from '../insights/WebhookHealthChart';
 
 type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
 
@@ -88,6 +89,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
           </button>
         )}
       </section>
+      {app.webhookUrl && <WebhookHealthChart appId={app.id} />}
       <ReviewHistory decisions={app.reviewDecisions} />
       <PreCheckReport report={app.preChecks} headingId="pre-checks-heading" />
       <ClientSecretPanel appId={app.id} />

@@ -1,5 +1,6 @@
 import { useT } from '../../i18n/i18n';
 import { Link } from '../../ui/Link';
+import { EarningsChart } from '../insights/EarningsChart';
 import { MyAppList } from './MyAppList';
 
 export function MyAppsPage() {
@@ -12,6 +13,7 @@ export function MyAppsPage() {
           {t('myApps.submit')}
         </Link>
       </div>
+      <EarningsChart />
       <MyAppList />
     </>
   );

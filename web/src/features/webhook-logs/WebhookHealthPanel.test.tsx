@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
 import { graphqlResponder, respond, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
 import type { DeliveryStatus, EnableWebhookMutation, WebhookState } from '../../gql/graphql';
+import { WebhookDeliveryStatsQuery } from '../insights/insights-queries';
 import { clientWithLiveFeed, delivery, deliveryPage } from './test-deliveries';
 import { WebhookDeliveriesQuery, WebhookLogAppsQuery } from './webhook-deliveries';
 import { AppWebhookStateQuery, EnableWebhookMutation as EnableWebhook, RecoverWebhookDeliveriesMutation } from './webhook-health';
@@ -22,6 +23,11 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
+/** The page's health chart asks for its numbers too: no attempts keeps it quiet here. */
+const noDeliveryStats = respond(WebhookDeliveryStatsQuery, ({ window }) => ({
+  data: { webhookDeliveryStats: { __typename: 'WebhookDeliveryStats', window, buckets: [], successRate: null, latencyP50Ms: null, latencyP95Ms: null, webhookState: null } },
+}));
+
 const app = (webhookState: WebhookState): Wire<EnableWebhookMutation['enableWebhook']> => ({ __typename: 'App', id: 'app_1', webhookState });
 
 describe('webhook state and recovery in Webhook Logs', () => {
@@ -32,6 +38,7 @@ describe('webhook state and recovery in Webhook Logs', () => {
           respond(WebhookLogAppsQuery, { data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time' }] } }),
           respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'FAILED'), delivery('dlv_2', 'FAILED')])),
           respond(AppWebhookStateQuery, { data: { app: app('DISABLED') } }),
+          noDeliveryStats,
           respond(EnableWebhook, { data: { enableWebhook: app('ENABLED') } }),
           respond(RecoverWebhookDeliveriesMutation, ({ since }) => ({
             data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', appId: 'app_1', since, deliveriesQueued: 2 } },

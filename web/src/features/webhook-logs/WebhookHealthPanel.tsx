@@ -1,9 +1,14 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useRef, useState } from 'react';
 import { useFragment as readFragment } from '../../gql';
-import { useT } from '../../i18n/i18n';
+import { useLocale, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
+import { Link } from '../../ui/Link';
+import { chartFormat } from '../insights/chart-format';
+import { WebhookDeliveryStatsQuery } from '../insights/insights-queries';
+import { deliveryTotals, webhookFailing } from '../insights/webhook-stats';
+import { failedDeliveriesHref } from './delivery-filters';
 import { WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
 import { AppWebhookStateQuery, EnableWebhookMutation, RecoverWebhookDeliveriesMutation } from './webhook-health';
 
@@ -20,7 +25,10 @@ interface Recovery {
  */
 export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { appId: string; recovery?: boolean }) {
   const t = useT();
+  const format = chartFormat(useLocale());
   const state = useQuery(AppWebhookStateQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
+  // The same numbers as the chart's default window (one request, one cache entry): they tell a failing webhook.
+  const stats = useQuery(WebhookDeliveryStatsQuery, { variables: { appId, window: 'LAST_24_HOURS' }, fetchPolicy: 'cache-and-network' }).data?.webhookDeliveryStats;
   const [enable, enableState] = useMutation(EnableWebhookMutation);
   const [recover, recoverState] = useMutation(RecoverWebhookDeliveriesMutation);
   const [since, setSince] = useState('');
@@ -43,6 +51,9 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   });
 
   const disabled = state.data?.app?.webhookState === 'DISABLED';
+  // The app's own state wins: stats fetched before an Enable still say DISABLED.
+  const failing = !disabled && state.data?.app?.webhookState === 'ENABLED' && webhookFailing(stats);
+  const totals = deliveryTotals(stats?.buckets ?? []);
   const problem = enableState.error ?? recoverState.error;
 
   async function startRecovery() {
@@ -72,7 +83,14 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
             }
           >
             {t('webhooks.enable')}
-          </button>
+          </button>{' '}
+          <Link href={failedDeliveriesHref(appId)}>{t('insights.seeFailed')}</Link>
+        </div>
+      ) : failing ? (
+        <div role="alert" className="card warning">
+          <strong>{t('insights.failingTitle')}</strong>
+          <p>{t('insights.failingText', { failed: format.count(totals.failed), total: format.count(totals.total) })}</p>
+          <Link href={failedDeliveriesHref(appId)}>{t('insights.seeFailed')}</Link>
         </div>
       ) : (
         state.data?.app && <p className="badge status-approved">{t('webhooks.enabledState')}</p>

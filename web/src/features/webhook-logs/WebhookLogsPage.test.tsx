@@ -4,11 +4,17 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { useLocationRoute } from '../../routes';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
 import { graphqlResponder, respond, type GraphqlCall } from '../../test-support/graphql-responder';
+import { WebhookDeliveryStatsQuery } from '../insights/insights-queries';
 import { clientWithLiveFeed, delivery, deliveryPage } from './test-deliveries';
 import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookLogAppsQuery } from './webhook-deliveries';
 import { WebhookLogsPage } from './WebhookLogsPage';
 
 const apps = respond(WebhookLogAppsQuery, { data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time' }] } });
+
+/** The page's health chart asks for its numbers too: no attempts keeps it quiet here. */
+const noDeliveryStats = respond(WebhookDeliveryStatsQuery, ({ window }) => ({
+  data: { webhookDeliveryStats: { __typename: 'WebhookDeliveryStats', window, buckets: [], successRate: null, latencyP50Ms: null, latencyP95Ms: null, webhookState: null } },
+}));
 
 let server: FakePlazaServer;
 let calls: GraphqlCall[];
@@ -48,7 +54,7 @@ const rowStatus = (id: string) => within(screen.getByTestId(`delivery-${id}`)).g
 
 describe('webhook logs', () => {
   it('sends the filters from the URL and from the form, and keeps them in the URL', async () => {
-    server.respondWith(graphqlResponder([apps, respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'FAILED')]))], calls));
+    server.respondWith(graphqlResponder([apps, noDeliveryStats, respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'FAILED')]))], calls));
     renderAt('/developer/webhooks?appId=app_1&status=FAILED');
 
     expect(await screen.findByTestId('delivery-dlv_1')).toBeTruthy();
@@ -85,6 +91,7 @@ describe('webhook logs', () => {
       graphqlResponder(
         [
           apps,
+          noDeliveryStats,
           respond(WebhookDeliveriesQuery, ({ after }) => (after ? deliveryPage([delivery('dlv_1', 'SUCCEEDED')]) : deliveryPage([delivery('dlv_2', 'SUCCEEDED')], 'c_dlv_2'))),
         ],
         calls,
@@ -99,7 +106,7 @@ describe('webhook logs', () => {
   });
 
   it('changes a row in place and adds a new delivery on top when updates arrive live', async () => {
-    server.respondWith(graphqlResponder([apps, respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'PENDING')]))], calls));
+    server.respondWith(graphqlResponder([apps, noDeliveryStats, respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'PENDING')]))], calls));
     const live = renderAt('/developer/webhooks?appId=app_1');
     await screen.findByTestId('delivery-dlv_1');
     expect(rowStatus('dlv_1')).toMatch(/Pending/);
@@ -129,6 +136,7 @@ describe('webhook logs', () => {
       graphqlResponder(
         [
           apps,
+          noDeliveryStats,
           respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'SUCCEEDED')])),
           respond(SendTestWebhookMutation, () =>
             hasWebhookUrl

@@ -9,6 +9,7 @@ import { deliveryFilterOf, filterFormFromQuery, matchesFilter, PAGE_SIZE, queryF
 import { DeliveryFilters } from './DeliveryFilters';
 import { DeliveryTable } from './DeliveryTable';
 import { insertDelivery } from './insert-delivery';
+import { WebhookHealthChart } from '../insights/WebhookHealthChart';
 import { WebhookHealthPanel } from './WebhookHealthPanel';
 import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
 
@@ -79,6 +80,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
       </div>
       {sendTestProblem && <ErrorMessage message={sendTestProblem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl') : sendTestProblem.message} />}
       {form.appId && <WebhookHealthPanel appId={form.appId} />}
+      <WebhookHealthChart appId={form.appId || undefined} />
       <DeliveryFilters form={form} onChange={changeFilters} />
       {list.error && !connection ? (
         <ErrorMessage message={serverProblem(list.error).message} onRetry={() => void list.refetch()} />

@@ -72,3 +72,8 @@ export function matchesFilter(delivery: DeliverySummary, filter: WebhookDelivery
     (!filter.until || created <= Date.parse(filter.until))
   );
 }
+
+/** Webhook Logs filtered to one app's failed deliveries: where the webhook state banners link. */
+export function failedDeliveriesHref(appId: string): string {
+  return `/developer/webhooks${queryFromFilterForm({ ...filterFormFromQuery(''), appId, status: 'FAILED' })}`;
+}
