@@ -37,7 +37,7 @@ export function resolverContainer(services: Services): ResolverContainer {
     services;
   return new ResolverContainer().add(
     new IdentityResolver(identity),
-    new AppResolver(apps, review, preChecks, secrets),
+    new AppResolver(apps, review, preChecks, secrets, identity),
     new ReviewResolver(review, notifications),
     new SecretsResolver(secrets),
     new WebhookResolver(deliveryLog, webhookEvents, apps, pubSub, marketplace, webhookHealth),

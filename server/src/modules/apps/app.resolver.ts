@@ -5,6 +5,7 @@ import { requirePrincipal, type RequestContext } from '../../platform/auth/conte
 import { principalWithScope, signedInPerson } from '../../platform/auth/principal.js';
 import { AppPreCheck, ReviewDecision, type PreCheckService, type ReviewService } from '../review/index.js';
 import { SecretAuditEntry, type SecretsService } from '../secrets/index.js';
+import type { IdentityService } from '../identity/index.js';
 import { App } from './app.entity.js';
 import { isOwner, isReviewer } from './app-access.js';
 import { CATEGORIES } from './app.types.js';
@@ -36,6 +37,7 @@ export class AppResolver {
     private readonly review: ReviewService,
     private readonly preCheckService: PreCheckService,
     private readonly secrets: SecretsService,
+    private readonly identity: IdentityService,
   ) {}
 
   @Query(() => [Category], { description: 'Every store category, the values an app’s category takes' })
@@ -101,6 +103,13 @@ export class AppResolver {
     return this.review.history(app.id);
   }
 
+  @FieldResolver(() => String, { description: 'Who made the app, as the store shows it: the part before the @ of its developer’s sign-in e-mail' })
+  async developerName(@Root() app: App): Promise<string> {
+    // Accounts have no display name; the local part names the developer without publishing the address.
+    const owner = await this.identity.findAccount(app.ownerId);
+    return owner ? developerNameOf(owner.email) : '';
+  }
+
   @FieldResolver(() => Boolean, { description: 'Pending review past its due time' })
   reviewOverdue(@Root() app: App): boolean {
     return app.status === 'PENDING_REVIEW' && app.reviewDueAt.getTime() < Date.now();
@@ -117,4 +126,9 @@ export class AppResolver {
     // Secrets are handled by people only (revealClientSecret admits no token), and so is their audit.
     return isOwner(app, signedInPerson(principal)) ? this.secrets.auditTrail(app.id) : [];
   }
+}
+
+/** "ana.nguyen+plaza@example.com" -> "ana.nguyen": a sub-address tag is the developer's own business. */
+export function developerNameOf(email: string): string {
+  return email.split('@')[0]!.split('+')[0]!;
 }
