@@ -28,10 +28,11 @@ export function App() {
         <GraphiQLPage />
       </Suspense>
     );
-  return <Shell route={route}>{(viewer) => <Page route={route} points={viewer.points} />}</Shell>;
+  return <Shell route={route}>{(viewer) => <Page route={route} points={viewer?.points ?? null} />}</Shell>;
 }
 
-function Page({ route, points }: { route: Route; points: number }) {
+/** `points` is null for a visitor who is not signed in (the Shell shows them public pages only). */
+function Page({ route, points }: { route: Route; points: number | null }) {
   switch (route.kind) {
     case 'store':
       return <StorePage key={route.search} category={route.category} search={route.search} />;

@@ -389,6 +389,13 @@ const en = {
   'admin.confirm': 'Confirm credit',
   'admin.cancel': 'Cancel',
   'admin.credited': 'Credited {points} points to {email}. New balance: {balance} points.',
+  // Browsing signed out, the app page's facts and the compact header (issue 17, findings 4 and 10).
+  'shell.signIn': 'Sign in',
+  'store.emptyStore': 'No apps are listed in the store yet.',
+  'store.backToStore': '← Back to the store',
+  'store.byDeveloper': 'By {name}',
+  'store.signInToInstall': 'Sign in to install',
+  'store.signInToBuy': 'Sign in to buy',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -784,6 +791,13 @@ const vi: Record<MessageKey, string> = {
   'admin.confirm': 'Xác nhận cộng điểm',
   'admin.cancel': 'Hủy',
   'admin.credited': 'Đã cộng {points} điểm cho {email}. Số dư mới: {balance} điểm.',
+  // Browsing signed out, the app page's facts and the compact header (issue 17, findings 4 and 10).
+  'shell.signIn': 'Đăng nhập',
+  'store.emptyStore': 'Cửa hàng chưa có ứng dụng nào.',
+  'store.backToStore': '← Quay lại cửa hàng',
+  'store.byDeveloper': 'Của {name}',
+  'store.signInToInstall': 'Đăng nhập để cài đặt',
+  'store.signInToBuy': 'Đăng nhập để mua',
 };
 
 export const STRINGS: Record<Locale, Record<MessageKey, string>> = { en, vi };

@@ -12,10 +12,17 @@ import { signOut } from '../session/auth-api';
 import { asTheme, type Theme } from './preferences';
 import { PreferenceSwitches } from './PreferenceSwitches';
 import { TopNav } from './TopNav';
+import { AccountMenu } from './AccountMenu';
 
 export type Viewer = NonNullable<ResultOf<typeof CurrentViewerQuery>['me']>;
 
-export function Shell({ route, children }: { route: Route; children: (viewer: Viewer) => ReactNode }) {
+// A store is for browsing: these pages show to visitors who are not signed in, with the sign-in form below.
+const PUBLIC_ROUTES: ReadonlySet<Route['kind']> = new Set(['store', 'store-app']);
+// Tables of deliveries, apps and users need more than a column of prose; the rest keep a readable measure.
+const WIDE_ROUTES: ReadonlySet<Route['kind']> = new Set(['webhook-logs', 'webhook-delivery', 'my-apps', 'developer-app', 'api-tokens', 'review-queue', 'admin']);
+
+/** `children` gets the signed-in viewer, or null on a public page a visitor opened without signing in. */
+export function Shell({ route, children }: { route: Route; children: (viewer: Viewer | null) => ReactNode }) {
   const client = useApolloClient();
   const viewer = useQuery(CurrentViewerQuery, { fetchPolicy: 'cache-and-network' });
   // Everything cached belonged to the previous account; resetting refetches what is on screen.
@@ -42,16 +49,30 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
           </a>
           <TopNav route={route} />
           <div className="shell-tools">
-            {me && <ViewerSummary viewer={me} onSignedOut={sessionChanged} />}
+            {me && <PointsBadge points={me.points} />}
             {me && <NotificationBell key={me.id} />}
-            <PreferenceSwitches locale={locale} theme={theme} onChange={setOverride} />
+            {me ? (
+              <AccountMenu email={me.email} onSignOut={() => void signOut().then(sessionChanged, sessionChanged)}>
+                <PreferenceSwitches locale={locale} theme={theme} onChange={setOverride} />
+              </AccountMenu>
+            ) : (
+              <>
+                {!checkingSession && <SignInLink />}
+                <PreferenceSwitches locale={locale} theme={theme} onChange={setOverride} />
+              </>
+            )}
           </div>
         </header>
-        <main className="page" ref={main} tabIndex={-1}>
+        <main className={WIDE_ROUTES.has(route.kind) ? 'page page-wide' : 'page'} ref={main} tabIndex={-1}>
           {checkingSession ? (
             <Checking />
           ) : me ? (
             children(me)
+          ) : PUBLIC_ROUTES.has(route.kind) ? (
+            <>
+              {children(null)}
+              <SignInPrompt onSignedIn={sessionChanged} />
+            </>
           ) : (
             <>
               {viewer.error && <ErrorMessage message={`Could not check your session: ${viewer.error.message}`} />}
@@ -69,28 +90,29 @@ function Checking() {
   return <p aria-live="polite">{t('shell.checking')}</p>;
 }
 
+/** The sign-in form's anchor: the header's "Sign in" and the store's install button lead here. */
+export const SIGN_IN_ANCHOR = 'sign-in';
+
 function SignInPrompt({ onSignedIn }: { onSignedIn: () => void }) {
   const t = useT();
   return (
-    <>
+    <div id={SIGN_IN_ANCHOR} className="sign-in-prompt">
       <p className="lede">{t('shell.signInPrompt')}</p>
       <SessionPanel initialUser={null} onSessionChange={(user) => user && onSignedIn()} />
-    </>
+    </div>
   );
 }
 
-function ViewerSummary({ viewer, onSignedOut }: { viewer: Viewer; onSignedOut: () => void }) {
+function PointsBadge({ points }: { points: number }) {
+  const t = useT();
+  return <span className="badge points">{t('shell.points', { points })}</span>;
+}
+
+function SignInLink() {
   const t = useT();
   return (
-    <div className="viewer-summary">
-      {/* "Signed in as <email>" is also what the browser tests wait for after signing in. */}
-      <span className="viewer-email">
-        {t('shell.signedInAs')} <strong>{viewer.email}</strong>
-      </span>
-      <span className="badge points">{t('shell.points', { points: viewer.points })}</span>
-      <button type="button" className="secondary" onClick={() => void signOut().then(onSignedOut, onSignedOut)}>
-        {t('shell.signOut')}
-      </button>
-    </div>
+    <a className="button-link secondary" href={`#${SIGN_IN_ANCHOR}`}>
+      {t('shell.signIn')}
+    </a>
   );
 }

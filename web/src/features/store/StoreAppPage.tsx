@@ -9,7 +9,9 @@ import { serverProblem } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
 import { LibraryQuery } from '../library/library';
 import { CurrentViewerQuery } from '../session/current-viewer';
+import { SIGN_IN_ANCHOR } from '../shell/Shell';
 import { PriceTag } from './PriceTag';
+import { StoreCategoriesQuery } from './store-apps';
 
 export const StoreAppQuery = graphql(`
   query StoreApp($appId: ID!) {
@@ -19,6 +21,7 @@ export const StoreAppQuery = graphql(`
       iconUrl
       shortDescription
       category
+      developerName
       pricing
       pricePoints
     }
@@ -46,10 +49,14 @@ export const PurchaseAppMutation = graphql(`
 
 const LIBRARY_PATH = '/library';
 
-export function StoreAppPage({ appId, points }: { appId: string; points: number }) {
+/** `balance` is null for a visitor who is not signed in: they see the listing and a way to sign in. */
+export function StoreAppPage({ appId, points: balance }: { appId: string; points: number | null }) {
   const t = useT();
+  const signedIn = balance !== null;
+  const points = balance ?? 0;
   const { data, error, loading, refetch } = useQuery(StoreAppQuery, { variables: { appId } });
-  const library = useQuery(LibraryQuery, { fetchPolicy: 'cache-and-network' });
+  const categories = useQuery(StoreCategoriesQuery);
+  const library = useQuery(LibraryQuery, { fetchPolicy: 'cache-and-network', skip: !signedIn });
   // The balance and library change with a purchase; refetching them keeps the shell and this page honest.
   const refetchQueries = [CurrentViewerQuery, LibraryQuery];
   const [install, installing] = useMutation(InstallAppMutation, { refetchQueries, awaitRefetchQueries: true });
@@ -92,15 +99,30 @@ export function StoreAppPage({ appId, points }: { appId: string; points: number 
 
   return (
     <article className="card store-app" aria-labelledby="store-app-name">
+      <p className="back-link">
+        <Link href="/">{t('store.backToStore')}</Link>
+      </p>
       <div className="store-app-head">
         <AppIcon src={app.iconUrl} name={app.name} size={96} />
         <div>
           <h1 id="store-app-name">{app.name}</h1>
+          <p className="store-app-meta">
+            {t('store.byDeveloper', { name: app.developerName })} ·{' '}
+            <Link href={`/?category=${encodeURIComponent(app.category)}`}>
+              {categories.data?.categories.find((category) => category.id === app.category)?.label ?? app.category}
+            </Link>
+          </p>
           <p>{app.shortDescription}</p>
           {owned ? <span className="badge">{t('store.ownedBadge')}</span> : <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} />}
         </div>
       </div>
-      {owned ? (
+      {!signedIn ? (
+        <p>
+          <a className="button-link" href={`#${SIGN_IN_ANCHOR}`}>
+            {paid ? t('store.signInToBuy') : t('store.signInToInstall')}
+          </a>
+        </p>
+      ) : owned ? (
         <p role="status" className="store-owned">
           {ownedMessage()} <Link href={LIBRARY_PATH}>{t('store.goToLibrary')}</Link> <a href={launcherPath(app.id)}>{t('library.open')}</a>
         </p>

@@ -68,7 +68,8 @@ export function StorePage({ category, search }: { category: string | null; searc
       {!connection && apps.loading && <p aria-live="polite">{t('loading')}</p>}
       {connection &&
         (connection.edges.length === 0 ? (
-          <p>{t('store.empty')}</p>
+          // "No apps match" answers a search or a category; before either, the store is simply empty.
+          <p>{search || category ? t('store.empty') : t('store.emptyStore')}</p>
         ) : (
           <ul className="app-grid">
             {connection.edges.map((edge) => (
