@@ -45,7 +45,7 @@ beforeEach(() => {
   launches = 0;
   server.respondWith(
     graphqlResponder([
-      respond(LauncherAppQuery, { data: { app: { __typename: 'App', id: 'app_1', name: 'Quiz Time' } } }),
+      respond(LauncherAppQuery, { data: { app: { __typename: 'App', id: 'app_1', name: 'Quiz Time' }, me: { __typename: 'Viewer', id: 'usr_42', locale: 'en', theme: 'light' } } }),
       respond(LaunchApp, () => ((launches += 1), { data: { launchApp: { ...launchFields, token: `token-${launches}` } } })),
     ]),
   );
@@ -113,10 +113,23 @@ describe('AppLauncher', () => {
     expect(posted.every(({ targetOrigin }) => targetOrigin === APP_ORIGIN)).toBe(true);
 
     postToLauncher({ type: 'APP_READY' }, APP_ORIGIN, appWindow);
-    expect(screen.getByRole('status').textContent).toBe('Quiz Time is open.');
+    expect(screen.getByRole('status').textContent).toBe('Quiz Time đã mở.');
     await advance(APP_READY_TIMEOUT_MS);
     expect(posted).toHaveLength(3);
     expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it("speaks the person's language, applies their theme and covers the frame with a spinner until APP_READY", async () => {
+    const { appWindow } = await openLauncher();
+
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    expect(document.documentElement.lang).toBe('vi');
+    expect(screen.getByRole('link', { name: '← Quay lại Plaza' }).getAttribute('href')).toBe('/');
+    expect(document.querySelector('.launcher-waiting .launcher-spinner')).not.toBeNull();
+
+    postToLauncher({ type: 'APP_READY' }, APP_ORIGIN, appWindow);
+    expect(document.querySelector('.launcher-waiting')).toBeNull();
+    expect(screen.getByTitle('Quiz Time')).toBeTruthy();
   });
 
   it('ignores APP_READY from another origin or another window', async () => {
@@ -129,9 +142,9 @@ describe('AppLauncher', () => {
     await advance(INIT_SESSION_RESEND_MS);
 
     expect(posted).toHaveLength(2); // still re-sending: none of those counted as the app's answer
-    expect(screen.getByRole('status').textContent).toBe('Waiting for Quiz Time to respond…');
+    expect(screen.getByRole('status').textContent).toBe('Đang chờ Quiz Time phản hồi…');
     await advance(APP_READY_TIMEOUT_MS);
-    expect(screen.getByRole('alert').textContent).toContain('Quiz Time did not respond');
+    expect(screen.getByRole('alert').textContent).toContain('Quiz Time không phản hồi');
   });
 
   it('tells the user after 15 s without APP_READY, and Retry launches again with a new token', async () => {
@@ -142,8 +155,8 @@ describe('AppLauncher', () => {
     await advance(1);
 
     const alert = screen.getByRole('alert');
-    expect(alert.textContent).toContain('Quiz Time did not respond within 15 seconds.');
-    const retry = screen.getByRole('button', { name: 'Retry' });
+    expect(alert.textContent).toContain('Quiz Time không phản hồi trong 15 giây.');
+    const retry = screen.getByRole('button', { name: 'Thử lại' });
     expect(document.activeElement).toBe(retry);
     expect(screen.queryByTitle('Quiz Time')).toBeNull();
     const sentBeforeFailure = posted.length;
@@ -157,6 +170,6 @@ describe('AppLauncher', () => {
     expect(second.posted[0]).toEqual({ message: expect.objectContaining({ type: 'INIT_SESSION', token: 'token-2' }), targetOrigin: APP_ORIGIN });
     expect(screen.queryByRole('alert')).toBeNull();
     postToLauncher({ type: 'APP_READY' }, APP_ORIGIN, second.appWindow);
-    expect(screen.getByRole('status').textContent).toBe('Quiz Time is open.');
+    expect(screen.getByRole('status').textContent).toBe('Quiz Time đã mở.');
   });
 });

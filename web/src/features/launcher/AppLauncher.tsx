@@ -1,8 +1,11 @@
 import { useApolloClient, useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
+import { LocaleProvider, useT, type Translate } from '../../i18n/i18n';
+import { asLocale } from '../../i18n/strings';
+import { applyTheme, asTheme } from '../shell/preferences';
 import { LaunchAppMutation, LauncherAppQuery } from './launch-app';
-import { describeLaunchProblem, type LaunchProblem } from './launch-problem';
+import { describeLaunchProblem } from './launch-problem';
 import { LaunchFailure } from './LaunchFailure';
 import { startSessionHandshake, type SessionHandshake } from './session-handshake';
 
@@ -10,7 +13,7 @@ type Launch = ResultOf<typeof LaunchAppMutation>['launchApp'];
 
 type Phase =
   | { kind: 'launching' }
-  | { kind: 'launch-failed'; problem: LaunchProblem }
+  | { kind: 'launch-failed'; error: unknown }
   | { kind: 'waiting-for-app'; launch: Launch }
   | { kind: 'ready'; launch: Launch }
   | { kind: 'not-responding'; launch: Launch };
@@ -26,17 +29,22 @@ export interface AppLauncherProps {
 export function AppLauncher({ appId, locale = null, theme = null }: AppLauncherProps) {
   const client = useApolloClient();
   const app = useQuery(LauncherAppQuery, { variables: { appId } });
-  const appName = app.data?.app?.name ?? 'This app';
   const [attempt, setAttempt] = useState(0);
   const [phase, setPhase] = useState<Phase>({ kind: 'launching' });
   const frame = useRef<HTMLIFrameElement>(null);
   const handshake = useRef<SessionHandshake | null>(null);
   const loadedFrame = useRef<HTMLIFrameElement | null>(null);
   const launch = 'launch' in phase ? phase.launch : null;
+  // The launcher stands outside the shell, so it applies the person's language and theme itself: this
+  // opening's choice (in the URL) first, then what the launch answered, then the account's preference.
+  const me = app.data?.me;
+  const shownLocale = asLocale(locale ?? launch?.locale ?? me?.locale);
+  const shownTheme = asTheme(theme ?? launch?.theme ?? me?.theme);
 
   useEffect(() => {
-    document.title = `${appName} · Plaza`;
-  }, [appName]);
+    applyTheme(shownTheme);
+    document.documentElement.lang = shownLocale;
+  }, [shownTheme, shownLocale]);
 
   // Each attempt (Retry included) asks for a new launch, so the app always gets a fresh token.
   useEffect(() => {
@@ -47,7 +55,7 @@ export function AppLauncher({ appId, locale = null, theme = null }: AppLauncherP
         if (current && data) setPhase({ kind: 'waiting-for-app', launch: data.launchApp });
       },
       (error: unknown) => {
-        if (current) setPhase({ kind: 'launch-failed', problem: describeLaunchProblem(error) });
+        if (current) setPhase({ kind: 'launch-failed', error });
       },
     );
     return () => {
@@ -74,48 +82,83 @@ export function AppLauncher({ appId, locale = null, theme = null }: AppLauncherP
   }, [launch]);
 
   const retry = () => setAttempt((count) => count + 1);
+  const frameLoaded = (loaded: HTMLIFrameElement) => {
+    loadedFrame.current = loaded;
+    handshake.current?.frameLoaded();
+  };
+
+  return (
+    <LocaleProvider locale={shownLocale}>
+      <LauncherScreen appName={app.data?.app?.name ?? null} phase={phase} frame={frame} onFrameLoad={frameLoaded} onRetry={retry} />
+    </LocaleProvider>
+  );
+}
+
+interface LauncherScreenProps {
+  appName: string | null;
+  phase: Phase;
+  frame: RefObject<HTMLIFrameElement | null>;
+  onFrameLoad: (frame: HTMLIFrameElement) => void;
+  onRetry: () => void;
+}
+
+function LauncherScreen({ appName: knownName, phase, frame, onFrameLoad, onRetry }: LauncherScreenProps) {
+  const t = useT();
+  const appName = knownName ?? t('launcher.thisApp');
+  const launch = 'launch' in phase ? phase.launch : null;
+  const problem = phase.kind === 'launch-failed' ? describeLaunchProblem(phase.error, t) : null;
+  // Until APP_READY the app's page may be blank, half drawn or the browser's broken-page icon: it is covered.
+  const waiting = phase.kind === 'launching' || phase.kind === 'waiting-for-app';
+
+  useEffect(() => {
+    document.title = `${appName} · Plaza`;
+  }, [appName]);
 
   return (
     <div className="launcher">
       <header className="launcher-bar">
         <a className="launcher-back" href="/">
-          ← Back to Plaza
+          {t('launcher.back')}
         </a>
         <h1>{appName}</h1>
         <p className="launcher-status" role="status">
-          {statusText(phase, appName)}
+          {statusText(phase, appName, t)}
         </p>
       </header>
-      {phase.kind === 'launch-failed' && <LaunchFailure message={phase.problem.message} onRetry={retry} offerSignIn={phase.problem.needsSignIn} />}
-      {phase.kind === 'not-responding' && (
-        <LaunchFailure message={`${appName} did not respond within 15 seconds. The app may be down, or its page does not connect to Plaza.`} onRetry={retry} />
-      )}
-      {launch && phase.kind !== 'not-responding' && (
-        <iframe
-          key={launch.token}
-          ref={frame}
-          className="launcher-frame"
-          title={appName}
-          src={launch.appUrl}
-          sandbox="allow-scripts allow-same-origin allow-forms allow-popups"
-          onLoad={(event) => {
-            loadedFrame.current = event.currentTarget;
-            handshake.current?.frameLoaded();
-          }}
-        />
+      {problem && <LaunchFailure message={problem.message} onRetry={onRetry} offerSignIn={problem.needsSignIn} />}
+      {phase.kind === 'not-responding' && <LaunchFailure message={t('launcher.notResponding', { name: appName })} onRetry={onRetry} />}
+      {(waiting || phase.kind === 'ready') && (
+        <div className="launcher-stage">
+          {launch && (
+            <iframe
+              key={launch.token}
+              ref={frame}
+              className="launcher-frame"
+              title={appName}
+              src={launch.appUrl}
+              sandbox="allow-scripts allow-same-origin allow-forms allow-popups"
+              onLoad={(event) => onFrameLoad(event.currentTarget)}
+            />
+          )}
+          {waiting && (
+            <div className="launcher-waiting" aria-hidden="true">
+              <span className="launcher-spinner" />
+            </div>
+          )}
+        </div>
       )}
     </div>
   );
 }
 
-function statusText(phase: Phase, appName: string): string {
+function statusText(phase: Phase, appName: string, t: Translate): string {
   switch (phase.kind) {
     case 'launching':
-      return `Opening ${appName}…`;
+      return t('launcher.opening', { name: appName });
     case 'waiting-for-app':
-      return `Waiting for ${appName} to respond…`;
+      return t('launcher.waiting', { name: appName });
     case 'ready':
-      return `${appName} is open.`;
+      return t('launcher.open', { name: appName });
     default:
       return '';
   }

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { useT } from '../../i18n/i18n';
 
 interface LaunchFailureProps {
   message: string;
@@ -7,6 +8,7 @@ interface LaunchFailureProps {
 }
 
 export function LaunchFailure({ message, onRetry, offerSignIn = false }: LaunchFailureProps) {
+  const t = useT();
   const retryButton = useRef<HTMLButtonElement>(null);
 
   // The frame that may have held focus is gone; keyboard users land on what they can do next.
@@ -19,9 +21,9 @@ export function LaunchFailure({ message, onRetry, offerSignIn = false }: LaunchF
       <p>{message}</p>
       <div className="launcher-actions">
         <button ref={retryButton} type="button" onClick={onRetry}>
-          Retry
+          {t('launcher.retry')}
         </button>
-        {offerSignIn && <a href="/">Sign in</a>}
+        {offerSignIn && <a href="/">{t('launcher.signIn')}</a>}
       </div>
     </div>
   );

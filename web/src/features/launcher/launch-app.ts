@@ -16,12 +16,20 @@ export const LaunchAppMutation = graphql(`
   }
 `);
 
-/** The app's name, for the page title, the iframe's label and the messages about it. */
+/**
+ * The app's name, for the page title, the iframe's label and the messages about it; and the account's
+ * language and theme, so the launcher speaks and looks like the rest of Plaza before the launch answers.
+ */
 export const LauncherAppQuery = graphql(`
   query LauncherApp($appId: ID!) {
     app(id: $appId) {
       id
       name
+    }
+    me {
+      id
+      locale
+      theme
     }
   }
 `);

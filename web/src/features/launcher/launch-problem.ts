@@ -1,5 +1,6 @@
 import { CombinedGraphQLErrors, ServerError } from '@apollo/client';
 import type { GraphQLFormattedError } from 'graphql';
+import type { Translate } from '../../i18n/i18n';
 
 export interface LaunchProblem {
   message: string;
@@ -20,17 +21,17 @@ function firstGraphQLError(error: unknown): GraphQLFormattedError | undefined {
   return undefined;
 }
 
-/** Why launchApp failed, in words for the person who wanted to open the app. */
-export function describeLaunchProblem(error: unknown): LaunchProblem {
+/** Why launchApp failed, in words (and the language) of the person who wanted to open the app. */
+export function describeLaunchProblem(error: unknown, t: Translate): LaunchProblem {
   const graphQLError = firstGraphQLError(error);
   switch (graphQLError?.extensions?.code) {
     case 'UNAUTHENTICATED':
-      return { message: 'Sign in to Plaza to open apps.', needsSignIn: true };
+      return { message: t('launcher.signInToOpen'), needsSignIn: true };
     case 'NOT_FOUND':
-      return { message: 'This app does not exist, or is not in the store.', needsSignIn: false };
+      return { message: t('launcher.notFound'), needsSignIn: false };
     case 'FORBIDDEN':
       return { message: graphQLError.message, needsSignIn: false };
   }
   const detail = graphQLError?.message ?? (error instanceof Error ? error.message : String(error));
-  return { message: `Plaza could not open the app: ${detail}`, needsSignIn: false };
+  return { message: t('launcher.couldNotOpen', { detail }), needsSignIn: false };
 }
