@@ -401,6 +401,11 @@ const en = {
   'launcher.signInToOpen': 'Sign in to Plaza to open apps.',
   'launcher.notFound': 'This app does not exist, or is not in the store.',
   'launcher.couldNotOpen': 'Plaza could not open the app: {detail}',
+  'review.decidedApproved': 'You approved {name}: it is in the store now, and its developer has been told.',
+  'review.decidedRejected': 'You rejected {name}: its developer has been told why and can resubmit.',
+  'dev.saved': 'Changes saved.',
+  'dev.savedToReview': 'Changes saved and sent to review, due by {due}. The store shows the approved version until then.',
+  'dev.savedResubmitted': 'Changes saved and resubmitted for review, due by {due}.',
   // Browsing signed out, the app page's facts and the compact header (issue 17, findings 4 and 10).
   'shell.signIn': 'Sign in',
   'store.emptyStore': 'No apps are listed in the store yet.',
@@ -815,6 +820,11 @@ const vi: Record<MessageKey, string> = {
   'launcher.signInToOpen': 'Đăng nhập Plaza để mở ứng dụng.',
   'launcher.notFound': 'Ứng dụng này không tồn tại hoặc không có trong cửa hàng.',
   'launcher.couldNotOpen': 'Plaza không mở được ứng dụng: {detail}',
+  'review.decidedApproved': 'Bạn đã duyệt {name}: ứng dụng đã có trong cửa hàng và nhà phát triển đã được thông báo.',
+  'review.decidedRejected': 'Bạn đã từ chối {name}: nhà phát triển đã được thông báo lý do và có thể gửi lại.',
+  'dev.saved': 'Đã lưu thay đổi.',
+  'dev.savedToReview': 'Đã lưu thay đổi và gửi duyệt, hạn trước {due}. Cửa hàng vẫn hiển thị phiên bản đã duyệt cho đến lúc đó.',
+  'dev.savedResubmitted': 'Đã lưu thay đổi và gửi lại để duyệt, hạn trước {due}.',
   // Browsing signed out, the app page's facts and the compact header (issue 17, findings 4 and 10).
   'shell.signIn': 'Đăng nhập',
   'store.emptyStore': 'Cửa hàng chưa có ứng dụng nào.',

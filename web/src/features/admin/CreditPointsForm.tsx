@@ -2,6 +2,7 @@ import { useMutation } from '@apollo/client/react';
 import { useState, type FormEvent } from 'react';
 import { useT, type Translate } from '../../i18n/i18n';
 import { serverProblem } from '../../ui/graphql-errors';
+import { StatusMessage } from '../../ui/StatusMessage';
 import { CreditPointsMutation } from './admin-operations';
 import { useFindUser, type AdminUser } from './find-user';
 
@@ -148,11 +149,7 @@ export function CreditPointsForm() {
           </div>
         </div>
       )}
-      {done && (
-        <p role="status" className="admin-result">
-          <strong>{done}</strong>
-        </p>
-      )}
+      <StatusMessage message={done} className="admin-result" />
     </section>
   );
 }

@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useFragment as readFragment } from '../../gql';
 import { formatDateTime } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
 import { launcherPath } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
+import { StatusMessage } from '../../ui/StatusMessage';
 import { PreCheckReport } from '../review/PreCheckReport';
 import { ReviewHistory } from '../review/ReviewHistory';
 import { NotificationAddedSubscription, NotificationFields } from '../notifications/notifications';
@@ -21,6 +22,14 @@ import { WebhookHealthChart } from '../insights/WebhookHealthChart';
 
 type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
 
+/** What the last save did: whether it went to review is the news the developer needs. */
+type SaveOutcome = { kind: 'saved' } | { kind: 'to-review' | 'resubmitted'; due: string };
+
+function saveOutcome(before: DeveloperApp['status'], after: ResultOf<typeof UpdateAppMutation>['updateApp']): SaveOutcome {
+  if (after.status !== 'PENDING_REVIEW' || before === 'PENDING_REVIEW') return { kind: 'saved' };
+  return { kind: before === 'REJECTED' ? 'resubmitted' : 'to-review', due: after.reviewDueAt };
+}
+
 /** Reasons the server adds later still show, as their code. */
 
 const vnd = new Intl.NumberFormat('vi-VN', { style: 'currency', currency: 'VND' });
@@ -29,6 +38,12 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
   const t = useT();
   const { data, loading, error, refetch } = useQuery(DeveloperAppQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
   const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState<SaveOutcome | null>(null);
+  const editButton = useRef<HTMLButtonElement>(null);
+  // The form the developer was in is gone after a save: focus (and the view) goes to the app's actions, beside the news.
+  useEffect(() => {
+    if (saved) editButton.current?.focus();
+  }, [saved]);
   const [updateApp] = useMutation(UpdateAppMutation);
   // A review decision (or any other news about this app) arrives as a notification: show it without a reload.
   useSubscription(NotificationAddedSubscription, {
@@ -37,6 +52,9 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
       if (notification?.appId === appId) void refetch();
     },
   });
+
+  const savedText = (outcome: SaveOutcome) =>
+    outcome.kind === 'saved' ? t('dev.saved') : t(outcome.kind === 'resubmitted' ? 'dev.savedResubmitted' : 'dev.savedToReview', { due: formatDateTime(outcome.due) });
 
   if (error) return <ErrorMessage message={`Could not load this app: ${error.message}`} onRetry={() => void refetch()} />;
   if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;
@@ -65,7 +83,8 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
             busyLabel={t('dev.saving')}
             approved={app.status === 'APPROVED'}
             onSubmit={async (values) => {
-              await updateApp({ variables: { id: app.id, input: toAppInput(values, formValuesOf(app)) } });
+              const result = await updateApp({ variables: { id: app.id, input: toAppInput(values, formValuesOf(app)) } });
+              if (result.data) setSaved(saveOutcome(app.status, result.data.updateApp));
               setEditing(false);
               await refetch();
             }}
@@ -74,7 +93,14 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
           <>
             <AppFacts app={app} />
             <div className="actions">
-              <button type="button" onClick={() => setEditing(true)}>
+              <button
+                ref={editButton}
+                type="button"
+                onClick={() => {
+                  setSaved(null);
+                  setEditing(true);
+                }}
+              >
                 {t(app.status === 'REJECTED' ? 'dev.editResubmit' : 'dev.edit')}
               </button>
               <a className="button-link secondary" href={launcherPath(app.id)}>
@@ -83,6 +109,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
             </div>
           </>
         )}
+        <StatusMessage message={saved && savedText(saved)} />
         {editing && (
           <button type="button" className="secondary" onClick={() => setEditing(false)}>
             {t('dev.cancelEdit')}

@@ -10,7 +10,7 @@ interface DecisionFormProps {
   appId: string;
   /** The revision on screen; sent so that a newer edit turns this decision into a CONFLICT. */
   revision: number;
-  onDecided: () => void;
+  onDecided: (outcome: DecisionOutcome) => void;
   onReload: () => void;
 }
 
@@ -43,7 +43,7 @@ export function DecisionForm({ appId, revision, onDecided, onReload }: DecisionF
     if (Object.keys(problems).length > 0) return;
     try {
       await decide({ variables: { input: toDecisionInput(appId, revision, values) } });
-      onDecided();
+      onDecided(outcome);
     } catch (error) {
       setProblem(serverProblem(error));
     }

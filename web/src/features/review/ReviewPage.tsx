@@ -8,6 +8,7 @@ import { launcherPath, navigate } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { Link } from '../../ui/Link';
+import { announceDecision } from './decision-notice';
 import { DecisionForm } from './DecisionForm';
 import { PreCheckReport } from './PreCheckReport';
 import { ReviewHistory } from './ReviewHistory';
@@ -54,7 +55,17 @@ export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { a
           // The server refuses it too (FORBIDDEN); saying so here spares a decision that cannot be sent.
           <p role="note">{t('review.ownApp')}</p>
         ) : (
-          <DecisionForm key={formKey} appId={app.id} revision={app.revision} onDecided={onDecided} onReload={reload} />
+          <DecisionForm
+            key={formKey}
+            appId={app.id}
+            revision={app.revision}
+            onDecided={(outcome) => {
+              // Said on the queue page the reviewer lands on next.
+              announceDecision({ appName: app.name, outcome });
+              onDecided();
+            }}
+            onReload={reload}
+          />
         )}
       </section>
     </>

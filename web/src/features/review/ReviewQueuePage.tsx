@@ -1,10 +1,13 @@
 import { useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
+import { useEffect, useState } from 'react';
 import { formatDateTime } from '../../i18n/dates';
 import { useT } from '../../i18n/i18n';
 import { reviewAppPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { Link } from '../../ui/Link';
+import { StatusMessage } from '../../ui/StatusMessage';
+import { decisionAnnounced, decisionToAnnounce } from './decision-notice';
 import { REVIEW_PAGE_SIZE, ReviewQueueQuery } from './review-operations';
 
 type QueuedApp = ResultOf<typeof ReviewQueueQuery>['reviewQueue']['edges'][number]['node'];
@@ -13,6 +16,8 @@ export function ReviewQueuePage() {
   const t = useT();
   const queue = useQuery(ReviewQueueQuery, { variables: { first: REVIEW_PAGE_SIZE }, fetchPolicy: 'cache-and-network' });
   const connection = queue.data?.reviewQueue;
+  const [decided] = useState(decisionToAnnounce);
+  useEffect(decisionAnnounced, []);
 
   function loadMore() {
     if (!connection?.pageInfo.endCursor) return;
@@ -33,6 +38,7 @@ export function ReviewQueuePage() {
     <section className="card" aria-labelledby="review-queue-heading">
       <h1 id="review-queue-heading">{t('review.queueHeading')}</h1>
       <p className="hint">{t('review.queueLede')}</p>
+      <StatusMessage message={decided && t(decided.outcome === 'APPROVED' ? 'review.decidedApproved' : 'review.decidedRejected', { name: decided.appName })} />
       {queue.error && <ErrorMessage message={queue.error.message} onRetry={() => void queue.refetch()} />}
       {!connection && !queue.error && <p aria-live="polite">{t('review.loading')}</p>}
       {connection && connection.edges.length === 0 && <p>{t('review.queueEmpty')}</p>}
