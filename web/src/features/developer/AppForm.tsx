@@ -196,7 +196,8 @@ function UrlField({ label, hint, field, value, onChange, fieldProps, problem, op
   const t = useT();
   const props = fieldProps(field, undefined);
   const hintId = `${String(props.id)}-hint`;
-  const live = httpsProblem(value);
+  // One message per problem: once a submit's message stands under the field, the live hint steps back.
+  const live = problem ? null : httpsProblem(value);
   // Webhooks may use plain http in development, where the server allows private URLs; only hint there.
   const liveText = live === 'not-absolute' ? t('form.notAbsolute') : live === 'not-https' ? t(optional ? 'form.webhookNotHttps' : 'form.notHttps') : null;
   return (

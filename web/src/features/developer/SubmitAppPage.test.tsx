@@ -77,6 +77,22 @@ describe('Submit App form', () => {
     expect(describedText('App URL')).not.toMatch(/Must start/);
   });
 
+  it('says one thing per problem: after a refused submit the https hint steps back for the message', async () => {
+    await renderForm();
+    type('App URL', 'http://quiz.example/play');
+    fireEvent.click(screen.getByRole('button', { name: 'Submit for review' }));
+
+    const field = screen.getByLabelText('App URL').closest('.field')!;
+    const messages = [...field.querySelectorAll('.field-problem, .hint.warning')].map((message) => message.textContent);
+    expect(messages).toEqual(['Must be an https:// address.']);
+    expect(describedText('App URL')).not.toMatch(/Must start/);
+    await formAtRest();
+
+    // Typing again clears the message about the old value, and the live hint speaks for the new one.
+    type('App URL', 'http://quiz.example/play2');
+    expect([...field.querySelectorAll('.field-problem, .hint.warning')].map((message) => message.textContent)).toEqual(['Must start with https://']);
+  });
+
   it('asks for a price only for a paid app', async () => {
     await renderForm();
     expect(screen.queryByLabelText('Price (points)')).toBeNull();
