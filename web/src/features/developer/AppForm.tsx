@@ -43,7 +43,7 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, appro
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFormProblem(null);
-    const found = localProblems(values);
+    const found = localProblems(values, t);
     if (values.webhookEvents.length === 0) found.webhookEvents = t('form.eventsNone');
     setProblems(found);
     if (Object.keys(found).length > 0) return focusFirst(found);

@@ -5,6 +5,7 @@ import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
 import { graphqlResponder, respond, type FakeOperation, type GraphqlCall } from '../../test-support/graphql-responder';
 import { settled } from '../../test-support/settled';
+import { LocaleProvider } from '../../i18n/i18n';
 import { AppCategoriesQuery } from './app-form';
 import { SubmitAppMutation, SubmitAppPage } from './SubmitAppPage';
 
@@ -29,13 +30,15 @@ afterAll(() => server.close());
 
 afterEach(() => cleanup());
 
-async function renderForm(answers: FakeOperation[] = []) {
+async function renderForm(answers: FakeOperation[] = [], locale: 'en' | 'vi' = 'en') {
   calls = [];
   server.respondWith(graphqlResponder([categories, ...answers], calls));
   const submitted: string[] = [];
   render(
     <ApolloProvider client={createApolloClient()}>
-      <SubmitAppPage onSubmitted={(appId) => submitted.push(appId)} />
+      <LocaleProvider locale={locale}>
+        <SubmitAppPage onSubmitted={(appId) => submitted.push(appId)} />
+      </LocaleProvider>
     </ApolloProvider>,
   );
   // Loaded before the test acts, so no request is still in flight when the page is torn down.
@@ -91,6 +94,18 @@ describe('Submit App form', () => {
     // Typing again clears the message about the old value, and the live hint speaks for the new one.
     type('App URL', 'http://quiz.example/play2');
     expect([...field.querySelectorAll('.field-problem, .hint.warning')].map((message) => message.textContent)).toEqual(['Must start with https://']);
+  });
+
+  it("says the form's problems in the reader's language, one per field", async () => {
+    await renderForm([], 'vi');
+    type('URL ứng dụng', 'http://quiz.example/play');
+    fireEvent.click(screen.getByRole('button', { name: 'Gửi để duyệt' }));
+
+    const field = screen.getByLabelText('URL ứng dụng').closest('.field')!;
+    expect([...field.querySelectorAll('.field-problem, .hint.warning')].map((message) => message.textContent)).toEqual(['Phải là một địa chỉ https://.']);
+    expect(describedText('Tên')).toContain('Nhập tên.');
+    expect(describedText('Danh mục')).toContain('Chọn một danh mục.');
+    await settled(server, () => expect((screen.getByRole('button', { name: 'Gửi để duyệt' }) as HTMLButtonElement).disabled).toBe(false));
   });
 
   it('asks for a price only for a paid app', async () => {

@@ -1,39 +1,41 @@
 import { appNameIssue, HTTPS_ONLY, pricePointsIssue, shortDescriptionIssue, urlIssue, urlShapeIssue, webhookUrlIssue, type AppRuleIssue } from '@plaza/shared';
 import type { WebhookEventType } from '../../gql/graphql';
+import type { Translate } from '../../i18n/i18n';
+import type { MessageKey } from '../../i18n/strings';
 
 // The rules are the server's own (@plaza/shared), run here so people see a problem while typing; the server
 // still decides, and its answer is attached to the field it names. Only the wording is the form's.
 export { charCount, NAME_MAX_CHARS, SHORT_DESCRIPTION_MAX_CHARS } from '@plaza/shared';
 
-/** The form's wording of an issue; `required` is what to ask for when the field is empty. */
-function sentence(issue: AppRuleIssue, required: string, showCount: boolean): string {
+/** The form's wording of an issue, in the reader's language; `required` is what to ask for when the field is empty. */
+function sentence(t: Translate, issue: AppRuleIssue, required: MessageKey, showCount: boolean): string {
   switch (issue.code) {
     case 'REQUIRED':
-      return required;
+      return t(required);
     case 'HIDDEN_CHARACTER':
-      return `Remove the invisible or text-direction character ${issue.codePoint}: it changes how the text reads.`;
+      return t('rule.hiddenCharacter', { codePoint: issue.codePoint });
     case 'CONTROL_CHARACTER':
-      return 'Remove control characters such as tabs or line breaks.';
+      return t('rule.controlCharacter');
     case 'UNPAIRED_SURROGATE':
-      return 'Contains a broken character; type it again.';
+      return t('rule.unpairedSurrogate');
     case 'MULTILINE':
-      return 'Keep it to one line: it is shown on the app card.';
+      return t('rule.multiline');
     case 'TOO_LONG':
-      return showCount ? `At most ${issue.max} characters (it has ${issue.count}).` : `At most ${issue.max} characters.`;
+      return showCount ? t('rule.tooLongCount', { max: issue.max, count: issue.count }) : t('rule.tooLong', { max: issue.max });
     case 'URL_TOO_LONG':
-      return `At most ${issue.max} characters.`;
+      return t('rule.tooLong', { max: issue.max });
     case 'NOT_ABSOLUTE_URL':
     case 'NOT_HTTPS':
     case 'URL_WITHOUT_HOST':
-      return 'Must be an https:// address.';
+      return t('rule.notHttps');
     case 'NOT_HTTP_OR_HTTPS':
-      return 'Must be an http:// or https:// address.';
+      return t('rule.notHttpOrHttps');
     case 'URL_HAS_CREDENTIALS':
-      return 'Leave out the user name and password.';
+      return t('rule.credentials');
     case 'NOT_POSITIVE_WHOLE_NUMBER':
-      return 'Enter a whole number of points greater than 0.';
+      return t('rule.positivePoints');
     case 'TOO_MANY_POINTS':
-      return `At most ${issue.max} points.`;
+      return t('rule.tooManyPoints', { max: issue.max });
   }
 }
 
@@ -106,17 +108,17 @@ export type AppField = keyof AppFormValues;
  * Problems the form can tell before sending: the server's rules applied to exactly what would be sent
  * (trimmed), so the form never refuses what the server would accept.
  */
-export function localProblems(values: AppFormValues): Partial<Record<AppField, string>> {
+export function localProblems(values: AppFormValues, t: Translate): Partial<Record<AppField, string>> {
   const input = toAppInput(values);
   const problems: Partial<Record<AppField, string>> = {};
-  const say = (field: AppField, issue: AppRuleIssue | undefined, required = '', showCount = true) => {
-    if (issue) problems[field] = sentence(issue, required, showCount);
+  const say = (field: AppField, issue: AppRuleIssue | undefined, required: MessageKey = 'rule.urlRequired', showCount = true) => {
+    if (issue) problems[field] = sentence(t, issue, required, showCount);
   };
-  say('name', appNameIssue(input.name), 'Enter a name.', false);
-  say('shortDescription', shortDescriptionIssue(input.shortDescription), 'Enter a short description.');
-  for (const field of ['iconUrl', 'appUrl'] as const) say(field, urlIssue(input[field], HTTPS_ONLY), 'Enter an https:// address.');
+  say('name', appNameIssue(input.name), 'rule.nameRequired', false);
+  say('shortDescription', shortDescriptionIssue(input.shortDescription), 'rule.descriptionRequired');
+  for (const field of ['iconUrl', 'appUrl'] as const) say(field, urlIssue(input[field], HTTPS_ONLY), 'rule.urlRequired');
   say('webhookUrl', webhookUrlIssue(input.webhookUrl));
-  if (values.category === '') problems.category = 'Choose a category.';
+  if (values.category === '') problems.category = t('rule.categoryRequired');
   if (values.pricing === 'PAID') say('pricePoints', pricePointsIssue(input.pricePoints));
   return problems;
 }
