@@ -147,42 +147,59 @@ export function machineBusyMs(): number | undefined {
   }
 }
 
-/** CPU time used so far by this machine's PostgreSQL processes (the embedded database; a remote one is not seen), in ms. */
-export function postgresCpuMs(): number {
-  let ticks = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+/**
+ * CPU time used so far by the processes doing a benchmark's work, in ms: `root` (this process, every
+ * thread: the receiver and autocannon run in worker threads) and every process below it (the embedded
+ * PostgreSQL's postmaster and backends, a spawned Plaza server and its own PostgreSQL). Other people's
+ * processes on a shared machine are not in it, as they are in `machineBusyMs`.
+ * Each process counts its own time (utime + stime) and its reaped children's (cutime + cstime): a
+ * PostgreSQL backend that exits between two samples is waited for by the postmaster, so its CPU moves
+ * into the postmaster's children's time instead of vanishing with it.
+ * `postgres` is the part of it in processes named postgres.
+ */
+export function workProcessesCpuMs(root = process.pid): { total: number; postgres: number } {
+  let total = 0;
+  let postgres = 0;
+  for (const pid of [root, ...descendantPids(root)]) {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // After the command name (which may hold spaces and parentheses): state is field 3, utime field 14.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      total += ticks;
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres') postgres += ticks;
     } catch {
-      // exited while we looked
+      // exited and reaped while we looked: its time is in its parent's children's time now
     }
   }
-  return ticks * MS_PER_TICK;
+  return { total: total * MS_PER_TICK, postgres: postgres * MS_PER_TICK };
 }
 
 /** CPU milliseconds this machine's cores give in a second: a rate of N a second leaves this / N per unit. */
 export const cpuMsPerSecond = () => cpus().length * 1000;
 
-/** CPU per unit of work: all of the machine's processes together, and PostgreSQL's share; null without /proc. */
+/**
+ * CPU per unit of work, in ms; null without /proc.
+ * `work`: the processes doing the work (`workProcessesCpuMs`), the figure to compare and budget with;
+ * `postgres`: PostgreSQL's processes among them; `machine`: every process on the machine, anyone's
+ * (on a shared machine it includes colleagues' work, so it is kept for reference only).
+ */
 export interface CpuPerUnit {
-  machine: number;
+  work: number;
   postgres: number;
+  machine: number;
 }
 
 /** Starts counting CPU; `per(units)` divides what was used since by the units of work done. */
 export function countCpu(): { per(units: number): CpuPerUnit | null } {
   const machine = machineBusyMs();
-  const postgres = postgresCpuMs();
+  const work = workProcessesCpuMs();
   return {
     per: (units) => {
       const machineNow = machineBusyMs();
       if (machine === undefined || machineNow === undefined) return null;
-      // A backend that exited meanwhile takes its CPU time with it: never report less than nothing.
-      return { machine: (machineNow - machine) / units, postgres: Math.max(0, postgresCpuMs() - postgres) / units };
+      const workNow = workProcessesCpuMs();
+      return { work: (workNow.total - work.total) / units, postgres: (workNow.postgres - work.postgres) / units, machine: (machineNow - machine) / units };
     },
   };
 }
