@@ -97,7 +97,12 @@ export async function commitEvents(
   plaza: RunningPlaza,
   appIds: string[],
   events: number,
-  options: { eventsPerTransaction?: number; afterCommit?: (delivery: WebhookDelivery) => Promise<unknown> } = {},
+  options: {
+    eventsPerTransaction?: number;
+    afterCommit?: (delivery: WebhookDelivery) => Promise<unknown>;
+    /** With all of a transaction's deliveries once it has committed (a queue's bulk insert takes them in one statement). */
+    afterTransaction?: (deliveries: WebhookDelivery[]) => Promise<unknown>;
+  } = {},
 ): Promise<void> {
   const { services } = plaza;
   const perTransaction = options.eventsPerTransaction ?? 1;
@@ -127,6 +132,7 @@ export async function commitEvents(
         );
         if (recorded.length !== facts.length) throw new Error('an app of the benchmark has no webhook URL');
         for (const delivery of recorded) await options.afterCommit?.(delivery);
+        await options.afterTransaction?.(recorded);
       }
     }),
   );
