@@ -106,6 +106,24 @@ describe('buying a paid app', () => {
     await result.getByRole('link', { name: 'Go to My Library' }).click();
     await page.waitForURL(`${plaza.origin}/library`);
     await page.getByText(PAID_APP).first().waitFor();
+
+    // Uninstalled, the bought app comes back at no charge: no second purchase is offered (it would be refused).
+    await buyer.ok(`mutation Uninstall($appId: ID!) { uninstallApp(appId: $appId) { id } }`, { appId: paidAppId });
+    await page.goto(`${plaza.origin}/store/${paidAppId}`);
+    await page.getByText('You bought this app before: it goes back in your library at no charge.').waitFor();
+    expect(await page.getByRole('button', { name: `Buy for ${PRICE} points` }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Install again, no charge' }).click();
+    await page.getByRole('status').getByText('Installed. Find it in My Library.').waitFor();
+    const reinstalled = await buyer.ok<{ myPurchases: { kind: string; pricePoints: number }[]; myPointsBalance: { points: number } }>(
+      `{ myPurchases { kind pricePoints } myPointsBalance { points } }`,
+    );
+    expect(reinstalled).toEqual({
+      myPurchases: [
+        { kind: 'REINSTALL', pricePoints: 0 },
+        { kind: 'PURCHASE', pricePoints: PRICE },
+      ],
+      myPointsBalance: { points: 70 },
+    });
   });
 });
 

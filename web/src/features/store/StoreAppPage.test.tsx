@@ -8,7 +8,7 @@ import { graphqlResponder, respond, type GraphqlCall } from '../../test-support/
 import { settled } from '../../test-support/settled';
 import { LibraryQuery } from '../library/library';
 import { CurrentViewerQuery } from '../session/current-viewer';
-import { PurchaseAppMutation, StoreAppPage, StoreAppQuery } from './StoreAppPage';
+import { InstallAppMutation, MyStorePurchasesQuery, PurchaseAppMutation, StoreAppPage, StoreAppQuery } from './StoreAppPage';
 
 let server: FakePlazaServer;
 let calls: GraphqlCall[];
@@ -25,9 +25,11 @@ afterEach(() => cleanup());
 const PRICE = 50;
 
 /** A fake Plaza holding the buyer's balance and library, which a purchase changes as the real one does. */
-function renderStoreApp(startingPoints: number, locale: 'en' | 'vi' = 'en') {
+function renderStoreApp(startingPoints: number, locale: 'en' | 'vi' = 'en', { boughtBefore = false } = {}) {
   let points = startingPoints;
   let owned = false;
+  // Bought, then uninstalled: the purchase stays, the app is not in the library.
+  let bought = boughtBefore;
   calls = [];
   server.respondWith(
     graphqlResponder(
@@ -65,9 +67,17 @@ function renderStoreApp(startingPoints: number, locale: 'en' | 'vi' = 'en') {
               : [],
           },
         })),
+        respond(MyStorePurchasesQuery, () => ({
+          data: { myPurchases: bought ? [{ __typename: 'Purchase', purchaseId: 'APP-1-ABCDEF', appId: 'app_1', kind: 'PURCHASE', status: 'COMPLETED' }] : [] },
+        })),
+        respond(InstallAppMutation, () => {
+          owned = true;
+          return { data: { installApp: { __typename: 'Installation', id: 'ins_2', appId: 'app_1' } } };
+        }),
         respond(PurchaseAppMutation, () => {
           points -= PRICE;
           owned = true;
+          bought = true;
           return { data: { purchaseApp: { __typename: 'Purchase', purchaseId: 'APP-1-ABCDEF', appId: 'app_1', pricePoints: PRICE } } };
         }),
       ],
@@ -142,5 +152,19 @@ describe('buying an app in the store', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Xác nhận: trả 50 điểm' }));
     await waitFor(() => expect(screen.getByRole('status').textContent).toContain('Đã mua Quiz Time với 50 điểm. Số dư hiện tại của bạn là 70 điểm.'));
     expect(within(screen.getByRole('status')).getByRole('link', { name: 'Đến Thư viện của tôi' })).toBeTruthy();
+  });
+  it('puts an app bought before and since uninstalled back at no charge, without asking to pay again', async () => {
+    renderStoreApp(120, 'en', { boughtBefore: true });
+    const again = await screen.findByRole('button', { name: 'Install again, no charge' });
+    expect(screen.getByText('You bought this app before: it goes back in your library at no charge.')).toBeTruthy();
+    expect(screen.getByText('Bought')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: /Buy/ })).toBeNull();
+
+    fireEvent.click(again);
+    const result = await screen.findByRole('status');
+    expect(result.textContent).toContain('Installed. Find it in My Library.');
+    expect(within(result).getByRole('link', { name: 'Go to My Library' })).toBeTruthy();
+    expect(purchases()).toHaveLength(0);
+    expect(calls.filter((call) => call.operationName === 'InstallApp')).toEqual([{ operationName: 'InstallApp', variables: { appId: 'app_1' } }]);
   });
 });

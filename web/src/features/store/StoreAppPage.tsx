@@ -47,6 +47,18 @@ export const PurchaseAppMutation = graphql(`
   }
 `);
 
+/** Bought and since uninstalled, an app goes back in the library free (installApp); buying it again would be refused. */
+export const MyStorePurchasesQuery = graphql(`
+  query MyStorePurchases {
+    myPurchases {
+      purchaseId
+      appId
+      kind
+      status
+    }
+  }
+`);
+
 const LIBRARY_PATH = '/library';
 
 /** `balance` is null for a visitor who is not signed in: they see the listing and a way to sign in. */
@@ -57,6 +69,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
   const { data, error, loading, refetch } = useQuery(StoreAppQuery, { variables: { appId } });
   const categories = useQuery(StoreCategoriesQuery);
   const library = useQuery(LibraryQuery, { fetchPolicy: 'cache-and-network', skip: !signedIn });
+  const purchases = useQuery(MyStorePurchasesQuery, { fetchPolicy: 'cache-and-network', skip: !signedIn });
   // The balance and library change with a purchase; refetching them keeps the shell and this page honest.
   const refetchQueries = [CurrentViewerQuery, LibraryQuery];
   const [install, installing] = useMutation(InstallAppMutation, { refetchQueries, awaitRefetchQueries: true });
@@ -77,13 +90,15 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
   const owned = library.data?.myLibrary.some((installation) => installation.appId === app.id) ?? false;
   const paid = app.pricing === 'PAID';
   const price = app.pricePoints ?? 0;
+  const boughtBefore = paid && (purchases.data?.myPurchases.some((bought) => bought.appId === app.id && bought.kind === 'PURCHASE' && bought.status === 'COMPLETED') ?? false);
+  const buying = paid && !boughtBefore;
 
   async function acquire() {
     setProblem(null);
     try {
-      if (paid) await purchase({ variables: { appId } });
+      if (buying) await purchase({ variables: { appId } });
       else await install({ variables: { appId } });
-      setAcquired(paid ? 'purchased' : 'installed');
+      setAcquired(buying ? 'purchased' : 'installed');
     } catch (err) {
       const found = serverProblem(err);
       setProblem(found.reason === 'INSUFFICIENT_POINTS' ? `${t('store.insufficient')} (${found.message})` : found.message);
@@ -113,7 +128,13 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
             </Link>
           </p>
           <p>{app.shortDescription}</p>
-          {owned ? <span className="badge">{t('store.ownedBadge')}</span> : <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} />}
+          {owned ? (
+            <span className="badge">{t('store.ownedBadge')}</span>
+          ) : boughtBefore ? (
+            <span className="badge">{t('store.boughtBadge')}</span>
+          ) : (
+            <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} />
+          )}
         </div>
       </div>
       {!signedIn ? (
@@ -128,7 +149,8 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
         </p>
       ) : (
         <>
-          {paid && <p>{t('store.balance', { points })}</p>}
+          {buying && <p>{t('store.balance', { points })}</p>}
+          {boughtBefore && <p>{t('store.boughtBefore')}</p>}
           {confirming ? (
             <div className="confirm store-confirm" role="group" aria-labelledby="store-confirm-text" ref={confirmRef}>
               {points >= price ? (
@@ -146,8 +168,8 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
               </button>
             </div>
           ) : (
-            <button type="button" onClick={() => (paid ? setConfirming(true) : void acquire())} disabled={installing.loading || purchasing.loading}>
-              {paid ? t('store.buy', { points: price }) : t('store.install')}
+            <button type="button" onClick={() => (buying ? setConfirming(true) : void acquire())} disabled={installing.loading || purchasing.loading}>
+              {buying ? t('store.buy', { points: price }) : boughtBefore ? t('store.installAgain') : t('store.install')}
             </button>
           )}
         </>
