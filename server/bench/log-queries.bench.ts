@@ -141,10 +141,10 @@ async function tableSizes(client: pg.Client) {
 }
 
 /** SQL for `value` (a bigint expression) as `length` Crockford base32 characters, most significant first, as ulid's encodeTime. */
-const crockford = (value: string, length: number) =>
+export const crockford = (value: string, length: number) =>
   Array.from({ length }, (_, k) => `substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', (((${value}) >> ${5 * (length - 1 - k)}) & 31)::int + 1, 1)`).join(' || ');
 /** 80 random bits as 16 Crockford characters: the random half of a ULID. */
-const randomUlidPart = `${crockford('(random() * 1099511627775)::bigint', 8)} || ${crockford('(random() * 1099511627775)::bigint', 8)}`;
+export const randomUlidPart = `${crockford('(random() * 1099511627775)::bigint', 8)} || ${crockford('(random() * 1099511627775)::bigint', 8)}`;
 
 /**
  * Deliveries number `from` to `to - 1` of a history starting at `historyStart` (ms), written with

@@ -18,6 +18,7 @@ import { logQueriesBenchmark, logQueriesReport } from './log-queries.bench.js';
 import { apiThroughputBenchmark, apiThroughputReport } from './api-throughput.bench.js';
 import { subscriptionsBenchmark, subscriptionsReport } from './subscriptions.bench.js';
 import { footprintBenchmark, footprintReport } from './footprint.bench.js';
+import { chartsBenchmark, chartsReport } from './charts.bench.js';
 
 const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const size: BenchSize = argument('--size') === 'tiny' ? 'tiny' : 'full';
@@ -52,6 +53,7 @@ const sections: Record<number, () => Promise<string>> = {
     return subscriptionsReport(median) + note;
   },
   7: async () => footprintReport(await footprintBenchmark(size)),
+  8: async () => chartsReport(await chartsBenchmark(size)),
 };
 
 const reports: string[] = [];

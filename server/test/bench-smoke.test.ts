@@ -21,7 +21,15 @@ describe('benchmarks', () => {
     }
     expect(report).toMatch(/PostgreSQL write commits per delivery \(business commits included\): \d+\.\d\d with events 100 to a transaction/);
     // Every section reports its figures and a verdict for each of its targets.
-    for (const section of ['## 2. Latency', '## 3. Retry fidelity', '## 4. Delivery log queries', '## 5. API throughput', '## 6. Subscriptions', '## 7. Footprint']) {
+    for (const section of [
+      '## 2. Latency',
+      '## 3. Retry fidelity',
+      '## 4. Delivery log queries',
+      '## 5. API throughput',
+      '## 6. Subscriptions',
+      '## 7. Footprint',
+      '## 8. Charts',
+    ]) {
       expect(report, section).toContain(section);
     }
     expect(report).toMatch(/\| 50\/s \| 2 s \| 100 \| \d+ ms \| \d+ ms \| \d+ ms \| <= 50 ms: (met|NOT met) \|/);
@@ -29,6 +37,7 @@ describe('benchmarks', () => {
     expect(report).toMatch(/\| 20,000 \| purchase \| [\d.]+ ms \| \*\*[\d.]+ ms\*\* \|/);
     expect(report).toMatch(/\| `storeApps\(first: 20\)` \| [\d,]+ \| \*\*[\d,]+\*\* \|[^\n]*\| 0 \| 0 \| 0 \|/);
     expect(report).toMatch(/Messages received \/ expected \(6 updates x 100\) \| 600 \/ 600/);
+    expect(report).toMatch(/\| LAST_7_DAYS \| after: from the hourly rollup \| \d+ \| [\d.]+ ms \| \*\*[\d.]+ ms\*\* \| [\d.]+ ms \|/);
     expect(report).toMatch(/\*\*Start to \/readyz 200, restart on existing data \(median of 2\)\*\* \| \*\*[\d.]+ s\*\*/);
   }, 420_000);
 });

@@ -7,6 +7,7 @@ import { isFinal, waitForDelivery } from './helpers/webhooks.js';
 import { StatsWindow } from '../src/modules/insights/insights.types.js';
 import { DeliveryRollups1796000017000 } from '../src/platform/migrations/1796000017000-DeliveryRollups.js';
 import { histogramPercentile, LATENCY_SLOTS, latencySlot } from '../src/platform/latency-histogram.js';
+import { pruneOldRollups } from '../src/modules/webhooks/attempt-retention.js';
 
 // Issue 17's charts: the numbers behind them, from real purchases whose webhooks real receivers answer.
 const POINT_VALUE_VND = 1000;
@@ -264,6 +265,26 @@ describe('the rollups kept for the charts', () => {
     const backfilled = await bothWays(appIds);
     expect(backfilled.rollup).toEqual(numbers.rollup);
     expectAgreement(backfilled);
+  });
+
+  it('are pruned with the attempts: hourly rows past 8 days and minute rows past a day go, the charts’ windows stay', async () => {
+    const { db } = plaza.services;
+    const zeros = new Array<number>(LATENCY_SLOTS).fill(0);
+    const now = Date.now();
+    const hour = (msAgo: number) => new Date(Math.floor((now - msAgo) / HOUR_MS) * HOUR_MS);
+    await db.query(
+      `INSERT INTO webhook_attempt_hourly (app_id, hour, succeeded, failed, latency_counts) VALUES ('app_prune_test', $1, 1, 0, $3), ('app_prune_test', $2, 1, 0, $3)`,
+      [hour(9 * 24 * HOUR_MS), hour(7 * 24 * HOUR_MS - HOUR_MS), zeros],
+    );
+    await db.query(`INSERT INTO webhook_attempt_minutely (minute, app_id, succeeded, failed) VALUES ($1, 'app_prune_test', 1, 0), ($2, 'app_prune_test', 1, 0)`, [
+      new Date(now - 25 * HOUR_MS),
+      new Date(now - 30 * 60_000),
+    ]);
+    await pruneOldRollups(db, now);
+    const hours = await db.query(`SELECT hour FROM webhook_attempt_hourly WHERE app_id = 'app_prune_test'`);
+    expect(hours.map((r: { hour: Date }) => r.hour.getTime())).toEqual([hour(7 * 24 * HOUR_MS - HOUR_MS).getTime()]);
+    const minutes = await db.query(`SELECT minute FROM webhook_attempt_minutely WHERE app_id = 'app_prune_test'`);
+    expect(minutes).toHaveLength(1);
   });
 
   it('reads percentiles from the histogram within its slot, as percentile_disc would', () => {
