@@ -65,7 +65,8 @@ const en = {
   'insights.col.failedAttempts': 'Failed attempts',
   'insights.col.failureRate': 'Failure rate',
   'insights.failingTitle': 'Webhook failing',
-  'insights.failingText': 'The latest attempts to reach this app’s webhook failed: {failed} of {total} attempts in the last 24 hours. Plaza keeps retrying; fix the endpoint.',
+  'insights.failingText':
+    'The latest attempts to reach this app’s webhook failed: {failed} of {total} attempts in the last 24 hours. Fix the endpoint, then send the failed deliveries again.',
   'insights.seeFailed': 'See failed deliveries',
   'insights.earnings.heading': 'Earnings over time',
   'insights.period.label': 'Group by',
@@ -501,7 +502,7 @@ const vi: Record<MessageKey, string> = {
   'insights.col.failureRate': 'Tỉ lệ thất bại',
   'insights.failingTitle': 'Webhook đang lỗi',
   'insights.failingText':
-    'Các lần gửi gần nhất tới webhook của ứng dụng này đều thất bại: {failed}/{total} lần gửi trong 24 giờ qua. Plaza vẫn tiếp tục thử lại; hãy sửa địa chỉ nhận.',
+    'Các lần gửi gần nhất tới webhook của ứng dụng này đều thất bại: {failed}/{total} lần gửi trong 24 giờ qua. Hãy sửa địa chỉ nhận, rồi gửi lại các lần gửi thất bại.',
   'insights.seeFailed': 'Xem các lần gửi thất bại',
   'insights.earnings.heading': 'Thu nhập theo thời gian',
   'insights.period.label': 'Nhóm theo',

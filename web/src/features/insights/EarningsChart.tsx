@@ -8,6 +8,7 @@ import { chartFormat, type ChartFormat } from './chart-format';
 import { ChartTable } from './ChartTable';
 import { ChoiceToggle } from './ChoiceToggle';
 import { DeveloperEarningsQuery as EarningsQuery } from './insights-queries';
+import { CALENDAR_TICKS } from './chart-types';
 import { TimeChart } from './TimeChart';
 
 const PERIODS: EarningsPeriod[] = ['DAY', 'WEEK', 'MONTH'];
@@ -72,6 +73,7 @@ function EarningsOverTime({ earnings, format }: { earnings: Earnings; format: Ch
           { label: t('insights.col.refunds'), values: earnings.buckets.map((bucket) => bucket.refunds), color: 'danger', kind: 'line' },
         ]}
         tick={earnings.period === 'MONTH' ? format.tickMonth : format.tickDay}
+        ticks={CALENDAR_TICKS}
         leftValue={format.count}
         rightValue={format.vnd}
       />

@@ -7,6 +7,7 @@ import { serverProblem } from '../../ui/graphql-errors';
 import { chartFormat, type ChartFormat } from './chart-format';
 import { ChartTable } from './ChartTable';
 import { PlatformStatsQuery } from './insights-queries';
+import { MINUTE_TICKS } from './chart-types';
 import { TimeChart } from './TimeChart';
 import { deliveryTotals } from './webhook-stats';
 
@@ -70,6 +71,7 @@ function DeliveriesPerMinute({ stats, format }: { stats: PlatformStats; format: 
               { label: t('insights.failed'), values: minutes.map((minute) => minute.failed), color: 'danger', kind: 'bar', stacked: true },
             ]}
             tick={format.tickTime}
+            ticks={MINUTE_TICKS}
             leftValue={format.count}
             height={180}
           />

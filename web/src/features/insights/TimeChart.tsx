@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ChartColor, ChartSeries } from './chart-types';
+import type { ChartColor, ChartSeries, TimeTicks } from './chart-types';
 import type { DrawnChart } from './draw-chart';
 
 export interface TimeChartProps {
@@ -7,6 +7,8 @@ export interface TimeChartProps {
   times: string[];
   series: ChartSeries[];
   tick: (date: Date) => string;
+  /** Made once (a module constant): a new object each render would redraw the chart. */
+  ticks: TimeTicks;
   leftValue: (value: number) => string;
   rightValue?: (value: number) => string;
   height?: number;
@@ -56,7 +58,7 @@ function canDraw(): boolean {
  * load), in the theme's colours, redrawn when the theme or the numbers change. Hidden from screen readers:
  * every chart has a text summary and a table of its numbers beside it.
  */
-export function TimeChart({ times, series, tick, leftValue, rightValue = leftValue, height = 220 }: TimeChartProps) {
+export function TimeChart({ times, series, tick, ticks, leftValue, rightValue = leftValue, height = 220 }: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const theme = useThemeName();
   const [state, setState] = useState<DrawState>('loading');
@@ -80,6 +82,7 @@ export function TimeChart({ times, series, tick, leftValue, rightValue = leftVal
           width: element.clientWidth || 600,
           height,
           tick,
+          ticks,
           leftValue,
           rightValue,
           colors: themeColors(),
@@ -101,7 +104,7 @@ export function TimeChart({ times, series, tick, leftValue, rightValue = leftVal
       resize?.disconnect();
       chart?.destroy();
     };
-  }, [dataKey, theme, tick, leftValue, rightValue, height]);
+  }, [dataKey, theme, tick, ticks, leftValue, rightValue, height]);
 
   return (
     <figure className="chart" aria-hidden="true">

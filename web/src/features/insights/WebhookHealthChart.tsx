@@ -8,6 +8,7 @@ import { chartFormat, type ChartFormat } from './chart-format';
 import { ChartTable } from './ChartTable';
 import { ChoiceToggle } from './ChoiceToggle';
 import { WebhookDeliveryStatsQuery } from './insights-queries';
+import { DAILY_TICKS_OF_HOURS, HOURLY_TICKS } from './chart-types';
 import { TimeChart } from './TimeChart';
 import { deliveryTotals, type WebhookDeliveryStats } from './webhook-stats';
 
@@ -76,6 +77,7 @@ function DeliveryVolume({ stats, format }: { stats: WebhookDeliveryStats; format
           { label: t('insights.failed'), values: stats.buckets.map((bucket) => bucket.failed), color: 'danger', kind: 'bar', stacked: true },
         ]}
         tick={stats.window === 'LAST_24_HOURS' ? format.tickTime : format.tickLocalDay}
+        ticks={stats.window === 'LAST_24_HOURS' ? HOURLY_TICKS : DAILY_TICKS_OF_HOURS}
         leftValue={format.count}
       />
       <ChartTable

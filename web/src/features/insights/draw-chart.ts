@@ -1,7 +1,7 @@
 // Loaded only by TimeChart's dynamic import: uPlot and its stylesheet stay out of the store's first load.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { ChartSeries } from './chart-types';
+import type { ChartSeries, TimeTicks } from './chart-types';
 
 export interface DrawSpec {
   /** Bucket starts, in seconds since the epoch, oldest first, evenly spaced. */
@@ -10,6 +10,7 @@ export interface DrawSpec {
   width: number;
   height: number;
   tick: (date: Date) => string;
+  ticks: TimeTicks;
   leftValue: (value: number) => string;
   rightValue: (value: number) => string;
   /** The theme's colours, read from its CSS variables by the caller. */
@@ -39,7 +40,21 @@ function plotted(series: ChartSeries[]): ChartSeries[] {
   return [...stack, ...stacked.filter((one) => !one.stacked)];
 }
 
+/** Room for one time label, in CSS pixels ("10:00 PM", "Nov 24"). */
+const LABEL_WIDTH = 72;
+
+/** uPlot's own time ticks fall every few hours whatever the label says: "Nov 17" three times over a week. */
+function timeSplits(x: number[], ticks: TimeTicks, plotWidth: number): number[] {
+  const room = Math.max(1, Math.floor(plotWidth / LABEL_WIDTH));
+  const last = ticks.strides[ticks.strides.length - 1] ?? 1;
+  const stride = ticks.strides.find((candidate) => Math.ceil(x.length / candidate) <= room) ?? last * Math.ceil(x.length / (room * last));
+  const aligned = ticks.align ? x.findIndex((time) => ticks.align!(new Date(time * 1000), stride)) : -1;
+  const start = aligned >= 0 ? aligned : (x.length - 1) % stride;
+  return x.filter((_time, index) => index >= start && (index - start) % stride === 0);
+}
+
 export function drawChart(into: HTMLElement, spec: DrawSpec): DrawnChart {
+  let width = spec.width;
   const step = spec.x.length > 1 ? spec.x[1]! - spec.x[0]! : 3600;
   const series = plotted(spec.series);
   const hasRight = series.some((one) => one.axis === 'right');
@@ -48,7 +63,7 @@ export function drawChart(into: HTMLElement, spec: DrawSpec): DrawnChart {
   const axis = { stroke: spec.colors.axis, grid: { stroke: spec.colors.grid, width: 1 }, ticks: { stroke: spec.colors.grid, width: 1 } };
 
   const options: uPlot.Options = {
-    width: spec.width,
+    width,
     height: spec.height,
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
@@ -59,7 +74,12 @@ export function drawChart(into: HTMLElement, spec: DrawSpec): DrawnChart {
       right: { range: fromZero },
     },
     axes: [
-      { ...axis, values: (_u, splits) => splits.map((split) => spec.tick(new Date(split * 1000))) },
+      {
+        ...axis,
+        // The left axis and the right one (when there is one) take about 160 px of the width.
+        splits: () => timeSplits(spec.x, spec.ticks, width - (hasRight ? 160 : 64)),
+        values: (_u, splits) => splits.map((split) => spec.tick(new Date(split * 1000))),
+      },
       { ...axis, scale: 'left', size: 64, incrs: INTEGER_STEPS, values: (_u, splits) => splits.map(spec.leftValue) },
       ...(hasRight ? [{ ...axis, scale: 'right', side: 1, size: 96, grid: { show: false }, values: (_u: uPlot, splits: number[]) => splits.map(spec.rightValue) }] : []),
     ],
@@ -75,7 +95,10 @@ export function drawChart(into: HTMLElement, spec: DrawSpec): DrawnChart {
   };
   const chart = new uPlot(options, [spec.x, ...series.map((one) => one.values)], into);
   return {
-    setWidth: (width) => chart.setSize({ width, height: spec.height }),
+    setWidth: (next) => {
+      width = next;
+      chart.setSize({ width, height: spec.height });
+    },
     destroy: () => chart.destroy(),
   };
 }
