@@ -103,8 +103,12 @@ const visits: Visit[] = [
   },
   { name: 'developer app page (rejected)', path: () => `/developer/apps/${ids.rejected}`, ready: (page) => page.locator('main').getByText('Say what it does.').first().waitFor() },
   { name: 'developer app page (approved)', path: () => `/developer/apps/${ids.approved}`, ready: mainHeading },
-  { name: 'Webhook Logs', path: () => `/developer/webhooks?appId=${encodeURIComponent(ids.approved)}`, ready: (page) => page.locator('main table tbody tr').first().waitFor() },
-  { name: 'delivery detail', path: () => `/developer/webhooks/${ids.delivery}`, ready: (page) => page.locator('main table').first().waitFor() },
+  {
+    name: 'Webhook Logs',
+    path: () => `/developer/webhooks?appId=${encodeURIComponent(ids.approved)}`,
+    ready: (page) => page.locator('main .delivery-table tbody tr').first().waitFor(),
+  },
+  { name: 'delivery detail', path: () => `/developer/webhooks/${ids.delivery}`, ready: (page) => page.locator('main table:visible').first().waitFor() },
   { name: 'API tokens', path: () => '/developer/tokens', ready: (page) => page.locator('main').getByText('CI deliveries').first().waitFor() },
   { name: 'review queue', path: () => '/review', ready: (page) => page.locator('main').getByText('Awaiting review').first().waitFor() },
   { name: 'review page', path: () => `/review/${ids.othersPending}`, ready: (page) => page.locator('main form').first().waitFor() },
@@ -134,7 +138,15 @@ async function violationsOn(selected: Visit[]): Promise<string[]> {
   const found: string[] = [];
   for (const visit of selected) {
     await page.goto(`${plaza.origin}${visit.path()}`);
-    await visit.ready(page);
+    // A page that never shows its content is a finding too, and the sweep goes on to report the others.
+    const problem = await visit.ready(page).then(
+      () => null,
+      (error: Error) => error.message.split('\n')[0],
+    );
+    if (problem) {
+      found.push(`${visit.name}: did not show its content: ${problem}`);
+      continue;
+    }
     // Data arriving after the first paint (counts, live updates) is part of what people see.
     await page.waitForLoadState('networkidle').catch(() => undefined);
     for (const violation of await seriousAccessibilityViolations(page, { skipRules: visit.skipRules })) found.push(`${visit.name}: ${violation}`);
