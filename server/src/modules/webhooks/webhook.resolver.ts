@@ -31,9 +31,28 @@ export class WebhookHeader {
   value: string;
 }
 
-/** Filters live updates for one subscriber without touching the database per message. */
-async function* onlyOwnedBy(source: AsyncIterable<unknown>, ownerId: string): AsyncGenerator<unknown> {
-  for await (const update of source) if ((update as DeliveryUpdate).ownerId === ownerId) yield update;
+/**
+ * Filters live updates for one subscriber without touching the database per message. Not an async
+ * generator: its `return` must reach the source at once, where a generator's waits for the next
+ * update of any app, the closed subscriber listening on meanwhile.
+ */
+function onlyOwnedBy(source: AsyncIterable<unknown>, ownerId: string): AsyncIterableIterator<unknown> {
+  const iterator = source[Symbol.asyncIterator]();
+  return {
+    next: async () => {
+      for (;;) {
+        const step = await iterator.next();
+        if (step.done || (step.value as DeliveryUpdate).ownerId === ownerId) return step;
+      }
+    },
+    return: async () => {
+      await iterator.return?.();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
 
 @Resolver(() => WebhookDelivery)
