@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { getOperationAST, getVariableValues, GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { getOperationAST, getVariableValues, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { CloseCode, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -15,6 +15,7 @@ import { Topic } from '../platform/pubsub.js';
 import type { RequestGuards } from './request-guards.js';
 import type { Services } from './services.js';
 import { sharedSubscriptionExecution } from '../platform/subscription-execution.js';
+import { FRAME_TARGET, FrameOutbox, type FramedExecutionArgs } from '../platform/subscription-frames.js';
 
 /** A client that opens a socket and never says who it is holds it this long at most. */
 const CONNECTION_INIT_TIMEOUT_MS = 3_000;
@@ -72,6 +73,11 @@ function endWithCredential(socket: WebSocket, principal: Principal, pubSub: Serv
     stopRoles();
     clearTimeout(timer);
   };
+}
+
+/** A result with errors as over HTTP: contract codes, the field at fault, nothing internal. */
+function formattedWithErrors(result: ExecutionResult, log: RequestContext['log'] | undefined) {
+  return { ...result, errors: (result.errors ?? []).map((error) => formatError(error.toJSON(), error, log ?? logger)) };
 }
 
 /** A request error with the code Apollo Server gives the same mistake over HTTP, so formatError answers both alike. */
@@ -139,6 +145,8 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules: limitRules,
   });
+  // Updates of every subscription on this server leave through it, a burst's frames in one pass.
+  const outbox = new FrameOutbox();
   return useServer<{ authorization?: string }, { context?: RequestContext }>(
     {
       schema,
@@ -159,11 +167,18 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
         }
       },
       // Each operation on a socket counts like a request, and is checked and priced like one over HTTP.
-      onSubscribe: (ctx, _id, payload) => {
+      onSubscribe: (ctx, id, payload) => {
         const context = ctx.extra.context!;
         try {
           guards.admit(context.principal, context.ipAddress, { countAddress: true });
-          return prepareOperation(schema, execution, payload, { hideSuggestions: services.config.production });
+          const prepared = prepareOperation(schema, execution, payload, { hideSuggestions: services.config.production });
+          if (Array.isArray(prepared)) return prepared;
+          // The server writes this subscription's updates itself: serialised once per answer, not per subscriber.
+          const framed: FramedExecutionArgs = {
+            ...(prepared as ExecutionArgs),
+            [FRAME_TARGET]: { socket: ctx.extra.socket, id, outbox, formatErrors: (result) => formattedWithErrors(result, context.log) },
+          };
+          return framed;
         } catch (err) {
           if (err instanceof GraphQLError) return [err];
           throw err;
@@ -176,8 +191,8 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
         log.debug({ errors }, 'subscription error');
         return errors.map((error) => formatError(error.toJSON(), error, log));
       },
-      onNext: (ctx, _id, _payload, _args, result) =>
-        result.errors?.length ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error, ctx.extra.context?.log ?? logger)) } : undefined,
+      // Results graphql-ws still sends itself (a subscription that failed to start); updates go through the outbox.
+      onNext: (ctx, _id, _payload, _args, result) => (result.errors?.length ? formattedWithErrors(result, ctx.extra.context?.log) : undefined),
     },
     wsServer,
   );

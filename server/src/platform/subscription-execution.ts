@@ -6,13 +6,13 @@ import {
   validate,
   type DocumentNode,
   type Source,
-  type ExecutionArgs,
   type ExecutionResult,
   type GraphQLError,
   type GraphQLSchema,
   type ParseOptions,
   type ValidationRule,
 } from 'graphql';
+import { FRAME_TARGET, sendStream, type FramedExecutionArgs } from './subscription-frames.js';
 
 type Answer = ExecutionResult | Promise<ExecutionResult>;
 
@@ -25,7 +25,9 @@ const MAX_CACHED_DOCUMENTS = 500;
  * execution and its garbage were most of the server's time (benchmark 6). Here a query text is parsed
  * and validated once (with the same limits as over HTTP), and an update is executed once per distinct question: same query, operation
  * and variables, asked by subscribers equal in everything authorization reads (`audienceOf`). Each
- * subscriber still runs the subscription's own `subscribe` resolver, which checks its access.
+ * subscriber still runs the subscription's own `subscribe` resolver, which checks its access. When the
+ * args carry a frame target (websocket-server.ts), that answer is also serialised once and the frames
+ * are written in batches (subscription-frames.ts) instead of graphql-ws stringifying each subscriber's.
  */
 export function sharedSubscriptionExecution(
   schema: GraphQLSchema,
@@ -56,7 +58,7 @@ export function sharedSubscriptionExecution(
       return errors;
     },
 
-    subscribe: async (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
+    subscribe: async (args: FramedExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
       const stream = await createSourceEventStream(args);
       if (!(Symbol.asyncIterator in stream)) return stream;
       const question = [
@@ -65,14 +67,17 @@ export function sharedSubscriptionExecution(
         args.operationName ?? '',
         JSON.stringify(args.variableValues ?? null),
       ].join('\n');
-      return mapStream(stream, (payload) => {
+      const answerTo = (payload: unknown): Answer => {
         if (typeof payload !== 'object' || payload === null) return execute({ ...args, rootValue: payload });
         let answers = answersByPayload.get(payload);
         if (!answers) answersByPayload.set(payload, (answers = new Map()));
         let answer = answers.get(question);
         if (!answer) answers.set(question, (answer = execute({ ...args, rootValue: payload })));
         return answer;
-      });
+      };
+      // With a frame target the answer is also serialised once and written by the server (subscription-frames.ts).
+      const target = args[FRAME_TARGET];
+      return target ? sendStream(stream, answerTo, target) : mapStream(stream, answerTo);
     },
   };
 }

@@ -1,0 +1,133 @@
+import type { Duplex } from 'node:stream';
+import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult } from 'graphql';
+import { MessageType } from 'graphql-ws';
+import type { WebSocket } from 'ws';
+
+/**
+ * Set on a subscription's execution args (graphql-ws hands its `onSubscribe` result to `subscribe`
+ * as is): the server then writes that subscription's `next` frames itself, through `FrameOutbox`,
+ * instead of graphql-ws stringifying and sending each subscriber's message on its own.
+ */
+export const FRAME_TARGET = Symbol('plaza.subscriptionFrameTarget');
+
+export interface FrameTarget {
+  socket: WebSocket;
+  /** The subscription's id on its socket, as the client chose it in `subscribe`. */
+  id: string;
+  /** A result with errors, shaped as over HTTP; per subscriber, since it logs with that subscriber's request id. */
+  formatErrors: (result: ExecutionResult) => FormattedExecutionResult;
+  outbox: FrameOutbox;
+}
+
+export type FramedExecutionArgs = ExecutionArgs & { [FRAME_TARGET]?: FrameTarget };
+
+// A shared answer is one object for every subscriber of its question: its JSON is made once.
+const serialised = new WeakMap<ExecutionResult, string>();
+
+/** The `payload` of a `next` message for a result without errors, as graphql-ws would write it (`{"data":…}`). */
+function payloadJson(result: ExecutionResult): string {
+  let json = serialised.get(result);
+  if (json === undefined) serialised.set(result, (json = JSON.stringify(result)));
+  return json;
+}
+
+const DONE: IteratorResult<ExecutionResult> = { value: undefined, done: true };
+
+/**
+ * Sends `source`'s updates, each answered by `answer` (shared between subscribers asking the same
+ * question), to `target` as `next` frames. Only the frame's envelope is per subscriber: its id and the
+ * write. graphql-ws iterates the returned iterator as usual, which yields nothing and ends when the
+ * source does (graphql-ws then sends `complete`, or `error` if the source failed) or when graphql-ws
+ * returns it (the client's `complete`, a closed socket).
+ */
+export function sendStream(
+  source: AsyncIterable<unknown>,
+  answer: (payload: unknown) => ExecutionResult | Promise<ExecutionResult>,
+  target: FrameTarget,
+): AsyncIterableIterator<ExecutionResult> & { return(): Promise<IteratorResult<ExecutionResult>> } {
+  const iterator = source[Symbol.asyncIterator]();
+  const envelope = `{"id":${JSON.stringify(target.id)},"type":"${MessageType.Next}","payload":`;
+  let stopped = false;
+  const ended = (async () => {
+    try {
+      for (let step = await iterator.next(); !step.done && !stopped; step = await iterator.next()) {
+        const pending = answer(step.value);
+        const result = pending instanceof Promise ? await pending : pending;
+        if (stopped) break;
+        const payload = result.errors?.length ? JSON.stringify(target.formatErrors(result)) : payloadJson(result);
+        target.outbox.push(target.socket, `${envelope}${payload}}`);
+      }
+      return DONE;
+    } catch (err) {
+      // graphql-ws reports the failure and forgets the subscription; the source must stop listening too.
+      await Promise.resolve(iterator.return?.()).catch(() => undefined);
+      throw err;
+    } finally {
+      // graphql-ws sends this id's `complete` or `error` itself, right away: the updates go first.
+      target.outbox.flush(target.socket);
+    }
+  })();
+  // A failure is graphql-ws's to report, once it asks for the next update; until then it is not unhandled.
+  ended.catch(() => undefined);
+  return {
+    next: () => ended,
+    return: async () => {
+      stopped = true;
+      await iterator.return?.();
+      return DONE;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/**
+ * Frames waiting to be written, per socket, written together once per burst: every subscriber of one
+ * NOTIFY gets its frames in the same pass, and a socket with several frames (several updates in one
+ * NOTIFY, or several subscriptions) gets them in one write instead of one each.
+ */
+export class FrameOutbox {
+  private pending = new Map<WebSocket, string[]>();
+  private scheduled = false;
+
+  push(socket: WebSocket, frame: string): void {
+    const frames = this.pending.get(socket);
+    if (frames) frames.push(frame);
+    else this.pending.set(socket, [frame]);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      // After the microtasks of the NOTIFY that caused it, so the whole burst is queued by then.
+      setImmediate(this.flushAll);
+    }
+  }
+
+  /** Writes `socket`'s waiting frames now (before graphql-ws writes a message of its own after them). */
+  flush(socket: WebSocket): void {
+    const frames = this.pending.get(socket);
+    if (!frames) return;
+    this.pending.delete(socket);
+    writeFrames(socket, frames);
+  }
+
+  private readonly flushAll = (): void => {
+    this.scheduled = false;
+    const pending = this.pending;
+    this.pending = new Map();
+    for (const [socket, frames] of pending) writeFrames(socket, frames);
+  };
+}
+
+function writeFrames(socket: WebSocket, frames: string[]): void {
+  // A socket closing meanwhile gets nothing, as graphql-ws's own send does.
+  if (socket.readyState !== socket.OPEN) return;
+  if (frames.length === 1) return socket.send(frames[0]!);
+  // ws writes each message with its own cork/uncork; corking around them all makes one write of the lot.
+  const raw = (socket as unknown as { _socket?: Duplex })._socket;
+  raw?.cork();
+  try {
+    for (const frame of frames) socket.send(frame);
+  } finally {
+    raw?.uncork();
+  }
+}

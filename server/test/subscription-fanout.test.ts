@@ -1,0 +1,131 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from 'graphql-ws';
+import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
+import { subscribe, type GraphQLTestClient } from './helpers/graphql-client.js';
+import { submitApp } from './helpers/factories.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { emitEvent } from './helpers/webhooks.js';
+
+/** What a developer's delivery log page asks for, body and attempts included (read from the database per update). */
+const FULL = `subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) {
+  id appId event eventName purchaseId payload status attemptCount updatedAt attempts { number statusCode } } }`;
+/** Another question about the same updates: it gets an answer of its own. */
+const NARROW = 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status } }';
+const SUBSCRIBERS = 12;
+const WAIT_MS = 20_000;
+
+let plaza: TestPlaza;
+let developer: GraphQLTestClient;
+let rival: GraphQLTestClient;
+const sockets: Client[] = [];
+
+beforeAll(async () => {
+  plaza = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms,300ms,300ms', WEBHOOK_TIMEOUT: '2s' });
+  developer = await plaza.signIn('fanout@studio.test');
+  rival = await plaza.signIn('fanout-rival@studio.test');
+});
+
+afterEach(async () => {
+  await Promise.all(sockets.splice(0).map((socket) => socket.dispose()));
+});
+
+const socketOf = (client: GraphQLTestClient): Client => {
+  const socket = client.websocket();
+  sockets.push(socket);
+  return socket;
+};
+
+/**
+ * Counts how often this process turns an update of webhookDeliveryUpdated into JSON, as a result or as
+ * a graphql-ws `next` message (the server runs in the test's process). The clients only parse.
+ */
+function countSerialisedUpdates(): { count: () => number; restore: () => void } {
+  const original = JSON.stringify;
+  let count = 0;
+  const counting = (value: unknown, ...rest: unknown[]): string => {
+    const message = value as { type?: string; payload?: unknown } | null;
+    const result = (message?.type === 'next' ? message.payload : value) as { data?: { webhookDeliveryUpdated?: unknown } } | null;
+    if (result?.data?.webhookDeliveryUpdated) count += 1;
+    return (original as (...args: unknown[]) => string).call(JSON, value, ...rest);
+  };
+  JSON.stringify = counting as typeof JSON.stringify;
+  return { count: () => count, restore: () => void (JSON.stringify = original) };
+}
+
+describe('webhookDeliveryUpdated with many subscribers', () => {
+  // First in the file: it counts every subscription the server holds.
+  it('stops sending to a subscription its client completed, and lets go of it on the server at once', async () => {
+    const receiver = await WebhookReceiver.start();
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const socket = socketOf(developer);
+    const staying = subscribe<{ webhookDeliveryUpdated: any }>(socket, NARROW, { appId: app.id });
+    // All of the developer's apps: filtered per subscriber, which must not keep listening once completed.
+    const leaving = subscribe<{ webhookDeliveryUpdated: any }>(socket, NARROW, {});
+    await plaza.waitForSubscriptions(2);
+
+    const before = await emitEvent(plaza, app.id);
+    await Promise.all([staying.waitFor(1, WAIT_MS), leaving.waitFor(1, WAIT_MS)]);
+    leaving.stop();
+    for (const deadline = Date.now() + WAIT_MS; plaza.services.pubSub.subscriptionCount > 1; await new Promise((r) => setTimeout(r, 20)))
+      if (Date.now() > deadline) throw new Error('the completed subscription is still held by the server');
+
+    const after = await emitEvent(plaza, app.id);
+    await staying.waitFor(2, WAIT_MS);
+    expect(staying.received.map((u) => u.webhookDeliveryUpdated.id)).toEqual([before.id, after.id]);
+    expect(leaving.received.map((u) => u.webhookDeliveryUpdated.id)).toEqual([before.id]);
+
+    await socket.dispose();
+    for (const deadline = Date.now() + WAIT_MS; plaza.services.pubSub.subscriptionCount > 0; await new Promise((r) => setTimeout(r, 20)))
+      if (Date.now() > deadline) throw new Error('a closed socket’s subscription is still held by the server');
+  });
+
+  it('gives every subscriber of the same query the same correct updates, serialised once per question, and another developer none', async () => {
+    const receiver = await WebhookReceiver.start((_, i) => (i === 0 ? { status: 500 } : { status: 200 }));
+    const rivalReceiver = await WebhookReceiver.start();
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const rivalApp = await submitApp(rival, { webhookUrl: rivalReceiver.url() });
+
+    const mine = Array.from({ length: SUBSCRIBERS }, () => socketOf(developer));
+    const full = mine.map((socket) => subscribe<{ webhookDeliveryUpdated: any }>(socket, FULL, { appId: app.id }));
+    // Two more subscriptions on sockets that already have one: a socket gets several frames per update.
+    full.push(subscribe(mine[0]!, FULL, { appId: app.id }));
+    const narrow = subscribe<{ webhookDeliveryUpdated: any }>(mine[1]!, NARROW, { appId: app.id });
+    // The rival follows all of their own apps, and their one app by id, with the same query as the developer.
+    const rivalSocket = socketOf(rival);
+    const rivalAll = subscribe<{ webhookDeliveryUpdated: any }>(rivalSocket, FULL, {});
+    const rivalOwn = subscribe<{ webhookDeliveryUpdated: any }>(rivalSocket, FULL, { appId: rivalApp.id });
+    await plaza.waitForSubscriptions(SUBSCRIBERS + 4);
+
+    const serialised = countSerialisedUpdates();
+    let delivery!: Awaited<ReturnType<typeof emitEvent>>;
+    try {
+      delivery = await emitEvent(plaza, app.id);
+      await Promise.all([...full, narrow].map((live) => live.waitFor(2, WAIT_MS)));
+    } finally {
+      serialised.restore();
+    }
+
+    const [first] = full;
+    const updates = first!.received.map((u) => u.webhookDeliveryUpdated);
+    expect(updates.map((u) => [u.id, u.appId, u.event, u.purchaseId, u.status, u.attemptCount])).toEqual([
+      [delivery.id, app.id, 'APP_PURCHASED', delivery.purchaseId, 'RETRYING', 1],
+      [delivery.id, app.id, 'APP_PURCHASED', delivery.purchaseId, 'SUCCEEDED', 2],
+    ]);
+    for (const update of updates) expect(update.payload).toBe(receiver.requests[0]?.rawBody.toString('utf8'));
+    expect(updates[1].attempts.map((a: { statusCode: number }) => a.statusCode)).toEqual([500, 200]);
+    for (const live of full) expect(live.received).toEqual(first!.received);
+    expect(narrow.received).toEqual(updates.map(({ id, status }) => ({ webhookDeliveryUpdated: { id, status } })));
+    // One JSON text per update and distinct question (FULL, NARROW), however many subscribers ask it.
+    expect(serialised.count()).toBe(2 * 2);
+
+    // The rival's subscriptions were live all along: their own app's update is the first thing they get.
+    const rivalDelivery = await emitEvent(plaza, rivalApp.id);
+    const [rivalFirst] = await rivalAll.waitFor(1, WAIT_MS);
+    const [ownFirst] = await rivalOwn.waitFor(1, WAIT_MS);
+    expect([rivalFirst.webhookDeliveryUpdated.id, ownFirst.webhookDeliveryUpdated.id]).toEqual([rivalDelivery.id, rivalDelivery.id]);
+    expect([...rivalAll.received, ...rivalOwn.received].map((u) => u.webhookDeliveryUpdated.appId)).not.toContain(app.id);
+    // Nor did the rival's update reach the developer's subscribers.
+    await new Promise((r) => setTimeout(r, 300));
+    for (const live of full) expect(live.received).toHaveLength(2);
+  });
+});
