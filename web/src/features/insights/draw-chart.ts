@@ -44,7 +44,7 @@ function plotted(series: ChartSeries[]): ChartSeries[] {
 const LABEL_WIDTH = 72;
 
 /** uPlot's own time ticks fall every few hours whatever the label says: "Nov 17" three times over a week. */
-function timeSplits(x: number[], ticks: TimeTicks, plotWidth: number): number[] {
+export function timeSplits(x: number[], ticks: TimeTicks, plotWidth: number): number[] {
   const room = Math.max(1, Math.floor(plotWidth / LABEL_WIDTH));
   const last = ticks.strides[ticks.strides.length - 1] ?? 1;
   const stride = ticks.strides.find((candidate) => Math.ceil(x.length / candidate) <= room) ?? last * Math.ceil(x.length / (room * last));
