@@ -24,7 +24,7 @@ export function App() {
   if (route.kind === 'launcher') return <AppLauncher appId={route.appId} locale={route.locale} theme={route.theme} />;
   if (route.kind === 'graphiql')
     return (
-      <Suspense fallback={<p aria-live="polite">Loading GraphiQL…</p>}>
+      <Suspense fallback={<GraphiQLLoading />}>
         <GraphiQLPage />
       </Suspense>
     );
@@ -61,6 +61,12 @@ function Page({ route, points }: { route: Route; points: number | null }) {
     default:
       return <NotFound />;
   }
+}
+
+/** Before GraphiQL's page has read the person's language: English, like every component outside a LocaleProvider. */
+function GraphiQLLoading() {
+  const t = useT();
+  return <p aria-live="polite">{t('graphiql.loading')}</p>;
 }
 
 function NotFound() {

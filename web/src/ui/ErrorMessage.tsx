@@ -1,3 +1,5 @@
+import { useT } from '../i18n/i18n';
+
 interface ErrorMessageProps {
   message: string;
   id?: string;
@@ -5,12 +7,13 @@ interface ErrorMessageProps {
 }
 
 export function ErrorMessage({ message, id, onRetry }: ErrorMessageProps) {
+  const t = useT();
   return (
     <div id={id} className="error" role="alert">
       <p>{message}</p>
       {onRetry && (
         <button type="button" onClick={onRetry}>
-          Try again
+          {t('error.retry')}
         </button>
       )}
     </div>

@@ -1,11 +1,11 @@
 import { useQuery } from '@apollo/client/react';
-import { formatDateTime } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { useFormat, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { DeliveryFailuresQuery, FAILED_PAGE_SIZE, RETRYING_COUNT_LIMIT } from './admin-operations';
 
 export function DeliveryFailures() {
   const t = useT();
+  const format = useFormat();
   const query = useQuery(DeliveryFailuresQuery, {
     variables: { first: FAILED_PAGE_SIZE, retryingLimit: RETRYING_COUNT_LIMIT },
     fetchPolicy: 'cache-and-network',
@@ -45,7 +45,7 @@ export function DeliveryFailures() {
                       <td>{node.purchaseId}</td>
                       <td>{node.attemptCount}</td>
                       <td>
-                        <time dateTime={node.createdAt}>{formatDateTime(node.createdAt)}</time>
+                        <time dateTime={node.createdAt}>{format.dateTime(node.createdAt)}</time>
                       </td>
                     </tr>
                   ))}

@@ -1,8 +1,7 @@
 import { useMutation } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useState, type FormEvent } from 'react';
-import { formatDateTime } from '../../i18n/dates';
-import { useT, type Translate } from '../../i18n/i18n';
+import { type Translate, useFormat, useT } from '../../i18n/i18n';
 import { serverProblem, type ServerProblem } from '../../ui/graphql-errors';
 import { RefundPurchaseMutation } from './admin-operations';
 import { problemProps } from './field-problem';
@@ -18,6 +17,7 @@ function refusalHeadline(t: Translate, problem: ServerProblem): string | null {
 
 export function RefundForm() {
   const t = useT();
+  const format = useFormat();
   const [refund, { loading }] = useMutation(RefundPurchaseMutation);
   const [purchaseId, setPurchaseId] = useState('');
   const [reason, setReason] = useState('');
@@ -114,7 +114,7 @@ export function RefundForm() {
               <>
                 <dt>{t('admin.refundedAt')}</dt>
                 <dd>
-                  <time dateTime={refunded.refundedAt}>{formatDateTime(refunded.refundedAt)}</time>
+                  <time dateTime={refunded.refundedAt}>{format.dateTime(refunded.refundedAt)}</time>
                 </dd>
               </>
             )}

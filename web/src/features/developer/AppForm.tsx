@@ -1,6 +1,6 @@
 import { useQuery } from '@apollo/client/react';
 import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { useT } from '../../i18n/i18n';
+import { codeLabel, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
 import { AppCategoriesQuery } from './app-form';
@@ -120,7 +120,7 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, appro
           <option value="">{t('form.chooseCategory')}</option>
           {categories.data?.categories.map((category) => (
             <option key={category.id} value={category.id}>
-              {category.label}
+              {codeLabel(t, 'category', category.id, category.label)}
             </option>
           ))}
         </select>

@@ -5,7 +5,9 @@ import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
 import { graphqlResponder, respond, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
 import { settled } from '../../test-support/settled';
-import { formatDateTime } from '../../i18n/dates';
+import { localeFormat } from '../../i18n/dates';
+
+const formatDateTime = localeFormat('en').dateTime;
 import type { ClientSecretFieldsFragment } from '../../gql/graphql';
 import { ClientSecretPanel } from './ClientSecretPanel';
 import { FinishClientSecretRotationMutation, RevealClientSecretMutation, RotateClientSecretMutation } from './client-secret';

@@ -1,8 +1,7 @@
 import { useMutation } from '@apollo/client/react';
 import { useId, useState } from 'react';
 import { useFragment as readFragment, type FragmentType } from '../../gql';
-import { useT } from '../../i18n/i18n';
-import { formatDateTime } from '../../i18n/dates';
+import { useFormat, useT } from '../../i18n/i18n';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
@@ -23,6 +22,7 @@ interface ShownSecret {
 /** Each reveal is audited by the server, so the secret is fetched only when asked for, never on page load. */
 export function ClientSecretPanel({ appId }: { appId: string }) {
   const t = useT();
+  const format = useFormat();
   const headingId = useId();
   const overlapId = useId();
   const [secret, setSecret] = useState<ShownSecret | null>(null);
@@ -55,7 +55,7 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
     const variables = overlapHours === DEFAULT_OVERLAP ? { appId } : { appId, overlapHours };
     void run(
       async () => (await rotate({ variables })).data?.rotateClientSecret,
-      (shown) => (shown.previousValidUntil ? t('secret.rotatedWithOverlap', { until: formatDateTime(shown.previousValidUntil) }) : t('secret.rotated')),
+      (shown) => (shown.previousValidUntil ? t('secret.rotatedWithOverlap', { until: format.dateTime(shown.previousValidUntil) }) : t('secret.rotated')),
     );
   }
 
@@ -97,7 +97,7 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
             <code data-testid="previous-client-secret">{secret.previousValue}</code>
             <CopyButton value={secret.previousValue} />
           </div>
-          <p className="hint">{t('secret.previousUntil', { until: formatDateTime(secret.previousValidUntil) })}</p>
+          <p className="hint">{t('secret.previousUntil', { until: format.dateTime(secret.previousValidUntil) })}</p>
           <button
             type="button"
             className="secondary"

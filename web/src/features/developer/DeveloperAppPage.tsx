@@ -2,8 +2,7 @@ import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useEffect, useRef, useState } from 'react';
 import { useFragment as readFragment } from '../../gql';
-import { formatDateTime } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { codeLabel, useFormat, useT } from '../../i18n/i18n';
 import { launcherPath } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
@@ -32,10 +31,9 @@ function saveOutcome(before: DeveloperApp['status'], after: ResultOf<typeof Upda
 
 /** Reasons the server adds later still show, as their code. */
 
-const vnd = new Intl.NumberFormat('vi-VN', { style: 'currency', currency: 'VND' });
-
 export function DeveloperAppPage({ appId }: { appId: string }) {
   const t = useT();
+  const format = useFormat();
   const { data, loading, error, refetch } = useQuery(DeveloperAppQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
   const [editing, setEditing] = useState(false);
   const [saved, setSaved] = useState<SaveOutcome | null>(null);
@@ -54,9 +52,9 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
   });
 
   const savedText = (outcome: SaveOutcome) =>
-    outcome.kind === 'saved' ? t('dev.saved') : t(outcome.kind === 'resubmitted' ? 'dev.savedResubmitted' : 'dev.savedToReview', { due: formatDateTime(outcome.due) });
+    outcome.kind === 'saved' ? t('dev.saved') : t(outcome.kind === 'resubmitted' ? 'dev.savedResubmitted' : 'dev.savedToReview', { due: format.dateTime(outcome.due) });
 
-  if (error) return <ErrorMessage message={`Could not load this app: ${error.message}`} onRetry={() => void refetch()} />;
+  if (error) return <ErrorMessage message={t('dev.loadFailed', { message: error.message })} onRetry={() => void refetch()} />;
   if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;
   const app = data?.app;
   if (!app) return <ErrorMessage message={t('dev.notFound')} />;
@@ -71,7 +69,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
         </div>
         {app.status === 'PENDING_REVIEW' && (
           <p className={app.reviewOverdue ? 'overdue' : undefined}>
-            {t('dev.reviewDue')} <time dateTime={app.reviewDueAt}>{formatDateTime(app.reviewDueAt)}</time>
+            {t('dev.reviewDue')} <time dateTime={app.reviewDueAt}>{format.dateTime(app.reviewDueAt)}</time>
             {app.reviewOverdue && <strong> {t('dev.overdue')}</strong>}
           </p>
         )}
@@ -143,6 +141,7 @@ function formValuesOf(app: DeveloperApp): AppFormValues {
 
 function AppFacts({ app }: { app: DeveloperApp }) {
   const t = useT();
+  const format = useFormat();
   return (
     <dl className="facts">
       <dt>{t('form.shortDescription')}</dt>
@@ -152,16 +151,16 @@ function AppFacts({ app }: { app: DeveloperApp }) {
       <dt>{t('form.iconUrl')}</dt>
       <dd>{app.iconUrl}</dd>
       <dt>{t('form.category')}</dt>
-      <dd>{app.category}</dd>
+      <dd>{codeLabel(t, 'category', app.category)}</dd>
       <dt>{t('dev.price')}</dt>
       <dd>{app.pricing === 'PAID' ? t('store.price', { points: app.pricePoints ?? 0 }) : t('store.free')}</dd>
-      <dt>Webhook URL</dt>
+      <dt>{t('form.webhookUrlLabel')}</dt>
       <dd>{app.webhookUrl ?? t('dev.none')}</dd>
       <dt>{t('form.events')}</dt>
       <dd>{app.webhookEvents.map(eventWireName).join(', ')}</dd>
       <dt>{t('dev.submitted')}</dt>
       <dd>
-        <time dateTime={app.submittedAt}>{formatDateTime(app.submittedAt)}</time>
+        <time dateTime={app.submittedAt}>{format.dateTime(app.submittedAt)}</time>
       </dd>
     </dl>
   );
@@ -169,6 +168,7 @@ function AppFacts({ app }: { app: DeveloperApp }) {
 
 function Earnings({ earnings }: { earnings: DeveloperApp['earnings'] }) {
   const t = useT();
+  const { vnd, number } = useFormat();
   return (
     <section className="card" aria-labelledby="earnings-heading">
       <h2 id="earnings-heading">{t('dev.earnings')}</h2>
@@ -177,17 +177,17 @@ function Earnings({ earnings }: { earnings: DeveloperApp['earnings'] }) {
       ) : (
         <dl className="facts">
           <dt>{t('dev.sales')}</dt>
-          <dd>{earnings.salesCount}</dd>
+          <dd>{number(earnings.salesCount)}</dd>
           <dt>{t('dev.gross')}</dt>
-          <dd>{vnd.format(earnings.grossSalesVnd)}</dd>
+          <dd>{vnd(earnings.grossSalesVnd)}</dd>
           <dt>{t('dev.share')}</dt>
-          <dd>{vnd.format(earnings.developerShareVnd)}</dd>
+          <dd>{vnd(earnings.developerShareVnd)}</dd>
           <dt>{t('dev.refunds')}</dt>
           <dd>
-            {earnings.refundsCount} ({vnd.format(earnings.refundedVnd)})
+            {number(earnings.refundsCount)} ({vnd(earnings.refundedVnd)})
           </dd>
           <dt>{t('dev.net')}</dt>
-          <dd>{vnd.format(earnings.netDeveloperShareVnd)}</dd>
+          <dd>{vnd(earnings.netDeveloperShareVnd)}</dd>
         </dl>
       )}
     </section>

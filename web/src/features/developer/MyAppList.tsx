@@ -3,8 +3,7 @@ import { graphql } from '../../gql';
 import { developerAppPath, launcherPath } from '../../routes';
 import { Link } from '../../ui/Link';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { formatDateTime } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { useFormat, useT } from '../../i18n/i18n';
 
 const MyAppsQuery = graphql(`
   query MyApps {
@@ -21,25 +20,26 @@ const MyAppsQuery = graphql(`
 /** Mount it per signed-in account (key it by user id): the list belongs to whoever holds the cookie now. */
 export function MyAppList() {
   const t = useT();
+  const format = useFormat();
   const { data, loading, error, refetch } = useQuery(MyAppsQuery, { fetchPolicy: 'network-only' });
 
   return (
     <section className="card" aria-labelledby="my-apps-heading">
-      <h2 id="my-apps-heading">Your apps</h2>
-      {error && <ErrorMessage message={`Could not load your apps: ${error.message}`} onRetry={() => void refetch()} />}
-      {loading && !data && <p aria-live="polite">Loading your apps…</p>}
+      <h2 id="my-apps-heading">{t('myApps.yourApps')}</h2>
+      {error && <ErrorMessage message={t('myApps.loadFailed', { message: error.message })} onRetry={() => void refetch()} />}
+      {loading && !data && <p aria-live="polite">{t('myApps.loading')}</p>}
       {data &&
         (data.myApps.length === 0 ? (
-          <p>You have not submitted any apps yet.</p>
+          <p>{t('myApps.empty')}</p>
         ) : (
           <table>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Review due</th>
+                <th scope="col">{t('form.name')}</th>
+                <th scope="col">{t('myApps.status')}</th>
+                <th scope="col">{t('dev.reviewDue')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('myApps.actions')}</span>
                 </th>
               </tr>
             </thead>
@@ -55,7 +55,7 @@ export function MyAppList() {
                   <td>
                     {app.status === 'PENDING_REVIEW' ? (
                       <span className={app.reviewOverdue ? 'overdue' : undefined}>
-                        <time dateTime={app.reviewDueAt}>{formatDateTime(app.reviewDueAt)}</time>
+                        <time dateTime={app.reviewDueAt}>{format.dateTime(app.reviewDueAt)}</time>
                         {app.reviewOverdue && <strong> {t('dev.overdue')}</strong>}
                       </span>
                     ) : (
@@ -64,8 +64,8 @@ export function MyAppList() {
                   </td>
                   <td>
                     {/* Developers may open their own app at any stage, to try the handshake before review. */}
-                    <a href={launcherPath(app.id)} aria-label={`Open ${app.name}`}>
-                      Open
+                    <a href={launcherPath(app.id)} aria-label={t('myApps.openApp', { name: app.name })}>
+                      {t('dev.open')}
                     </a>
                   </td>
                 </tr>

@@ -42,7 +42,8 @@ async function renderForm(answers: FakeOperation[] = [], locale: 'en' | 'vi' = '
     </ApolloProvider>,
   );
   // Loaded before the test acts, so no request is still in flight when the page is torn down.
-  await screen.findByRole('option', { name: 'Games' });
+  // The category's name is in the reader's language (the server's label is English).
+  await screen.findByRole('option', { name: locale === 'vi' ? 'Trò chơi' : 'Games' });
   return submitted;
 }
 
@@ -190,7 +191,7 @@ describe('Submit App form', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Submit for review' }));
 
     expect(describedText('App URL')).toContain('Leave out the user name and password.');
-    expect(describedText('Price (points)')).toContain('At most 1000000 points.');
+    expect(describedText('Price (points)')).toContain('At most 1,000,000 points.');
     expect(describedText('Webhook URL (optional)')).toContain('Must be an http:// or https:// address.');
     expect(screen.getByLabelText('Name').getAttribute('aria-invalid')).toBeNull();
     await formAtRest();

@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useFragment } from '../../gql';
-import { formatInstant } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { useFormat, useT } from '../../i18n/i18n';
 import { developerAppPath } from '../../routes';
 import { BellIcon } from '../../ui/icons';
 import { Link } from '../../ui/Link';
@@ -10,6 +9,7 @@ import { MarkNotificationReadMutation, NotificationAddedSubscription, Notificati
 
 export function NotificationBell() {
   const t = useT();
+  const format = useFormat();
   const panelId = useId();
   const [open, setOpen] = useState(false);
   const bellRef = useRef<HTMLDivElement>(null);
@@ -94,7 +94,7 @@ export function NotificationBell() {
                   ) : (
                     <span>{notification.message}</span>
                   )}
-                  <time dateTime={notification.createdAt}>{formatInstant(notification.createdAt)}</time>
+                  <time dateTime={notification.createdAt}>{format.instant(notification.createdAt)}</time>
                 </li>
               ))}
             </ul>

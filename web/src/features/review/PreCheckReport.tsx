@@ -1,4 +1,5 @@
-import { codeLabel, useT } from '../../i18n/i18n';
+import { codeLabel, useLocale, useT } from '../../i18n/i18n';
+import { STRINGS, type MessageKey } from '../../i18n/strings';
 
 interface PreCheckReportProps {
   report: { status: string; results: readonly { check: string; outcome: string; detail: string }[] } | null | undefined;
@@ -8,6 +9,7 @@ interface PreCheckReportProps {
 /** The automated review pre-checks, as the developer and the reviewer both see them. */
 export function PreCheckReport({ report, headingId }: PreCheckReportProps) {
   const t = useT();
+  const locale = useLocale();
   return (
     <section className="card" aria-labelledby={headingId}>
       <h2 id={headingId}>{t('dev.preChecks')}</h2>
@@ -22,12 +24,33 @@ export function PreCheckReport({ report, headingId }: PreCheckReportProps) {
                 {/* The outcome is spelled out, so the colour only repeats what the text says. */}
                 <span className={`badge pre-check-${result.outcome.toLowerCase()}`}>{codeLabel(t, 'preCheck.outcome', result.outcome)}</span>{' '}
                 <strong>{codeLabel(t, 'preCheck.check', result.check)}</strong>
-                <p className="hint">{result.detail}</p>
+                <PreCheckDetail check={result.check} outcome={result.outcome} detail={result.detail} english={locale === 'en'} />
               </li>
             ))}
           </ul>
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * The server writes each result's detail in English, for the reviewer (facts such as "HTTPS 200 in 35 ms"),
+ * with the check and outcome as codes. A reader of another language gets the words for that pair of codes,
+ * and the server's text beneath it, marked as English, for its facts; a pair this build has no words for
+ * shows the server's text alone.
+ */
+function PreCheckDetail({ check, outcome, detail, english }: { check: string; outcome: string; detail: string; english: boolean }) {
+  const t = useT();
+  const key = `preCheck.detail.${check}.${outcome}`;
+  if (english || !(key in STRINGS.en)) return <p className="hint">{detail}</p>;
+  return (
+    <>
+      <p className="hint">{t(key as MessageKey)}</p>
+      <details className="hint">
+        <summary>{t('preCheck.serverDetail')}</summary>
+        <p lang="en">{detail}</p>
+      </details>
+    </>
   );
 }

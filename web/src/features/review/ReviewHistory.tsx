@@ -1,6 +1,5 @@
 import { graphql, useFragment, type FragmentType } from '../../gql';
-import { formatDateTime } from '../../i18n/dates';
-import { codeLabel, useT } from '../../i18n/i18n';
+import { codeLabel, useFormat, useT } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
 
 /** What the history shows of each decision; the developer's app page and the reviewer's page both select it. */
@@ -21,6 +20,7 @@ export const ReviewHistoryDecision = graphql(`
  */
 export function ReviewHistory(props: { decisions: readonly FragmentType<typeof ReviewHistoryDecision>[]; showRevision?: boolean }) {
   const t = useT();
+  const format = useFormat();
   const decisions = useFragment(ReviewHistoryDecision, props.decisions);
   return (
     <section className="card" aria-labelledby="review-history-heading">
@@ -32,7 +32,7 @@ export function ReviewHistory(props: { decisions: readonly FragmentType<typeof R
           {decisions.map((decision) => (
             <li key={decision.id}>
               <span className={`badge status-${decision.outcome.toLowerCase()}`}>{t(`status.${decision.outcome}` as MessageKey)}</span>{' '}
-              <time dateTime={decision.decidedAt}>{formatDateTime(decision.decidedAt)}</time>
+              <time dateTime={decision.decidedAt}>{format.dateTime(decision.decidedAt)}</time>
               {props.showRevision && ` · ${t('review.revision')} ${decision.appRevision}`}
               {decision.reasons.length > 0 && (
                 <ul>

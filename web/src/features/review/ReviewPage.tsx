@@ -1,8 +1,7 @@
 import { useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useState } from 'react';
-import { formatDateTime } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { codeLabel, useFormat, useT } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
 import { launcherPath, navigate } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
@@ -74,6 +73,7 @@ export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { a
 
 function ReviewFacts({ app }: { app: ReviewedApp }) {
   const t = useT();
+  const format = useFormat();
   return (
     <dl className="facts">
       <dt>{t('form.shortDescription')}</dt>
@@ -83,10 +83,10 @@ function ReviewFacts({ app }: { app: ReviewedApp }) {
       <dt>{t('form.iconUrl')}</dt>
       <dd className="break-anywhere">{app.iconUrl}</dd>
       <dt>{t('form.category')}</dt>
-      <dd>{app.category}</dd>
+      <dd>{codeLabel(t, 'category', app.category)}</dd>
       <dt>{t('dev.price')}</dt>
       <dd>{app.pricing === 'PAID' ? t('store.price', { points: app.pricePoints ?? 0 }) : t('store.free')}</dd>
-      <dt>Webhook URL</dt>
+      <dt>{t('form.webhookUrlLabel')}</dt>
       <dd className="break-anywhere">{app.webhookUrl ?? t('dev.none')}</dd>
       <dt>{t('review.status')}</dt>
       <dd>{t(`status.${app.status}` as MessageKey)}</dd>
@@ -94,11 +94,11 @@ function ReviewFacts({ app }: { app: ReviewedApp }) {
       <dd>{app.revision}</dd>
       <dt>{t('dev.submitted')}</dt>
       <dd>
-        <time dateTime={app.submittedAt}>{formatDateTime(app.submittedAt)}</time>
+        <time dateTime={app.submittedAt}>{format.dateTime(app.submittedAt)}</time>
       </dd>
       <dt>{t('review.due')}</dt>
       <dd className={app.reviewOverdue ? 'overdue' : undefined}>
-        <time dateTime={app.reviewDueAt}>{formatDateTime(app.reviewDueAt)}</time>
+        <time dateTime={app.reviewDueAt}>{format.dateTime(app.reviewDueAt)}</time>
         {app.reviewOverdue && ` ${t('dev.overdue')}`}
       </dd>
     </dl>

@@ -1,8 +1,7 @@
 import { useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useEffect, useState } from 'react';
-import { formatDateTime } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { useFormat, useT } from '../../i18n/i18n';
 import { reviewAppPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { Link } from '../../ui/Link';
@@ -60,6 +59,7 @@ export function ReviewQueuePage() {
 
 function QueueEntry({ app, own }: { app: QueuedApp; own: boolean }) {
   const t = useT();
+  const format = useFormat();
   return (
     <li className={app.reviewOverdue ? 'review-entry is-overdue' : 'review-entry'}>
       <h2>
@@ -74,11 +74,11 @@ function QueueEntry({ app, own }: { app: QueuedApp; own: boolean }) {
       <dl className="facts">
         <dt>{t('dev.submitted')}</dt>
         <dd>
-          <time dateTime={app.submittedAt}>{formatDateTime(app.submittedAt)}</time>
+          <time dateTime={app.submittedAt}>{format.dateTime(app.submittedAt)}</time>
         </dd>
         <dt>{t('review.due')}</dt>
         <dd className={app.reviewOverdue ? 'overdue' : undefined}>
-          <time dateTime={app.reviewDueAt}>{formatDateTime(app.reviewDueAt)}</time>
+          <time dateTime={app.reviewDueAt}>{format.dateTime(app.reviewDueAt)}</time>
           {app.reviewOverdue && ` ${t('dev.overdue')}`}
         </dd>
       </dl>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useT } from '../../i18n/i18n';
 import type { SessionUser } from './auth-api';
 import { SignedInCard } from './SignedInCard';
 import { SignInForm } from './SignInForm';
@@ -9,6 +10,7 @@ interface SessionPanelProps {
 }
 
 export function SessionPanel({ initialUser, onSessionChange }: SessionPanelProps) {
+  const t = useT();
   const [user, setUser] = useState(initialUser);
   // Focus follows a sign-in or sign-out, but a fresh page load leaves it where the browser puts it.
   const [changedHere, setChangedHere] = useState(false);
@@ -21,7 +23,7 @@ export function SessionPanel({ initialUser, onSessionChange }: SessionPanelProps
 
   return (
     <section className="card" aria-labelledby="session-heading">
-      <h2 id="session-heading">Your session</h2>
+      <h2 id="session-heading">{t('session.heading')}</h2>
       {user ? <SignedInCard user={user} onSignedOut={() => changeSession(null)} autoFocus={changedHere} /> : <SignInForm onSignedIn={changeSession} autoFocus={changedHere} />}
     </section>
   );

@@ -1,4 +1,5 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
+import { useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { AuthError, signInWithEmail, type SessionUser } from './auth-api';
 import { emailProblem } from './email-problem';
@@ -9,6 +10,7 @@ interface Problem {
 }
 
 export function SignInForm({ onSignedIn, autoFocus = false }: { onSignedIn: (user: SessionUser) => void; autoFocus?: boolean }) {
+  const t = useT();
   const [email, setEmail] = useState('');
   const [problem, setProblem] = useState<Problem | null>(null);
   const [sending, setSending] = useState(false);
@@ -20,7 +22,7 @@ export function SignInForm({ onSignedIn, autoFocus = false }: { onSignedIn: (use
     event.preventDefault();
     const invalid = emailProblem(email);
     if (invalid) {
-      setProblem({ message: invalid, concernsEmail: true });
+      setProblem({ message: t(invalid), concernsEmail: true });
       emailInput.current?.focus();
       return;
     }
@@ -40,8 +42,8 @@ export function SignInForm({ onSignedIn, autoFocus = false }: { onSignedIn: (use
   return (
     // noValidate: the browser's own bubbles differ per browser and are not announced reliably; ours are.
     <form className="sign-in" onSubmit={submit} noValidate aria-busy={sending}>
-      <p className="hint">Development sign-in: any e-mail address signs you in as that account, no password needed.</p>
-      <label htmlFor={emailId}>E-mail address</label>
+      <p className="hint">{t('session.devSignIn')}</p>
+      <label htmlFor={emailId}>{t('session.email')}</label>
       <div className="field-row">
         <input
           id={emailId}
@@ -57,7 +59,7 @@ export function SignInForm({ onSignedIn, autoFocus = false }: { onSignedIn: (use
           aria-describedby={problem ? problemId : undefined}
         />
         <button type="submit" disabled={sending}>
-          {sending ? 'Signing in…' : 'Sign in'}
+          {sending ? t('session.signingIn') : t('shell.signIn')}
         </button>
       </div>
       {problem && <ErrorMessage id={problemId} message={problem.message} />}

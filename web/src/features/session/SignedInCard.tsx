@@ -1,8 +1,10 @@
 import { useEffect, useId, useRef, useState } from 'react';
+import { codeLabel, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { signOut, type SessionUser } from './auth-api';
 
 export function SignedInCard({ user, onSignedOut, autoFocus = false }: { user: SessionUser; onSignedOut: () => void; autoFocus?: boolean }) {
+  const t = useT();
   const [problem, setProblem] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
   const status = useRef<HTMLParagraphElement>(null);
@@ -29,20 +31,20 @@ export function SignedInCard({ user, onSignedOut, autoFocus = false }: { user: S
   return (
     <div className="signed-in">
       <p ref={status} tabIndex={-1} className="signed-in-as">
-        Signed in as <strong>{user.email}</strong>
+        {t('shell.signedInAs')} <strong>{user.email}</strong>
       </p>
       <div className="roles">
-        <span id={rolesLabelId}>Roles:</span>
+        <span id={rolesLabelId}>{t('session.roles')}</span>
         <ul aria-labelledby={rolesLabelId}>
           {user.roles.map((role) => (
             <li key={role} className="badge">
-              {role}
+              {codeLabel(t, 'admin.role', role)}
             </li>
           ))}
         </ul>
       </div>
       <button type="button" onClick={signOutNow} disabled={sending}>
-        {sending ? 'Signing out…' : 'Sign out'}
+        {sending ? t('session.signingOut') : t('shell.signOut')}
       </button>
       {problem && <ErrorMessage message={problem} />}
     </div>

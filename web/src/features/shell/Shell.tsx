@@ -75,7 +75,7 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
             </>
           ) : (
             <>
-              {viewer.error && <ErrorMessage message={`Could not check your session: ${viewer.error.message}`} />}
+              {viewer.error && <SessionCheckFailed message={viewer.error.message} />}
               <SignInPrompt onSignedIn={sessionChanged} />
             </>
           )}
@@ -115,4 +115,10 @@ function SignInLink() {
       {t('shell.signIn')}
     </a>
   );
+}
+
+/** Inside the LocaleProvider, so it speaks the language the page is in. */
+function SessionCheckFailed({ message }: { message: string }) {
+  const t = useT();
+  return <ErrorMessage message={t('shell.sessionFailed', { message })} />;
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@apollo/client/react';
 import { useEffect, useRef, useState } from 'react';
 import { graphql } from '../../gql';
-import { useT } from '../../i18n/i18n';
+import { codeLabel, useT } from '../../i18n/i18n';
 import { launcherPath } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
@@ -83,10 +83,10 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
     if (confirming) confirmRef.current?.querySelector('button')?.focus();
   }, [confirming]);
 
-  if (error) return <ErrorMessage message={`Could not load this app: ${error.message}`} onRetry={() => void refetch()} />;
+  if (error) return <ErrorMessage message={t('dev.loadFailed', { message: error.message })} onRetry={() => void refetch()} />;
   if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;
   const app = data?.app;
-  if (!app) return <ErrorMessage message="This app is not in the store." />;
+  if (!app) return <ErrorMessage message={t('store.notInStore')} />;
   const owned = library.data?.myLibrary.some((installation) => installation.appId === app.id) ?? false;
   const paid = app.pricing === 'PAID';
   const price = app.pricePoints ?? 0;
@@ -124,7 +124,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
           <p className="store-app-meta">
             {t('store.byDeveloper', { name: app.developerName })} ·{' '}
             <Link href={`/?category=${encodeURIComponent(app.category)}`}>
-              {categories.data?.categories.find((category) => category.id === app.category)?.label ?? app.category}
+              {codeLabel(t, 'category', app.category, categories.data?.categories.find((category) => category.id === app.category)?.label)}
             </Link>
           </p>
           <p>{app.shortDescription}</p>

@@ -1,6 +1,6 @@
 import { useQuery } from '@apollo/client/react';
 import { useId, useState, type FormEvent } from 'react';
-import { useT } from '../../i18n/i18n';
+import { codeLabel, useT } from '../../i18n/i18n';
 import { navigate } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { StoreAppCard } from './StoreAppCard';
@@ -58,13 +58,13 @@ export function StorePage({ category, search }: { category: string | null; searc
             <option value="">{t('store.allCategories')}</option>
             {categories.data?.categories.map((option) => (
               <option key={option.id} value={option.id}>
-                {option.label}
+                {codeLabel(t, 'category', option.id, option.label)}
               </option>
             ))}
           </select>
         </div>
       </form>
-      {apps.error && <ErrorMessage message={`Could not load the store: ${apps.error.message}`} onRetry={() => void apps.refetch()} />}
+      {apps.error && <ErrorMessage message={t('store.loadFailed', { message: apps.error.message })} onRetry={() => void apps.refetch()} />}
       {!connection && apps.loading && <p aria-live="polite">{t('loading')}</p>}
       {connection &&
         (connection.edges.length === 0 ? (

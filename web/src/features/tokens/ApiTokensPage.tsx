@@ -1,7 +1,6 @@
 import { useMutation, useQuery } from '@apollo/client/react';
 import { useId, useState, type FormEvent } from 'react';
-import { formatDateTime } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { useFormat, useT } from '../../i18n/i18n';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
@@ -9,6 +8,7 @@ import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, TOKEN_S
 
 export function ApiTokensPage() {
   const t = useT();
+  const format = useFormat();
   const tokens = useQuery(ApiTokensQuery, { fetchPolicy: 'cache-and-network' });
   const [revoke] = useMutation(RevokeApiTokenMutation, { refetchQueries: [ApiTokensQuery] });
   const [problem, setProblem] = useState<string | null>(null);
@@ -16,7 +16,7 @@ export function ApiTokensPage() {
   return (
     <>
       <h1>{t('tokens.heading')}</h1>
-      <p className="hint">For scripts and integrations: send one as "Authorization: Bearer &lt;token&gt;".</p>
+      <p className="hint">{t('tokens.lede')}</p>
       <CreateTokenForm />
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">{t('tokens.list')}</h2>
@@ -30,12 +30,12 @@ export function ApiTokensPage() {
               <table>
                 <thead>
                   <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Starts with</th>
-                    <th scope="col">Expires</th>
+                    <th scope="col">{t('form.name')}</th>
+                    <th scope="col">{t('tokens.scopes')}</th>
+                    <th scope="col">{t('tokens.startsWith')}</th>
+                    <th scope="col">{t('tokens.expires')}</th>
                     <th scope="col">
-                      <span className="visually-hidden">Actions</span>
+                      <span className="visually-hidden">{t('myApps.actions')}</span>
                     </th>
                   </tr>
                 </thead>
@@ -47,7 +47,7 @@ export function ApiTokensPage() {
                       <td>
                         <code>{token.tokenPrefix}…</code>
                       </td>
-                      <td>{formatDateTime(token.expiresAt)}</td>
+                      <td>{format.dateTime(token.expiresAt)}</td>
                       <td>
                         {token.revokedAt ? (
                           t('tokens.revoked')

@@ -1,6 +1,5 @@
 import { graphql, useFragment, type FragmentType } from '../../gql';
-import { formatInstant } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { useFormat, useT } from '../../i18n/i18n';
 
 /** What the attempt list shows; the delivery query and the redelivery mutation both select it. */
 export const DeliveryAttemptFields = graphql(`
@@ -25,6 +24,7 @@ export const DeliveryAttemptFields = graphql(`
 
 export function DeliveryAttempts(props: { attempts: readonly FragmentType<typeof DeliveryAttemptFields>[] }) {
   const t = useT();
+  const format = useFormat();
   const attempts = useFragment(DeliveryAttemptFields, props.attempts);
   if (attempts.length === 0) return <p>{t('webhooks.noAttempts')}</p>;
   return (
@@ -42,13 +42,13 @@ export function DeliveryAttempts(props: { attempts: readonly FragmentType<typeof
             <dd data-testid={`attempt-${attempt.number}-outcome`}>{t(`webhooks.outcome.${attempt.outcome}`)}</dd>
             <dt>{t('webhooks.startedAt')}</dt>
             <dd>
-              <time dateTime={attempt.startedAt}>{formatInstant(attempt.startedAt)}</time>
+              <time dateTime={attempt.startedAt}>{format.instant(attempt.startedAt)}</time>
             </dd>
             {attempt.finishedAt && (
               <>
                 <dt>{t('webhooks.finishedAt')}</dt>
                 <dd>
-                  <time dateTime={attempt.finishedAt}>{formatInstant(attempt.finishedAt)}</time>
+                  <time dateTime={attempt.finishedAt}>{format.instant(attempt.finishedAt)}</time>
                 </dd>
               </>
             )}

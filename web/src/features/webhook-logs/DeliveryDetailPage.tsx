@@ -1,7 +1,6 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useFragment as readFragment } from '../../gql';
-import { formatInstant } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { useFormat, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
@@ -14,6 +13,7 @@ import { WEBHOOK_LOGS_PATH } from './WebhookLogsPage';
 
 export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
   const t = useT();
+  const format = useFormat();
   const detail = useQuery(WebhookDeliveryQuery, { variables: { id: deliveryId }, fetchPolicy: 'cache-and-network' });
   // The mutation returns the delivery with its attempts; the normalised cache puts the MANUAL one on screen.
   const [redeliver, redeliverState] = useMutation(RedeliverWebhookMutation);
@@ -65,7 +65,7 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
         <dd className="mono">{delivery.purchaseId}</dd>
         <dt>{t('webhooks.created')}</dt>
         <dd>
-          <time dateTime={delivery.createdAt}>{formatInstant(delivery.createdAt)}</time>
+          <time dateTime={delivery.createdAt}>{format.instant(delivery.createdAt)}</time>
         </dd>
         {delivery.heldReason && (
           <>
@@ -77,7 +77,7 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
           <>
             <dt>{t('webhooks.nextAttempt')}</dt>
             <dd>
-              <time dateTime={delivery.nextAttemptAt}>{formatInstant(delivery.nextAttemptAt)}</time>
+              <time dateTime={delivery.nextAttemptAt}>{format.instant(delivery.nextAttemptAt)}</time>
             </dd>
           </>
         )}

@@ -1,5 +1,6 @@
 import { useQuery } from '@apollo/client/react';
 import { useT } from '../../i18n/i18n';
+import { eventWireName } from '../developer/app-rules';
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS, type DeliveryFilterForm } from './delivery-filters';
 import { WebhookLogAppsQuery } from './webhook-deliveries';
 
@@ -46,8 +47,9 @@ export function DeliveryFilters({ form, onChange }: DeliveryFiltersProps) {
         <select value={form.event} onChange={set('event')}>
           <option value="">{t('webhooks.any')}</option>
           {WEBHOOK_EVENTS.map((event) => (
+            // The value stays the API's enum (it is in the URL); people read what happened, and the wire name they code against.
             <option key={event} value={event}>
-              {event}
+              {t('webhooks.eventOption', { label: t(`event.${event}`), wire: eventWireName(event) })}
             </option>
           ))}
         </select>

@@ -1,7 +1,6 @@
 import { useQuery } from '@apollo/client/react';
 import { graphql } from '../../gql';
-import { formatInstant } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { useFormat, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
 
@@ -23,6 +22,7 @@ export const WebhookLocalForwardsQuery = graphql(`
  */
 export function DeliveryLocalForwards({ deliveryId }: { deliveryId: string }) {
   const t = useT();
+  const format = useFormat();
   const { data, error, refetch } = useQuery(WebhookLocalForwardsQuery, { variables: { deliveryId }, fetchPolicy: 'cache-and-network' });
   const forwards = data?.webhookLocalForwards;
   return (
@@ -50,10 +50,10 @@ export function DeliveryLocalForwards({ deliveryId }: { deliveryId: string }) {
               {forwards.map((forward) => (
                 <tr key={forward.id} data-testid={`local-forward-${forward.id}`}>
                   <td>
-                    <time dateTime={forward.createdAt}>{formatInstant(forward.createdAt)}</time>
+                    <time dateTime={forward.createdAt}>{format.instant(forward.createdAt)}</time>
                   </td>
                   <td>{forward.statusCode ?? t('webhooks.localForwardNoAnswer')}</td>
-                  <td>{`${forward.durationMs} ms`}</td>
+                  <td>{t('webhooks.durationMs', { ms: forward.durationMs })}</td>
                   <td>{forward.error ?? ''}</td>
                 </tr>
               ))}

@@ -1,15 +1,14 @@
 import { useFragment, type FragmentType } from '../../gql';
-import { formatInstant } from '../../i18n/dates';
-import { useT } from '../../i18n/i18n';
+import { useFormat, useT } from '../../i18n/i18n';
 import { webhookDeliveryPath } from '../../routes';
 import { Link } from '../../ui/Link';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
 import { WebhookDeliveryFields } from './webhook-deliveries';
 
-const timeOf = (iso: string) => <time dateTime={iso}>{formatInstant(iso)}</time>;
-
 export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof WebhookDeliveryFields>[] }) {
   const t = useT();
+  const format = useFormat();
+  const timeOf = (iso: string) => <time dateTime={iso}>{format.instant(iso)}</time>;
   const deliveries = useFragment(WebhookDeliveryFields, props.deliveries);
   return (
     <div className="table-scroll" tabIndex={0} role="region" aria-label={t('webhooks.tableLabel')}>
