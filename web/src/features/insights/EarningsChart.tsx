@@ -69,7 +69,7 @@ function EarningsOverTime({ earnings, format }: { earnings: Earnings; format: Ch
         series={[
           { label: t('insights.col.net'), values: earnings.buckets.map((bucket) => bucket.netEarningsVnd), color: 'accent', kind: 'bar', axis: 'right' },
           { label: t('insights.col.installs'), values: earnings.buckets.map((bucket) => bucket.installs), color: 'success', kind: 'line' },
-          { label: t('insights.col.purchases'), values: earnings.buckets.map((bucket) => bucket.purchases), color: 'warning', kind: 'line' },
+          { label: t('insights.col.purchases'), values: earnings.buckets.map((bucket) => bucket.purchases), color: 'ink', kind: 'line' },
           { label: t('insights.col.refunds'), values: earnings.buckets.map((bucket) => bucket.refunds), color: 'danger', kind: 'line' },
         ]}
         tick={earnings.period === 'MONTH' ? format.tickMonth : format.tickDay}

@@ -21,6 +21,7 @@ const COLOR_VARIABLES: Record<ChartColor | 'axis' | 'grid', string> = {
   danger: '--danger',
   accent: '--accent',
   warning: '--warning',
+  ink: '--ink',
   axis: '--muted',
   grid: '--line',
 };

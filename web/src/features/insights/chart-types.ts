@@ -1,5 +1,5 @@
 /** The theme colours a series may take: each is a CSS variable of styles.css, in both themes. */
-export type ChartColor = 'success' | 'danger' | 'accent' | 'warning';
+export type ChartColor = 'success' | 'danger' | 'accent' | 'warning' | 'ink';
 
 /**
  * Which buckets get a label on the time axis: every `strides[i]` buckets (the smallest that fits the width),

@@ -58,7 +58,7 @@ export function drawChart(into: HTMLElement, spec: DrawSpec): DrawnChart {
   const step = spec.x.length > 1 ? spec.x[1]! - spec.x[0]! : 3600;
   const series = plotted(spec.series);
   const hasRight = series.some((one) => one.axis === 'right');
-  const bars = uPlot.paths.bars!({ size: [0.8, 48], align: 1 });
+  const bars = uPlot.paths.bars!({ size: [0.8, 48], align: 0 });
   const fromZero = (_u: uPlot, min: number, max: number): uPlot.Range.MinMax => [Math.min(0, min), Math.max(1, max)];
   const axis = { stroke: spec.colors.axis, grid: { stroke: spec.colors.grid, width: 1 }, ticks: { stroke: spec.colors.grid, width: 1 } };
 
@@ -68,8 +68,8 @@ export function drawChart(into: HTMLElement, spec: DrawSpec): DrawnChart {
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
     scales: {
-      // Each bucket's bar spans its period, so the last one needs room to its right.
-      x: { time: true, range: (_u, min, max) => [min, max + step] },
+      // Bars (and the points of lines) stand in the middle of their bucket's slot, with half a slot of room at each end.
+      x: { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] },
       left: { range: fromZero },
       right: { range: fromZero },
     },
