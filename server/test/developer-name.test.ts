@@ -30,3 +30,20 @@ describe('App.developerName, as the store names who made an app', () => {
     expect(hidden).toBeNull();
   });
 });
+
+describe('App.developerName on a store page', () => {
+  it('names each app of a page after its own developer (loaded together for the page)', async () => {
+    const reviewer = await plaza.signIn(REVIEWER_EMAIL);
+    const developers = await Promise.all(['binh@studio.test', 'chi+store@studio.test', 'dung@studio.test'].map((email) => plaza.signIn(email)));
+    for (const developer of developers) {
+      const app = await submitApp(developer, { name: `Page ${developer.user!.email.split('@')[0]}`, category: 'education' });
+      await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+    }
+    const { storeApps } = await plaza
+      .anonymous()
+      .ok<{ storeApps: { edges: { node: { name: string; developerName: string } }[] } }>(
+        '{ storeApps(category: "education", first: 20) { edges { node { name developerName } } } }',
+      );
+    expect(Object.fromEntries(storeApps.edges.map(({ node }) => [node.name, node.developerName]))).toEqual({ 'Page binh': 'binh', 'Page chi+store': 'chi', 'Page dung': 'dung' });
+  });
+});

@@ -106,7 +106,7 @@ export class AppResolver {
   @FieldResolver(() => String, { description: 'Who made the app, as the store shows it: the part before the @ of its developer’s sign-in e-mail' })
   async developerName(@Root() app: App): Promise<string> {
     // Accounts have no display name; the local part names the developer without publishing the address.
-    const owner = await this.identity.findAccount(app.ownerId);
+    const owner = await this.identity.accountById(app.ownerId);
     return owner ? developerNameOf(owner.email) : '';
   }
 

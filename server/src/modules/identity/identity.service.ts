@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { DataSource, IsNull, type EntityManager } from 'typeorm';
+import { DataSource, In, IsNull, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { badInput, conflict, forbidden, notFound, PlazaError, ErrorCode } from '../../platform/errors.js';
 import { newCredential, newId } from '../../platform/ids.js';
+import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { Account } from './account.entity.js';
@@ -130,6 +131,12 @@ export class IdentityService {
   async findAccount(id: string, manager: EntityManager = this.db.manager): Promise<Account | null> {
     return manager.getRepository(Account).findOneBy({ id });
   }
+
+  /** One account by id, for fields resolved on every item of a list (a store page's developer names): one query per page. */
+  readonly accountById = perTickLoader(
+    async (ids: string[]) => new Map((await this.db.getRepository(Account).findBy({ id: In(ids) })).map((account) => [account.id, account] as const)),
+    (): Account | null => null,
+  );
 
   /** The account that signs in with this address (any case); the most recently active one should two providers share it. */
   async findAccountByEmail(email: string): Promise<Account | null> {
