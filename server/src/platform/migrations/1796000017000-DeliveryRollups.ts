@@ -12,9 +12,9 @@ const FINISHED_ATTEMPTS = (unit: 'hour' | 'minute', since: string) => `SELECT d.
 
 /**
  * The charts' numbers kept for the purpose (issue 17): webhook attempts per app and hour (counts by
- * outcome and a latency histogram, for webhookDeliveryStats and the apps failing most) and per app and
- * minute (counts, for the platform's last hour), added to with each batch of attempt results; filled
- * here from the attempts already recorded. Indexes for the earnings series per app over time.
+ * outcome and a latency histogram, for webhookDeliveryStats and the apps failing most) and per minute
+ * for the whole platform (counts, for its last hour: one row a minute, so a batch adds to one or two),
+ * added to with each batch of attempt results; filled here from the attempts already recorded. Indexes for the earnings series per app over time.
  */
 export class DeliveryRollups1796000017000 implements MigrationInterface {
   name = 'DeliveryRollups1796000017000';
@@ -27,8 +27,8 @@ export class DeliveryRollups1796000017000 implements MigrationInterface {
     // The apps failing most read every app's last 24 hours.
     await queryRunner.query(`CREATE INDEX "IDX_webhook_attempt_hourly_hour" ON "webhook_attempt_hourly" ("hour")`);
     await queryRunner.query(
-      `CREATE TABLE "webhook_attempt_minutely" ("minute" TIMESTAMP WITH TIME ZONE NOT NULL, "app_id" text NOT NULL, "succeeded" integer NOT NULL, "failed" integer NOT NULL,
-        CONSTRAINT "PK_webhook_attempt_minutely" PRIMARY KEY ("minute", "app_id"))`,
+      `CREATE TABLE "webhook_attempt_minutely" ("minute" TIMESTAMP WITH TIME ZONE NOT NULL, "succeeded" integer NOT NULL, "failed" integer NOT NULL,
+        CONSTRAINT "PK_webhook_attempt_minutely" PRIMARY KEY ("minute"))`,
     );
     const bounds = [...LATENCY_BOUNDS_MS];
     // Eight days back, what the rollups keep (attempt-retention.ts); the histogram has a zero for every slot.
@@ -44,8 +44,8 @@ export class DeliveryRollups1796000017000 implements MigrationInterface {
     );
     await queryRunner.query(
       `WITH done AS (${FINISHED_ATTEMPTS('minute', `date_trunc('minute', now()) - interval '1 day'`)})
-       INSERT INTO webhook_attempt_minutely (minute, app_id, succeeded, failed)
-       SELECT at, app_id, count(*) FILTER (WHERE ok)::int, count(*) FILTER (WHERE NOT ok)::int FROM done GROUP BY 1, 2`,
+       INSERT INTO webhook_attempt_minutely (minute, succeeded, failed)
+       SELECT at, count(*) FILTER (WHERE ok)::int, count(*) FILTER (WHERE NOT ok)::int FROM done GROUP BY 1`,
       [bounds, INTERRUPTED],
     );
     await queryRunner.query(`CREATE INDEX "idx_installations_app_time" ON "installations" ("app_id", "installed_at")`);

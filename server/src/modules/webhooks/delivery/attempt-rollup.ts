@@ -17,7 +17,6 @@ interface HourRow {
 }
 interface MinuteRow {
   minute: string;
-  app_id: string;
   succeeded: number;
   failed: number;
 }
@@ -27,9 +26,11 @@ const MINUTE_MS = 60_000;
 const floorTo = (ms: number, unit: number) => new Date(Math.floor(ms / unit) * unit).toISOString();
 
 /**
- * A batch of attempts summed per (app, hour) and (app, minute) in memory, so the rollups take one row
- * per app and hour rather than one per attempt. Rows come sorted by their keys: two writers that touch
- * the same rows lock them in the same order and cannot deadlock. Returns the JSON parameters of ROLL_UP.
+ * A batch of attempts summed per (app, hour) and per minute in memory, so the rollups take one row per
+ * app and hour (and one per minute) rather than one per attempt: each row written costs PostgreSQL
+ * about as much as a delivery's own row, and the platform's minutes need no app. Rows come sorted by
+ * their keys: two writers that touch the same rows lock them in the same order and cannot deadlock.
+ * Returns the JSON parameters of ROLL_UP.
  */
 export function rollUp(attempts: readonly FinishedAttempt[]): { hourly: string; minutely: string } {
   const hours = new Map<string, HourRow>();
@@ -39,8 +40,8 @@ export function rollUp(attempts: readonly FinishedAttempt[]): { hourly: string; 
     const minute = floorTo(finishedAt.getTime(), MINUTE_MS);
     let h = hours.get(`${appId} ${hour}`);
     if (!h) hours.set(`${appId} ${hour}`, (h = { app_id: appId, hour, succeeded: 0, failed: 0, latency_counts: new Array<number>(LATENCY_SLOTS).fill(0) }));
-    let m = minutes.get(`${minute} ${appId}`);
-    if (!m) minutes.set(`${minute} ${appId}`, (m = { minute, app_id: appId, succeeded: 0, failed: 0 }));
+    let m = minutes.get(minute);
+    if (!m) minutes.set(minute, (m = { minute, succeeded: 0, failed: 0 }));
     if (succeeded) {
       h.succeeded++;
       m.succeeded++;
@@ -65,9 +66,9 @@ export const ROLL_UP = (hourly: string, minutely: string) => `rolled_up_hours AS
             SET succeeded = h.succeeded + EXCLUDED.succeeded, failed = h.failed + EXCLUDED.failed,
                 latency_counts = ARRAY(SELECT kept + added FROM unnest(h.latency_counts, EXCLUDED.latency_counts) WITH ORDINALITY AS s(kept, added, i) ORDER BY i)
        ), rolled_up_minutes AS (
-         INSERT INTO webhook_attempt_minutely AS m (minute, app_id, succeeded, failed)
-         SELECT * FROM jsonb_to_recordset(${minutely}::jsonb) AS x(minute timestamptz, app_id text, succeeded int, failed int) ORDER BY minute, app_id
-         ON CONFLICT (minute, app_id) DO UPDATE SET succeeded = m.succeeded + EXCLUDED.succeeded, failed = m.failed + EXCLUDED.failed
+         INSERT INTO webhook_attempt_minutely AS m (minute, succeeded, failed)
+         SELECT * FROM jsonb_to_recordset(${minutely}::jsonb) AS x(minute timestamptz, succeeded int, failed int) ORDER BY minute
+         ON CONFLICT (minute) DO UPDATE SET succeeded = m.succeeded + EXCLUDED.succeeded, failed = m.failed + EXCLUDED.failed
        )`;
 
 /** ROLL_UP on its own ($1, $2): for an attempt recorded outside the batched writer (a manual redelivery). */
