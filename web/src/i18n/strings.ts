@@ -490,6 +490,9 @@ const en = {
   'preCheck.detail.ICON_SIZE.PASS': 'The icon is 512×512 or scales to any size.',
   'preCheck.detail.ICON_SIZE.WARN': 'The icon’s size was not checked, or is not the recommended 512×512.',
   'preCheck.detail.PRE_CHECKS.WARN': 'The automated checks could not run; review by hand.',
+  // Finishing touches (issue 17): labels of scrolling tables, the news of a first submission.
+  'webhooks.headersTableLabel': 'Request headers of attempt {number}',
+  'dev.submittedForReview': 'Submitted for review: due by {due}.',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -608,7 +611,7 @@ const vi: Record<MessageKey, string> = {
   'preCheck.outcome.PASS': 'Đạt',
   'preCheck.outcome.WARN': 'Cảnh báo',
   'preCheck.outcome.FAIL': 'Không đạt',
-  'preCheck.check.APP_URL_HTTPS': 'App URL trả lời qua HTTPS',
+  'preCheck.check.APP_URL_HTTPS': 'URL ứng dụng trả lời qua HTTPS',
   'preCheck.check.APP_URL_FRAMEABLE': 'Plaza được phép hiển thị trang trong iframe',
   'preCheck.check.ICON_IMAGE': 'Biểu tượng là một hình ảnh',
   'preCheck.check.ICON_SIZE': 'Biểu tượng 512×512',
@@ -773,7 +776,7 @@ const vi: Record<MessageKey, string> = {
   'dev.net': 'Phần thực nhận',
   'catalogue.heading': 'Sự kiện webhook',
   'catalogue.lede':
-    'Plaza gửi (POST) các sự kiện này tới webhook URL của bạn dưới dạng JSON, ký bằng client secret. Mỗi sự kiện dẫn tới JSON Schema của nội dung: hãy kiểm tra theo nó, hoặc sinh kiểu dữ liệu từ nó.',
+    'Plaza gửi (POST) các sự kiện này tới URL webhook của bạn dưới dạng JSON, ký bằng client secret. Mỗi sự kiện dẫn tới JSON Schema của nội dung: hãy kiểm tra theo nó, hoặc sinh kiểu dữ liệu từ nó.',
   'catalogue.schemaOf': 'JSON Schema của {event}',
   'catalogue.event.app.purchased': 'Người dùng đã trả tiền mua ứng dụng: mở khóa premium cho user_id.',
   'catalogue.event.app.installed': 'Người dùng đã cài ứng dụng: ứng dụng miễn phí, hoặc ứng dụng đã mua được cài lại (số tiền bằng 0).',
@@ -850,18 +853,18 @@ const vi: Record<MessageKey, string> = {
   'admin.required': 'Bắt buộc.',
   'admin.wholeNumber': 'Nhập số điểm nguyên.',
   'form.events': 'Sự kiện webhook',
-  'form.eventsHint': 'Các sự kiện Plaza gửi tới webhook URL của bạn. Webhook URL và các sự kiện này thay đổi ngay, không cần duyệt lại; sự kiện thử luôn gửi được.',
-  'form.eventsNone': 'Hãy chọn ít nhất một sự kiện. Nếu không muốn nhận sự kiện nào, hãy xóa webhook URL.',
+  'form.eventsHint': 'Các sự kiện Plaza gửi tới URL webhook của bạn. URL webhook và các sự kiện này thay đổi ngay, không cần duyệt lại; sự kiện thử luôn gửi được.',
+  'form.eventsNone': 'Hãy chọn ít nhất một sự kiện. Nếu không muốn nhận sự kiện nào, hãy xóa URL webhook.',
   'form.approvedNotice':
-    'Ứng dụng này đã được duyệt. Thay đổi thông tin niêm yết (tên, mô tả ngắn, URL biểu tượng, App URL, danh mục hoặc giá) sẽ đưa ứng dụng về hàng chờ duyệt, và cửa hàng vẫn hiển thị phiên bản đã duyệt cho tới khi có kết quả. Webhook URL và các sự kiện webhook thay đổi ngay, không cần duyệt.',
+    'Ứng dụng này đã được duyệt. Thay đổi thông tin niêm yết (tên, mô tả ngắn, URL biểu tượng, URL ứng dụng, danh mục hoặc giá) sẽ đưa ứng dụng về hàng chờ duyệt, và cửa hàng vẫn hiển thị phiên bản đã duyệt cho tới khi có kết quả. URL webhook và các sự kiện webhook thay đổi ngay, không cần duyệt.',
   'testEvent.heading': 'Gửi sự kiện thử',
   'testEvent.lede':
-    'Plaza ký một mẫu của sự kiện đã chọn và gửi tới webhook URL của bạn, bất kể ứng dụng đăng ký những sự kiện nào. Sự kiện được đánh dấu là thử (header X-Platform-Test: true, purchase_id không ứng với giao dịch nào); không có gì được mua hay cộng điểm.',
+    'Plaza ký một mẫu của sự kiện đã chọn và gửi tới URL webhook của bạn, bất kể ứng dụng đăng ký những sự kiện nào. Sự kiện được đánh dấu là thử (header X-Platform-Test: true, purchase_id không ứng với giao dịch nào); không có gì được mua hay cộng điểm.',
   'testEvent.event': 'Sự kiện cần gửi',
   'testEvent.sending': 'Đang gửi…',
   'testEvent.sent': 'Đã gửi {event}.',
   'testEvent.open': 'Mở lượt gửi {id}',
-  'testEvent.noWebhook': 'Ứng dụng này chưa có webhook URL: hãy sửa ứng dụng để đặt URL, rồi gửi sự kiện thử.',
+  'testEvent.noWebhook': 'Ứng dụng này chưa có URL webhook: hãy sửa ứng dụng để đặt URL, rồi gửi sự kiện thử.',
   'admin.usersHeading': 'Người dùng và vai trò',
   'admin.email': 'E-mail của người dùng',
   'admin.find': 'Tìm người dùng',
@@ -985,6 +988,8 @@ const vi: Record<MessageKey, string> = {
   'preCheck.detail.ICON_SIZE.PASS': 'Biểu tượng có kích thước 512×512 hoặc co giãn được theo mọi kích thước.',
   'preCheck.detail.ICON_SIZE.WARN': 'Chưa kiểm tra được kích thước biểu tượng, hoặc kích thước không phải 512×512 như khuyến nghị.',
   'preCheck.detail.PRE_CHECKS.WARN': 'Không chạy được các bước kiểm tra tự động; hãy duyệt thủ công.',
+  'webhooks.headersTableLabel': 'Header của yêu cầu ở lần thử {number}',
+  'dev.submittedForReview': 'Đã gửi duyệt: hạn trước {due}.',
 };
 
 export const STRINGS: Record<Locale, Record<MessageKey, string>> = { en, vi };
