@@ -16,18 +16,21 @@ import { ClientSecretPanel } from './ClientSecretPanel';
 import { DeveloperAppQuery, UpdateAppMutation } from './developer-app';
 import { SendTestEvent } from './SendTestEvent';
 import { WebhookEventCatalogue } from './WebhookEventCatalogue';
+import { submissionAnnounced, submissionToAnnounce } from './submission-notice';
 import { WebhookHealthPanel } from '../webhook-logs/WebhookHealthPanel';
 import { WebhookHealthChart } from '../insights/WebhookHealthChart';
 
 type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
 
-/** What the last save did: whether it went to review is the news the developer needs. */
-type SaveOutcome = { kind: 'saved' } | { kind: 'to-review' | 'resubmitted'; due: string };
+/** What the last save (or the first submission) did: whether it went to review is the news the developer needs. */
+type SaveOutcome = { kind: 'saved' } | { kind: 'to-review' | 'resubmitted' | 'submitted'; due: string };
 
 function saveOutcome(before: DeveloperApp['status'], after: ResultOf<typeof UpdateAppMutation>['updateApp']): SaveOutcome {
   if (after.status !== 'PENDING_REVIEW' || before === 'PENDING_REVIEW') return { kind: 'saved' };
   return { kind: before === 'REJECTED' ? 'resubmitted' : 'to-review', due: after.reviewDueAt };
 }
+
+const SAVE_NEWS = { 'to-review': 'dev.savedToReview', resubmitted: 'dev.savedResubmitted', submitted: 'dev.submittedForReview' } as const;
 
 /** Reasons the server adds later still show, as their code. */
 
@@ -36,7 +39,12 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
   const format = useFormat();
   const { data, loading, error, refetch } = useQuery(DeveloperAppQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
   const [editing, setEditing] = useState(false);
-  const [saved, setSaved] = useState<SaveOutcome | null>(null);
+  // A first submission lands here from the submit page: its news opens the page, in the same live region as a save's.
+  const [saved, setSaved] = useState<SaveOutcome | null>(() => {
+    const submitted = submissionToAnnounce(appId);
+    return submitted && { kind: 'submitted', due: submitted.reviewDueAt };
+  });
+  useEffect(submissionAnnounced, []);
   const editButton = useRef<HTMLButtonElement>(null);
   // The form the developer was in is gone after a save: focus (and the view) goes to the app's actions, beside the news.
   useEffect(() => {
@@ -51,8 +59,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
     },
   });
 
-  const savedText = (outcome: SaveOutcome) =>
-    outcome.kind === 'saved' ? t('dev.saved') : t(outcome.kind === 'resubmitted' ? 'dev.savedResubmitted' : 'dev.savedToReview', { due: format.dateTime(outcome.due) });
+  const savedText = (outcome: SaveOutcome) => (outcome.kind === 'saved' ? t('dev.saved') : t(SAVE_NEWS[outcome.kind], { due: format.dateTime(outcome.due) }));
 
   if (error) return <ErrorMessage message={t('dev.loadFailed', { message: error.message })} onRetry={() => void refetch()} />;
   if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;

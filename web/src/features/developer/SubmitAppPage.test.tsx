@@ -6,8 +6,13 @@ import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../te
 import { graphqlResponder, respond, type FakeOperation, type GraphqlCall } from '../../test-support/graphql-responder';
 import { settled } from '../../test-support/settled';
 import { LocaleProvider } from '../../i18n/i18n';
+import { localeFormat } from '../../i18n/dates';
 import { AppCategoriesQuery } from './app-form';
 import { SubmitAppMutation, SubmitAppPage } from './SubmitAppPage';
+import { useState } from 'react';
+import { clientWithLiveFeed } from '../webhook-logs/test-deliveries';
+import { DeveloperAppPage } from './DeveloperAppPage';
+import { DeveloperAppQuery } from './developer-app';
 
 const categories = respond(AppCategoriesQuery, {
   data: {
@@ -226,5 +231,89 @@ describe('Submit App form', () => {
     // The server hears of the submit only after the events were fixed, and gets them in the catalogue's order.
     expect(calls.filter((call) => call.operationName === 'SubmitApp')).toHaveLength(1);
     expect((calls.find((call) => call.operationName === 'SubmitApp')?.variables.input as { webhookEvents: string[] }).webhookEvents).toEqual(['APP_PURCHASED', 'APP_REFUNDED']);
+  });
+});
+
+describe('after a first submission', () => {
+  // Local noon, so the date reads the same in every time zone the test runs in.
+  const due = new Date(2030, 0, 2, 12, 4).toISOString();
+  const submitted = respond(SubmitAppMutation, { data: { submitApp: { __typename: 'App', id: 'app_1', status: 'PENDING_REVIEW', reviewDueAt: due } } });
+  const theApp = respond(DeveloperAppQuery, {
+    data: {
+      app: {
+        __typename: 'App',
+        id: 'app_1',
+        name: 'Quiz Time',
+        shortDescription: 'Daily trivia',
+        iconUrl: 'https://quiz.example/icon.png',
+        appUrl: 'https://quiz.example/play',
+        category: 'games',
+        pricing: 'FREE',
+        pricePoints: null,
+        webhookUrl: null,
+        webhookEvents: ['APP_PURCHASED'],
+        status: 'PENDING_REVIEW',
+        submittedAt: due,
+        reviewDueAt: due,
+        reviewOverdue: false,
+        reviewDecisions: [],
+        preChecks: null,
+        earnings: null,
+      },
+    },
+  });
+
+  /** The submit page, then the app's page it navigates to (the router remounts: nothing passes between them but the notice). */
+  function SubmitThenAppPage() {
+    const [appId, setAppId] = useState<string | null>(null);
+    return appId ? <DeveloperAppPage appId={appId} /> : <SubmitAppPage onSubmitted={setAppId} />;
+  }
+
+  async function submitAndLand(locale: 'en' | 'vi', labels: { name: string; description: string; appUrl: string; iconUrl: string; category: string; submit: string }) {
+    calls = [];
+    server.respondWith(graphqlResponder([categories, submitted, theApp], calls));
+    render(
+      <ApolloProvider client={clientWithLiveFeed().client}>
+        <LocaleProvider locale={locale}>
+          <SubmitThenAppPage />
+        </LocaleProvider>
+      </ApolloProvider>,
+    );
+    await screen.findByRole('option', { name: locale === 'vi' ? 'Trò chơi' : 'Games' });
+    type(labels.name, 'Quiz Time');
+    type(labels.description, 'Daily trivia');
+    type(labels.appUrl, 'https://quiz.example/play');
+    type(labels.iconUrl, 'https://quiz.example/icon.png');
+    fireEvent.change(screen.getByLabelText(labels.category), { target: { value: 'games' } });
+    fireEvent.click(screen.getByRole('button', { name: labels.submit }));
+    await screen.findByRole('heading', { name: 'Quiz Time' });
+  }
+
+  /** The news in the page's polite live region, where a save's news goes too. */
+  const news = async () => {
+    await waitFor(() => expect(document.querySelector('.status-region[aria-live="polite"] [role="status"]')).not.toBeNull());
+    return document.querySelector('.status-region [role="status"]')?.textContent;
+  };
+
+  it('says on the app page that it was submitted and when the review is due, once', async () => {
+    await submitAndLand('en', { name: 'Name', description: 'Short description', appUrl: 'App URL', iconUrl: 'Icon URL', category: 'Category', submit: 'Submit for review' });
+    expect(await news()).toBe(`Submitted for review: due by ${localeFormat('en').dateTime(due)}.`);
+
+    // Coming back to the page later does not repeat old news.
+    cleanup();
+    render(
+      <ApolloProvider client={clientWithLiveFeed().client}>
+        <LocaleProvider locale="en">
+          <DeveloperAppPage appId="app_1" />
+        </LocaleProvider>
+      </ApolloProvider>,
+    );
+    await screen.findByRole('heading', { name: 'Quiz Time' });
+    await settled(server, () => expect(document.querySelector('.status-region [role="status"]')).toBeNull());
+  });
+
+  it('says it in Vietnamese to a Vietnamese reader', async () => {
+    await submitAndLand('vi', { name: 'Tên', description: 'Mô tả ngắn', appUrl: 'URL ứng dụng', iconUrl: 'URL biểu tượng', category: 'Danh mục', submit: 'Gửi để duyệt' });
+    expect(await news()).toBe(`Đã gửi duyệt: hạn trước ${localeFormat('vi').dateTime(due)}.`);
   });
 });

@@ -4,6 +4,7 @@ import { useT } from '../../i18n/i18n';
 import { developerAppPath, navigate } from '../../routes';
 import { AppForm } from './AppForm';
 import { EMPTY_APP_FORM, toAppInput } from './app-rules';
+import { announceSubmission } from './submission-notice';
 
 export const SubmitAppMutation = graphql(`
   mutation SubmitApp($input: SubmitAppInput!) {
@@ -28,7 +29,10 @@ export function SubmitAppPage({ onSubmitted = (appId: string) => navigate(develo
         busyLabel={t('submit.busy')}
         onSubmit={async (values) => {
           const result = await submitApp({ variables: { input: toAppInput(values) } });
-          if (result.data) onSubmitted(result.data.submitApp.id);
+          if (!result.data) return;
+          const { id, reviewDueAt } = result.data.submitApp;
+          announceSubmission({ appId: id, reviewDueAt });
+          onSubmitted(id);
         }}
       />
     </section>
