@@ -71,7 +71,8 @@ export function DeliveryAttempts(props: { attempts: readonly FragmentType<typeof
             )}
           </dl>
           <h4>{t('webhooks.requestHeaders')}</h4>
-          <div className="table-scroll">
+          {/* Focusable, so keyboard users can scroll long header values on a narrow screen (axe: scrollable-region-focusable). */}
+          <div className="table-scroll" tabIndex={0} role="region" aria-label={t('webhooks.headersTableLabel', { number: attempt.number })}>
             <table className="header-table">
               <tbody>
                 {attempt.requestHeaders.map((header, index) => (
