@@ -5,6 +5,7 @@ import { subscribe, type GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { emitEvent } from './helpers/webhooks.js';
+import { Topic } from '../src/platform/pubsub.js';
 
 /** What a developer's delivery log page asks for, body and attempts included (read from the database per update). */
 const FULL = `subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) {
@@ -27,6 +28,9 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await Promise.all(sockets.splice(0).map((socket) => socket.dispose()));
+  // The next test counts the subscriptions it opens.
+  for (const deadline = Date.now() + WAIT_MS; plaza.services.pubSub.subscriptionCount > 0; await new Promise((r) => setTimeout(r, 20)))
+    if (Date.now() > deadline) throw new Error('closed sockets’ subscriptions are still held by the server');
 });
 
 const socketOf = (client: GraphQLTestClient): Client => {
@@ -53,7 +57,6 @@ function countSerialisedUpdates(): { count: () => number; restore: () => void } 
 }
 
 describe('webhookDeliveryUpdated with many subscribers', () => {
-  // First in the file: it counts every subscription the server holds.
   it('stops sending to a subscription its client completed, and lets go of it on the server at once', async () => {
     const receiver = await WebhookReceiver.start();
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
@@ -127,5 +130,40 @@ describe('webhookDeliveryUpdated with many subscribers', () => {
     // Nor did the rival's update reach the developer's subscribers.
     await new Promise((r) => setTimeout(r, 300));
     for (const live of full) expect(live.received).toHaveLength(2);
+  });
+
+  it('sends an update that fails to resolve as an error shaped as over HTTP to each subscriber, and keeps their subscriptions', async () => {
+    const receiver = await WebhookReceiver.start();
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const results: { data?: any; errors?: readonly any[] }[][] = [[], []];
+    for (const received of results)
+      socketOf(developer).subscribe(
+        { query: 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id event } }', variables: { appId: app.id } },
+        { next: (result) => void received.push(result), error: () => undefined, complete: () => undefined },
+      );
+    await plaza.waitForSubscriptions(2);
+
+    // An update naming an event type the API does not know: resolving its `event` fails on the server.
+    const now = new Date().toISOString();
+    const bogus = { id: 'dlv_bogus', appId: app.id, ownerId: developer.userId, eventType: 'app.bogus', purchaseId: 'APP-1-BOGUS1' };
+    await plaza.services.pubSub.publishIn(plaza.services.db.manager, Topic.WEBHOOK_DELIVERY_UPDATED, app.id, {
+      ...bogus,
+      status: 'SUCCEEDED',
+      attemptCount: 1,
+      nextAttemptAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const delivery = await emitEvent(plaza, app.id);
+    for (const deadline = Date.now() + WAIT_MS; results.some((received) => received.length < 2); await new Promise((r) => setTimeout(r, 20)))
+      if (Date.now() > deadline) throw new Error(`updates missing: ${JSON.stringify(results)}`);
+
+    for (const received of results) {
+      expect(received[0]).toEqual({
+        data: null,
+        errors: [{ message: 'Something went wrong on our side; it has been logged.', path: ['webhookDeliveryUpdated', 'event'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+      });
+      expect(received[1]).toEqual({ data: { webhookDeliveryUpdated: { id: delivery.id, event: 'APP_PURCHASED' } } });
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult } from 'graphql';
 import { MessageType } from 'graphql-ws';
 import type { WebSocket } from 'ws';
+import { DIRECT, type DirectSource } from './pubsub.js';
 
 /**
  * Set on a subscription's execution args (graphql-ws hands its `onSubscribe` result to `subscribe`
@@ -36,9 +37,10 @@ const DONE: IteratorResult<ExecutionResult> = { value: undefined, done: true };
 /**
  * Sends `source`'s updates, each answered by `answer` (shared between subscribers asking the same
  * question), to `target` as `next` frames. Only the frame's envelope is per subscriber: its id and the
- * write. graphql-ws iterates the returned iterator as usual, which yields nothing and ends when the
- * source does (graphql-ws then sends `complete`, or `error` if the source failed) or when graphql-ws
- * returns it (the client's `complete`, a closed socket).
+ * write. A source that can hand updates over directly (`DIRECT`, the pub/sub's) costs no promise per
+ * update; any other is iterated. graphql-ws iterates the returned iterator as usual, which yields
+ * nothing and ends when the source does (graphql-ws then sends `complete`, or `error` if the source
+ * failed) or when graphql-ws returns it (the client's `complete`, a closed socket).
  */
 export function sendStream(
   source: AsyncIterable<unknown>,
@@ -47,32 +49,70 @@ export function sendStream(
 ): AsyncIterableIterator<ExecutionResult> & { return(): Promise<IteratorResult<ExecutionResult>> } {
   const iterator = source[Symbol.asyncIterator]();
   const envelope = `{"id":${JSON.stringify(target.id)},"type":"${MessageType.Next}","payload":`;
+  const send = (result: ExecutionResult) => {
+    const payload = result.errors?.length ? JSON.stringify(target.formatErrors(result)) : payloadJson(result);
+    target.outbox.push(target.socket, `${envelope}${payload}}`);
+  };
+
   let stopped = false;
-  const ended = (async () => {
-    try {
-      for (let step = await iterator.next(); !step.done && !stopped; step = await iterator.next()) {
-        const pending = answer(step.value);
-        const result = pending instanceof Promise ? await pending : pending;
-        if (stopped) break;
-        const payload = result.errors?.length ? JSON.stringify(target.formatErrors(result)) : payloadJson(result);
-        target.outbox.push(target.socket, `${envelope}${payload}}`);
-      }
-      return DONE;
-    } catch (err) {
-      // graphql-ws reports the failure and forgets the subscription; the source must stop listening too.
-      await Promise.resolve(iterator.return?.()).catch(() => undefined);
-      throw err;
-    } finally {
-      // graphql-ws sends this id's `complete` or `error` itself, right away: the updates go first.
-      target.outbox.flush(target.socket);
-    }
-  })();
+  let settle!: { resolve: (step: IteratorResult<ExecutionResult>) => void; reject: (err: unknown) => void };
+  const ended = new Promise<IteratorResult<ExecutionResult>>((resolve, reject) => (settle = { resolve, reject }));
   // A failure is graphql-ws's to report, once it asks for the next update; until then it is not unhandled.
   ended.catch(() => undefined);
+  // graphql-ws writes this id's `complete` or `error` itself, right away: the updates go first.
+  const stop = (): boolean => {
+    if (stopped) return false;
+    stopped = true;
+    target.outbox.flush(target.socket);
+    return true;
+  };
+  const done = () => void (stop() && settle.resolve(DONE));
+  const fail = (err: unknown) => {
+    if (!stop()) return;
+    // graphql-ws reports the failure and forgets the subscription; the source must stop listening too.
+    void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    settle.reject(err);
+  };
+
+  if (DIRECT in source) {
+    // An answer still being read (a field from the database) keeps its place: later updates wait behind it.
+    let reading: Promise<void> | undefined;
+    (source as AsyncIterable<unknown> & DirectSource)[DIRECT]((payload) => {
+      if (stopped) return;
+      try {
+        const pending = answer(payload);
+        if (!reading && !(pending instanceof Promise)) return send(pending);
+        const before = reading;
+        const current = (async () => {
+          await before;
+          const result = await pending;
+          if (!stopped) send(result);
+        })();
+        reading = current;
+        current.then(() => void (reading === current && (reading = undefined)), fail);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  } else {
+    void (async () => {
+      try {
+        for (let step = await iterator.next(); !step.done && !stopped; step = await iterator.next()) {
+          const pending = answer(step.value);
+          const result = pending instanceof Promise ? await pending : pending;
+          if (!stopped) send(result);
+        }
+        done();
+      } catch (err) {
+        fail(err);
+      }
+    })();
+  }
+
   return {
     next: () => ended,
     return: async () => {
-      stopped = true;
+      done();
       await iterator.return?.();
       return DONE;
     },

@@ -4,7 +4,7 @@ import { tokenScope } from '../../platform/auth/auth-checker.js';
 import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
-import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
+import { DIRECT, Topic, type DirectSource, type PostgresPubSub } from '../../platform/pubsub.js';
 import { wiredResolver } from '../../platform/resolver-container.js';
 import { App, type AppService } from '../apps/index.js';
 import { conflict } from '../../platform/errors.js';
@@ -34,15 +34,17 @@ export class WebhookHeader {
 /**
  * Filters live updates for one subscriber without touching the database per message. Not an async
  * generator: its `return` must reach the source at once, where a generator's waits for the next
- * update of any app, the closed subscriber listening on meanwhile.
+ * update of any app, the closed subscriber listening on meanwhile. Filters a direct source's hand-overs
+ * (pubsub.ts `DIRECT`) as well.
  */
-function onlyOwnedBy(source: AsyncIterable<unknown>, ownerId: string): AsyncIterableIterator<unknown> {
+function onlyOwnedBy(source: AsyncIterable<unknown>, ownerId: string): AsyncIterableIterator<unknown> & Partial<DirectSource> {
   const iterator = source[Symbol.asyncIterator]();
-  return {
+  const owned = (update: unknown) => (update as DeliveryUpdate).ownerId === ownerId;
+  const filtered: AsyncIterableIterator<unknown> & Partial<DirectSource> = {
     next: async () => {
       for (;;) {
         const step = await iterator.next();
-        if (step.done || (step.value as DeliveryUpdate).ownerId === ownerId) return step;
+        if (step.done || owned(step.value)) return step;
       }
     },
     return: async () => {
@@ -53,6 +55,11 @@ function onlyOwnedBy(source: AsyncIterable<unknown>, ownerId: string): AsyncIter
       return this;
     },
   };
+  if (DIRECT in source) {
+    const direct = source as AsyncIterable<unknown> & DirectSource;
+    filtered[DIRECT] = (listener) => direct[DIRECT]((update) => void (owned(update) && listener(update)));
+  }
+  return filtered;
 }
 
 @Resolver(() => WebhookDelivery)
