@@ -1,6 +1,11 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
+  resolve: {
+    // graphql as Node resolves it in production (its CommonJS entry): graphql-jit reaches some of its files
+    // by path (graphql/execution/execute.js), and vite's pick of the ES build would make those a second graphql.
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+  },
   test: {
     name: 'server',
     include: ['test/**/*.test.ts'],

@@ -20,6 +20,7 @@ import { noStore, securityHeaders } from '../platform/security-headers.js';
 import { isBuilt, notFound, webRoutes } from '../platform/web-surface.js';
 import { sendError } from '../platform/http-errors.js';
 import { attachWebSocketServer } from './websocket-server.js';
+import { jitGateway } from './jit-executor.js';
 import { eventCatalogueRoutes } from '../modules/webhooks/event-catalogue.routes.js';
 
 /** What /graphql answers: queries and mutations over GET and POST, the WebSocket upgrade on GET. */
@@ -45,7 +46,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   const wsCleanup = attachWebSocketServer(server, schema, services, guards);
 
   const apollo = new ApolloServer<RequestContext>({
-    schema,
+    // Same schema, executed by compiled operations instead of graphql-js's field walk (jit-executor.ts).
+    gateway: jitGateway(schema),
     // Logged by the plugin below, which knows the request (and so its request id); formatting only masks.
     formatError: (formatted, error) => formatError(formatted, error, null),
     csrfPrevention: true,
