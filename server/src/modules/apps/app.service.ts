@@ -12,6 +12,7 @@ import { blockedHostReason } from '../../platform/outbound-http/address-policy.j
 import { App } from './app.entity.js';
 import { requireOwnedApp, viewOf, type OwnedAppOptions } from './app-access.js';
 import { appErrors } from './app.errors.js';
+import { StorePageCache, type StorePageArgs } from './store-page-cache.js';
 import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
 import type { WebhookEventType } from '../webhooks/index.js';
 import type { SubmitAppInput } from './dto/submit-app.input.js';
@@ -200,8 +201,20 @@ export class AppService {
     return this.db.getRepository(App).find({ where: { ownerId }, order: { createdAt: 'DESC' }, take: this.config.maxAppsPerDeveloper });
   }
 
+  /** Store pages kept in memory for a moment; ReviewService says when an approval has committed (storeListingChanged). */
+  readonly storePages = new StorePageCache();
+
+  /** An approval committed: the store lists a new app or a new version of one. */
+  storeListingChanged(): void {
+    this.storePages.invalidate();
+  }
+
   /** Approved apps as listed (their last approved version), newest listing first. */
-  async store(args: { category?: string | null; search?: string | null } & PageArgs): Promise<Connection<App>> {
+  async store(args: StorePageArgs): Promise<Connection<App>> {
+    return this.storePages.get(args) ?? this.storePages.through(args, () => this.readStorePage(args));
+  }
+
+  private async readStorePage(args: StorePageArgs): Promise<Connection<App>> {
     const page = readPage(args, ['string', 'string']);
     const where = ['a.published_listing IS NOT NULL'];
     const params: unknown[] = [];

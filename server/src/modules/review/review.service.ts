@@ -61,6 +61,8 @@ export class ReviewService {
       await this.notifications.notify(manager, app.ownerId, { kind: `APP_${input.outcome}`, message: this.message(app, input.outcome, reasons, note), appId: app.id });
       return { decision, app };
     });
+    // Committed: the store's cached pages would miss the newly listed version.
+    if (input.outcome === ReviewOutcome.APPROVED) this.apps.storeListingChanged();
     this.emailDeveloper(app, decision);
     return decision;
   }

@@ -1,0 +1,62 @@
+import type { Connection, PageArgs } from '../../platform/connection.js';
+import type { App } from './app.entity.js';
+
+/**
+ * How long a store page is served from memory. A listing changes only when a review approves an app:
+ * this process drops its pages when that commits, and another API process (README, Scaling out) shows
+ * it within this time.
+ */
+export const STORE_PAGE_TTL_MS = 1_000;
+/** Pages kept at most (browse pages by category and cursor); past it the cache starts again. */
+const MAX_PAGES = 500;
+
+export type StorePageArgs = { category?: string | null; search?: string | null } & PageArgs;
+
+/**
+ * The store's pages as anyone sees them (the public listing: the same for every reader), kept for
+ * STORE_PAGE_TTL_MS. The store page is the busiest public read, and its statement cost more than
+ * everything else about the request (benchmark 5, measured with an approval a second beside it).
+ * Searches are not kept: their text is the caller's, so they would fill the cache with one-offs.
+ */
+export class StorePageCache {
+  /** Off, every page is read from the database (benchmark 5 reports both figures). */
+  enabled = true;
+  private readonly pages = new Map<string, { page: Connection<App>; until: number }>();
+  /** Bumped when listings change: a read that began before a change must not store what it read. */
+  private generation = 0;
+
+  /** The cached page for these arguments, or undefined (not kept, expired, or not to be kept). */
+  get(args: StorePageArgs): Connection<App> | undefined {
+    const key = this.enabled ? keyOf(args) : undefined;
+    if (key === undefined) return undefined;
+    const entry = this.pages.get(key);
+    if (!entry) return undefined;
+    if (entry.until > Date.now()) return entry.page;
+    this.pages.delete(key);
+    return undefined;
+  }
+
+  /** Reads a page with `read` and keeps it, unless listings changed while it was being read. */
+  async through(args: StorePageArgs, read: () => Promise<Connection<App>>): Promise<Connection<App>> {
+    const generation = this.generation;
+    const page = await read();
+    const key = this.enabled ? keyOf(args) : undefined;
+    if (key !== undefined && generation === this.generation) {
+      if (this.pages.size >= MAX_PAGES) this.pages.clear();
+      this.pages.set(key, { page, until: Date.now() + STORE_PAGE_TTL_MS });
+    }
+    return page;
+  }
+
+  /** A listing changed and has committed: every page may be wrong now. */
+  invalidate(): void {
+    this.generation += 1;
+    this.pages.clear();
+  }
+}
+
+/** The page's identity; undefined for a search, which is not kept. */
+function keyOf(args: StorePageArgs): string | undefined {
+  if (args.search) return undefined;
+  return `${args.category ?? ''}\u0000${args.first ?? ''}\u0000${args.after ?? ''}\u0000${args.last ?? ''}\u0000${args.before ?? ''}`;
+}
