@@ -11,7 +11,7 @@ import { emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
 // receivers, with the retry schedule shortened to one quick retry (a delivery gives up in well under a second).
 const SCHEDULE = { WEBHOOK_RETRY_SCHEDULE: '100ms', WEBHOOK_TIMEOUT: '2s', WEBHOOK_CLAIM_LEASE: '4s' };
 
-const NOTIFICATIONS = '{ notifications(first: 100) { edges { node { kind message appId } } } }';
+const NOTIFICATIONS = '{ notifications(first: 100) { edges { node { kind message appId appName since lastError failedDeliveries } } } }';
 const RECOVER = 'mutation($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { appId since deliveriesQueued } }';
 const ENABLE = 'mutation($appId: ID!) { enableWebhook(appId: $appId) { id webhookState } }';
 const APP_STATE = 'query($id: ID!) { app(id: $id) { id webhookState } }';
@@ -30,7 +30,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
   }
 }
 
-async function notificationsOf(client: GraphQLTestClient, appId: string, kind: string): Promise<{ kind: string; message: string; appId: string }[]> {
+async function notificationsOf(client: GraphQLTestClient, appId: string, kind: string): Promise<{ kind: string; message: string; appId: string; [fact: string]: any }[]> {
   const { notifications } = await client.ok<{ notifications: { edges: { node: any }[] } }>(NOTIFICATIONS);
   return notifications.edges.map((e) => e.node).filter((n) => n.appId === appId && n.kind === kind);
 }
@@ -53,7 +53,7 @@ describe('failure alerts and bulk recovery', () => {
     const receiver = await WebhookReceiver.start(failing);
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
     const socket = developer.websocket();
-    const live = subscribe<{ notificationAdded: any }>(socket, 'subscription { notificationAdded { kind message appId } }');
+    const live = subscribe<{ notificationAdded: any }>(socket, 'subscription { notificationAdded { kind message appId appName since lastError failedDeliveries } }');
     await plaza.waitForSubscriptions(1);
     try {
       const started = Date.now();
@@ -71,12 +71,19 @@ describe('failure alerts and bulk recovery', () => {
       expect(since).toBeGreaterThanOrEqual(started - 1000);
       expect(since).toBeLessThanOrEqual(Date.now());
       expect(alert.message).toContain(`/developer/webhooks?appId=${app.id}&status=FAILED`);
+      // The facts of the message, for the portal to say it in its reader's language (issue 17).
+      const facts = { appName: app.name, lastError: 'HTTP 500', since: new Date(since).toISOString(), failedDeliveries: expect.any(Number) };
+      expect(alert).toMatchObject(facts);
+      expect(pushed.notificationAdded).toMatchObject(facts);
+      expect(alert.message).toContain(`${alert.failedDeliveries} deliver`);
 
       // Deliveries succeed again: one notice, however many succeed.
       receiver.responder = ok;
       for (const _ of [1, 2]) await waitForDelivery(developer, (await emitEvent(plaza, app.id)).id, (x) => x.status === 'SUCCEEDED');
       const recovered = await until('a WEBHOOK_RECOVERED notification', async () => (await notificationsOf(developer, app.id, 'WEBHOOK_RECOVERED'))[0]);
       expect(recovered.message).toContain('succeed again');
+      expect(recovered).toMatchObject({ appName: app.name, lastError: null, failedDeliveries: null });
+      expect(Date.parse(recovered.since)).toBeGreaterThan(since);
 
       // Failing again the same day: no second alert.
       receiver.responder = failing;
@@ -180,6 +187,8 @@ describe('automatic disable', () => {
     await until('the webhook disabled', async () => (await developer.ok<{ app: any }>(APP_STATE, { id: app.id })).app.webhookState === 'DISABLED');
     const notice = await until('a WEBHOOK_DISABLED notification', async () => (await notificationsOf(developer, app.id, 'WEBHOOK_DISABLED'))[0]);
     expect(notice.message).toContain('Last error: HTTP 500');
+    expect(notice).toMatchObject({ appName: app.name, lastError: 'HTTP 500', failedDeliveries: null });
+    expect(notice.message).toContain(`failed since ${notice.since} with no success`);
     expect(notice.message).toContain(`/developer/webhooks?appId=${app.id}&status=FAILED`);
     await waitForDelivery(developer, second.id, (x) => x.status === 'FAILED' && x.attempts.every((a: any) => a.finished));
 

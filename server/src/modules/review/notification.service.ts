@@ -5,6 +5,13 @@ import { readPage, toConnection, type Connection, type PageArgs } from '../../pl
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import { Notification } from './notification.entity.js';
 
+/** What a notification says: its English message and the facts it was written from (see Notification). */
+export type NotificationFields = { kind: string; message: string; appId: string | null } & Partial<
+  Pick<Notification, 'appName' | 'reasons' | 'note' | 'since' | 'lastError' | 'failedDeliveries'>
+>;
+
+const NO_FACTS = { appName: null, reasons: null, note: null, since: null, lastError: null, failedDeliveries: null };
+
 export class NotificationService {
   constructor(
     private readonly db: DataSource,
@@ -12,8 +19,8 @@ export class NotificationService {
   ) {}
 
   /** Records a notification in the caller's transaction; subscribers hear of it when that commits. */
-  async notify(manager: EntityManager, userId: string, fields: { kind: string; message: string; appId: string | null }): Promise<Notification> {
-    const notification = manager.create(Notification, { id: newId.notification(), userId, createdAt: new Date(), readAt: null, ...fields });
+  async notify(manager: EntityManager, userId: string, fields: NotificationFields): Promise<Notification> {
+    const notification = manager.create(Notification, { id: newId.notification(), userId, createdAt: new Date(), readAt: null, ...NO_FACTS, ...fields });
     await manager.insert(Notification, notification);
     await this.pubSub.publishIn(manager, Topic.NOTIFICATION_ADDED, userId, notification);
     return notification;

@@ -51,8 +51,12 @@ export class ReviewResolver {
     topicId: ({ context }: { context: RequestContext }) => requirePrincipal(context).userId,
     description: 'Your new notifications, live',
   })
-  notificationAdded(@Root() payload: Notification & { createdAt: string | Date; readAt: string | Date | null }): Notification {
+  notificationAdded(@Root() payload: Notification & { createdAt: string | Date; readAt: string | Date | null; since: string | Date | null }): Notification {
     // The payload crossed PostgreSQL NOTIFY as JSON; dates arrive as strings.
-    return Object.assign(new Notification(), payload, { createdAt: new Date(payload.createdAt), readAt: payload.readAt ? new Date(payload.readAt) : null });
+    return Object.assign(new Notification(), payload, {
+      createdAt: new Date(payload.createdAt),
+      readAt: payload.readAt ? new Date(payload.readAt) : null,
+      since: payload.since ? new Date(payload.since) : null,
+    });
   }
 }

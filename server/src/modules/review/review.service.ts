@@ -58,7 +58,13 @@ export class ReviewService {
       await manager.insert(ReviewDecision, decision);
       if (input.outcome === ReviewOutcome.APPROVED) await this.apps.markApproved(manager, app, decidedAt);
       else await this.apps.markRejected(manager, app.id);
-      await this.notifications.notify(manager, app.ownerId, { kind: `APP_${input.outcome}`, message: this.message(app, input.outcome, reasons, note), appId: app.id });
+      await this.notifications.notify(manager, app.ownerId, {
+        kind: `APP_${input.outcome}`,
+        message: this.message(app, input.outcome, reasons, note),
+        appId: app.id,
+        appName: app.name,
+        ...(input.outcome === ReviewOutcome.REJECTED ? { reasons, note } : {}),
+      });
       return { decision, app };
     });
     // Committed: the store's cached pages would miss the newly listed version.

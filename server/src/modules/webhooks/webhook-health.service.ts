@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { logger } from '../../platform/logger.js';
 import type { Mailer } from '../../platform/mailer.js';
-import type { NotificationService } from '../review/index.js';
+import type { NotificationFields, NotificationService } from '../review/index.js';
 import type { IdentityService } from '../identity/index.js';
 import { sqlLiterals } from './delivery/delivery-queries.js';
 import { DeliveryStatus, HELD_WHILE_DISABLED, OPEN_STATUSES, WebhookState } from './webhook.types.js';
@@ -115,7 +115,8 @@ export class WebhookHealthService {
         const text =
           `Plaza stopped sending "${app.name}" its webhook events: deliveries have failed since ${app.failing_since.toISOString()} with no success in between. ` +
           `Last error: ${app.last_error ?? 'unknown'}. New events are recorded but not sent. Fix the endpoint, press Enable in Webhook Logs, then recover the failed deliveries: ${this.logsLink(app.id)}`;
-        await this.notify(manager, app, WebhookNotice.DISABLED, text, `Webhook disabled: ${app.name}`, mails);
+        const facts = { since: app.failing_since, lastError: app.last_error };
+        await this.notify(manager, app, WebhookNotice.DISABLED, text, `Webhook disabled: ${app.name}`, mails, facts);
       }
       const failing = await updated<AppNotice & { failing_since: Date; last_error: string | null; failed_deliveries: number }>(manager, ALERT_FAILING);
       for (const app of failing) {
@@ -123,12 +124,13 @@ export class WebhookHealthService {
         const text =
           `Webhook deliveries of "${app.name}" are failing: ${gaveUp} gave up after every retry. Failing since ${app.failing_since.toISOString()}; ` +
           `last error: ${app.last_error ?? 'unknown'}. See the failed deliveries: ${this.logsLink(app.id)}`;
-        await this.notify(manager, app, WebhookNotice.FAILING, text, `Webhook failing: ${app.name}`, mails);
+        const facts = { since: app.failing_since, lastError: app.last_error, failedDeliveries: app.failed_deliveries };
+        await this.notify(manager, app, WebhookNotice.FAILING, text, `Webhook failing: ${app.name}`, mails, facts);
       }
       const recovered = await updated<AppNotice & { recovered_at: Date | null }>(manager, CLOSE_RECOVERED);
       for (const app of recovered) {
         const text = `Webhook deliveries of "${app.name}" succeed again${app.recovered_at ? ` (since ${app.recovered_at.toISOString()})` : ''}. Deliveries that failed meanwhile can be sent again with "Recover failed since…": ${this.logsLink(app.id)}`;
-        await this.notify(manager, app, WebhookNotice.RECOVERED, text, `Webhook recovered: ${app.name}`, mails);
+        await this.notify(manager, app, WebhookNotice.RECOVERED, text, `Webhook recovered: ${app.name}`, mails, { since: app.recovered_at });
       }
     });
     this.email(mails);
@@ -141,8 +143,10 @@ export class WebhookHealthService {
     message: string,
     subject: string,
     mails: { ownerId: string; subject: string; text: string }[],
+    facts: Pick<NotificationFields, 'since' | 'lastError' | 'failedDeliveries'>,
   ): Promise<void> {
-    await this.notifications.notify(manager, app.owner_id, { kind, message, appId: app.id });
+    // The facts beside the English message let the portal say it in the reader's language.
+    await this.notifications.notify(manager, app.owner_id, { kind, message, appId: app.id, appName: app.name, ...facts });
     mails.push({ ownerId: app.owner_id, subject, text: message });
   }
 
