@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
-import { useRef, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { useFragment as readFragment } from '../../gql';
 import { useLocale, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
@@ -32,6 +32,7 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   const [enable, enableState] = useMutation(EnableWebhookMutation);
   const [recover, recoverState] = useMutation(RecoverWebhookDeliveriesMutation);
   const [since, setSince] = useState('');
+  const sinceId = useId();
   const [recovery, setRecovery] = useState<Recovery | null>(null);
   const [justEnabled, setJustEnabled] = useState(false);
   // Deliveries seen queued (RETRYING) after the recovery was asked for: their next final status is the recovery's outcome.
@@ -99,16 +100,15 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
       {problem && <ErrorMessage message={serverProblem(problem).message} />}
       {showRecovery && (
         <form
-          className="inline-form"
+          className="recovery-form"
           onSubmit={(event) => {
             event.preventDefault();
             void startRecovery();
           }}
         >
-          <label>
-            {t('webhooks.recoverSince')}
-            <input type="datetime-local" required value={since} onChange={(event) => setSince(event.target.value)} />
-          </label>
+          {/* The label has a row of its own above the field, so it wraps rather than being squeezed beside it in any language. */}
+          <label htmlFor={sinceId}>{t('webhooks.recoverSince')}</label>
+          <input id={sinceId} type="datetime-local" required value={since} onChange={(event) => setSince(event.target.value)} />
           <button type="submit" disabled={disabled || recoverState.loading || !since}>
             {t('webhooks.recover')}
           </button>
