@@ -3,6 +3,7 @@ import type { MessageKey } from '../../i18n/strings';
 import type { Route } from '../../routes';
 import { Link } from '../../ui/Link';
 import { useQuery } from '@apollo/client/react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { CurrentViewerQuery } from '../session/current-viewer';
 
 const SECTIONS: { href: string; label: MessageKey; kinds: Route['kind'][] }[] = [
@@ -25,8 +26,10 @@ export function TopNav({ route }: { route: Route }) {
   // The shell already asked for the viewer; reading the cache keeps the nav from sending a request of its own.
   const roles = useQuery(CurrentViewerQuery, { fetchPolicy: 'cache-only' }).data?.me?.roles ?? [];
   const roleSections = ROLE_SECTIONS.filter((section) => section.roles.some((role) => roles.includes(role)));
+  const nav = useRef<HTMLElement>(null);
+  const more = useHiddenSides(nav);
   return (
-    <nav aria-label={t('nav.label')} className="top-nav">
+    <nav ref={nav} aria-label={t('nav.label')} className="top-nav" data-more-before={more.before ? '' : undefined} data-more-after={more.after ? '' : undefined}>
       <ul>
         {SECTIONS.map((section) => (
           <li key={section.href}>
@@ -45,4 +48,34 @@ export function TopNav({ route }: { route: Route }) {
       </ul>
     </nav>
   );
+}
+
+/**
+ * Which sides of a sideways-scrolling row hide links: on a phone the sections row is cut at the screen's
+ * edge, and the stylesheet fades that edge so it shows there is more to scroll to.
+ */
+function useHiddenSides(ref: RefObject<HTMLElement | null>): { before: boolean; after: boolean } {
+  const [sides, setSides] = useState({ before: false, after: false });
+  const measure = useCallback(() => {
+    const element = ref.current;
+    if (!element) return;
+    // A pixel of slack: zoomed pages report fractional scroll positions.
+    const before = element.scrollLeft > 1;
+    const after = element.scrollLeft + element.clientWidth < element.scrollWidth - 1;
+    setSides((current) => (current.before === before && current.after === after ? current : { before, after }));
+  }, [ref]);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    element.addEventListener('scroll', measure, { passive: true });
+    const resized = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(measure);
+    resized?.observe(element);
+    return () => {
+      element.removeEventListener('scroll', measure);
+      resized?.disconnect();
+    };
+  }, [ref, measure]);
+  // After every render too: the language and the sections a person may see change the row's width, not the nav's.
+  useEffect(measure);
+  return sides;
 }
