@@ -493,6 +493,16 @@ const en = {
   // Finishing touches (issue 17): labels of scrolling tables, the news of a first submission.
   'webhooks.headersTableLabel': 'Request headers of attempt {number}',
   'dev.submittedForReview': 'Submitted for review: due by {due}.',
+  // Notifications written from the server's facts (issue 17, finding 3); unknown kinds show the server's message.
+  'notice.APP_APPROVED': '"{app}" was approved and is listed in the store.',
+  'notice.APP_REJECTED': '"{app}" was rejected: {reasons}. Fix it and resubmit whenever you are ready.',
+  'notice.APP_REJECTED.note': '"{app}" was rejected: {reasons}. Reviewer’s note: {note} Fix it and resubmit whenever you are ready.',
+  'notice.WEBHOOK_FAILING': 'Webhook deliveries of "{app}" have been failing since {since}; deliveries that gave up after every retry: {count}. Last error: {error}.',
+  'notice.WEBHOOK_DISABLED':
+    'Plaza stopped sending "{app}" its webhook events: deliveries have failed since {since} with no success in between. Last error: {error}. New events are recorded but not sent. Fix the endpoint, press Enable webhook in Webhook Logs, then recover the failed deliveries.',
+  'notice.WEBHOOK_RECOVERED':
+    'Webhook deliveries of "{app}" succeed again (since {since}). Deliveries that failed meanwhile can be sent again with "Recover failed since…" in Webhook Logs.',
+  'notice.unknownError': 'unknown',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -990,6 +1000,15 @@ const vi: Record<MessageKey, string> = {
   'preCheck.detail.PRE_CHECKS.WARN': 'Không chạy được các bước kiểm tra tự động; hãy duyệt thủ công.',
   'webhooks.headersTableLabel': 'Header của yêu cầu ở lần thử {number}',
   'dev.submittedForReview': 'Đã gửi duyệt: hạn trước {due}.',
+  'notice.APP_APPROVED': '"{app}" đã được duyệt và có mặt trong cửa hàng.',
+  'notice.APP_REJECTED': '"{app}" bị từ chối: {reasons}. Hãy sửa và gửi lại khi bạn sẵn sàng.',
+  'notice.APP_REJECTED.note': '"{app}" bị từ chối: {reasons}. Ghi chú của người duyệt: {note} Hãy sửa và gửi lại khi bạn sẵn sàng.',
+  'notice.WEBHOOK_FAILING': 'Lượt gửi webhook của "{app}" đang thất bại từ {since}; số lượt đã bỏ cuộc sau mọi lần thử lại: {count}. Lỗi gần nhất: {error}.',
+  'notice.WEBHOOK_DISABLED':
+    'Plaza đã ngừng gửi sự kiện webhook cho "{app}": các lượt gửi thất bại liên tục từ {since}. Lỗi gần nhất: {error}. Sự kiện mới vẫn được ghi lại nhưng không được gửi. Hãy sửa endpoint, bấm Bật webhook trong Nhật ký webhook, rồi khôi phục các lượt gửi thất bại.',
+  'notice.WEBHOOK_RECOVERED':
+    'Lượt gửi webhook của "{app}" đã thành công trở lại (từ {since}). Có thể gửi lại các lượt thất bại trong thời gian đó bằng "Khôi phục lượt thất bại từ…" trong Nhật ký webhook.',
+  'notice.unknownError': 'không rõ',
 };
 
 export const STRINGS: Record<Locale, Record<MessageKey, string>> = { en, vi };

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
 import { graphqlResponder, respond, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
 import type { NotificationFieldsFragment } from '../../gql/graphql';
+import { LocaleProvider } from '../../i18n/i18n';
 import { NotificationBell } from './NotificationBell';
 import { MarkNotificationReadMutation, NotificationsQuery } from './notifications';
 
@@ -16,6 +17,12 @@ const notification = (id: string, message: string, readAt: string | null): Wire<
   kind: 'REVIEW_DECIDED',
   message,
   appId: 'app_1',
+  appName: null,
+  reasons: null,
+  note: null,
+  since: null,
+  lastError: null,
+  failedDeliveries: null,
   createdAt: '2030-01-01T00:00:00.000Z',
   readAt,
 });
@@ -135,5 +142,51 @@ describe('notifications bell', () => {
     expect(window.location.pathname).toBe('/developer/apps/app_1');
     await screen.findByRole('button', { name: 'Notifications, 0 unread' });
     expect(calls.filter((call) => call.operationName === 'MarkNotificationRead')).toEqual([{ operationName: 'MarkNotificationRead', variables: { id: 'ntf_2' } }]);
+  });
+
+  it('says a review decision and a webhook alert in the reader’s language from their facts, and a kind it does not know as the server wrote it', async () => {
+    const facts = (
+      id: string,
+      kind: string,
+      extra: Partial<Pick<NotificationFieldsFragment, 'appName' | 'reasons' | 'note' | 'since' | 'lastError'>>,
+    ): Wire<NotificationFieldsFragment> => ({
+      ...notification(id, `English text of ${kind}`, null),
+      kind,
+      appName: 'Sổ Tay',
+      ...extra,
+    });
+    server.respondWith(
+      graphqlResponder([
+        respond(NotificationsQuery, {
+          data: {
+            notifications: {
+              __typename: 'NotificationConnection',
+              edges: [
+                facts('ntf_4', 'APP_REJECTED', { reasons: ['INVALID_ICON', 'OTHER'], note: 'The menu overlaps the recipe.' }),
+                facts('ntf_3', 'WEBHOOK_DISABLED', { since: '2030-01-02T03:04:00.000Z', lastError: 'HTTP 500' }),
+                facts('ntf_2', 'APP_FEATURED', {}),
+                // Stored before notifications kept their facts: the server's message.
+                facts('ntf_1', 'APP_APPROVED', { appName: null }),
+              ].map((node) => ({ __typename: 'NotificationEdge' as const, node })),
+            },
+          },
+        }),
+      ]),
+    );
+    const { client } = clientWithLiveFeed();
+    render(
+      <ApolloProvider client={client}>
+        <LocaleProvider locale="vi">
+          <NotificationBell />
+        </LocaleProvider>
+      </ApolloProvider>,
+    );
+    fireEvent.click(await screen.findByRole('button', { name: 'Thông báo, 4 chưa đọc' }));
+    const texts = screen.getAllByRole('link').map((link) => link.textContent);
+    expect(texts[0]).toBe(
+      '"Sổ Tay" bị từ chối: Biểu tượng không phải ảnh 512×512 hợp lệ; Lý do khác (xem ghi chú). Ghi chú của người duyệt: The menu overlaps the recipe. Hãy sửa và gửi lại khi bạn sẵn sàng.',
+    );
+    expect(texts[1]).toMatch(/^Plaza đã ngừng gửi sự kiện webhook cho "Sổ Tay": các lượt gửi thất bại liên tục từ .*02\/01\/2030.*\. Lỗi gần nhất: HTTP 500\./);
+    expect(texts.slice(2)).toEqual(['English text of APP_FEATURED', 'English text of APP_APPROVED']);
   });
 });

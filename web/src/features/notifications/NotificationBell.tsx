@@ -5,6 +5,7 @@ import { useFormat, useT } from '../../i18n/i18n';
 import { developerAppPath } from '../../routes';
 import { BellIcon } from '../../ui/icons';
 import { Link } from '../../ui/Link';
+import { notificationText } from './notification-text';
 import { MarkNotificationReadMutation, NotificationAddedSubscription, NotificationFields, NotificationsQuery } from './notifications';
 
 export function NotificationBell() {
@@ -89,10 +90,10 @@ export function NotificationBell() {
                   {!notification.readAt && <span className="visually-hidden">{t('bell.unread')}: </span>}
                   {notification.appId ? (
                     <Link href={developerAppPath(notification.appId)} onClick={() => choose(notification)}>
-                      {notification.message}
+                      {notificationText(t, format, notification)}
                     </Link>
                   ) : (
-                    <span>{notification.message}</span>
+                    <span>{notificationText(t, format, notification)}</span>
                   )}
                   <time dateTime={notification.createdAt}>{format.instant(notification.createdAt)}</time>
                 </li>

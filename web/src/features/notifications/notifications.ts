@@ -6,6 +6,12 @@ export const NotificationFields = graphql(`
     kind
     message
     appId
+    appName
+    reasons
+    note
+    since
+    lastError
+    failedDeliveries
     createdAt
     readAt
   }
