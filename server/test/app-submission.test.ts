@@ -55,7 +55,8 @@ describe('submitApp', () => {
   });
 
   // One failing field at a time: the answer names it, says why, and nothing is stored.
-  const invalid: [string, Record<string, unknown>, string, RegExp][] = [
+  // The rules the web form cannot run (they depend on configuration) also carry a reason to word them by.
+  const invalid: [string, Record<string, unknown>, string, RegExp, string?][] = [
     ['empty name', { name: '  ' }, 'name', /required/],
     ['name over 60 characters', { name: 'n'.repeat(61) }, 'name', /at most 60/],
     ['short description over 120 characters', { shortDescription: 'd'.repeat(121) }, 'shortDescription', /at most 120 characters \(it has 121\)/],
@@ -71,17 +72,17 @@ describe('submitApp', () => {
     ['paid with price 0', { pricing: 'PAID', pricePoints: 0 }, 'pricePoints', /greater than 0/],
     ['paid with a negative price', { pricing: 'PAID', pricePoints: -5 }, 'pricePoints', /greater than 0/],
     ['free with a price', { pricing: 'FREE', pricePoints: 10 }, 'pricePoints', /empty for a free app/],
-    ['webhook URL over http', { webhookUrl: 'http://hooks.example.com/' }, 'webhookUrl', /HTTPS/],
-    ['webhook URL on loopback', { webhookUrl: 'https://127.0.0.1/hook' }, 'webhookUrl', /internal address/],
-    ['webhook URL on a decimal loopback spelling', { webhookUrl: 'https://2130706433/hook' }, 'webhookUrl', /internal address/],
-    ['webhook URL on the metadata address', { webhookUrl: 'https://169.254.169.254/latest' }, 'webhookUrl', /internal address/],
-    ['webhook URL on localhost', { webhookUrl: 'https://localhost/hook' }, 'webhookUrl', /internal host name/],
+    ['webhook URL over http', { webhookUrl: 'http://hooks.example.com/' }, 'webhookUrl', /HTTPS/, 'WEBHOOK_NOT_HTTPS'],
+    ['webhook URL on loopback', { webhookUrl: 'https://127.0.0.1/hook' }, 'webhookUrl', /internal address/, 'WEBHOOK_INTERNAL_ADDRESS'],
+    ['webhook URL on a decimal loopback spelling', { webhookUrl: 'https://2130706433/hook' }, 'webhookUrl', /internal address/, 'WEBHOOK_INTERNAL_ADDRESS'],
+    ['webhook URL on the metadata address', { webhookUrl: 'https://169.254.169.254/latest' }, 'webhookUrl', /internal address/, 'WEBHOOK_INTERNAL_ADDRESS'],
+    ['webhook URL on localhost', { webhookUrl: 'https://localhost/hook' }, 'webhookUrl', /internal host name/, 'WEBHOOK_INTERNAL_ADDRESS'],
     ['webhook URL that is not a URL', { webhookUrl: 'hooks' }, 'webhookUrl', /absolute URL/],
   ];
-  it.each(invalid)('refuses %s, naming the field and storing nothing', async (_case, override, field, why) => {
+  it.each(invalid)('refuses %s, naming the field and storing nothing', async (_case, override, field, why, reason) => {
     const [apps, secrets] = [await storedAppCount(), await storedSecretCount()];
     const error = await developer.error(SUBMIT_APP, { input: validAppInput(override) });
-    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', field });
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', field, ...(reason ? { reason } : {}) });
     expect(error.message).toMatch(why);
     expect(await storedAppCount()).toBe(apps);
     expect(await storedSecretCount()).toBe(secrets);

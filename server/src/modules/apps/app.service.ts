@@ -60,9 +60,9 @@ export class AppService {
     if (fields.webhookUrl) {
       const url = new URL(fields.webhookUrl);
       if (!this.config.webhookAllowPrivateUrls) {
-        if (url.protocol !== 'https:') throw badInput('webhookUrl', 'webhookUrl must use HTTPS (https://...)');
+        if (url.protocol !== 'https:') throw appErrors.webhookNotHttps();
         const reason = blockedHostReason(url);
-        if (reason) throw badInput('webhookUrl', `webhookUrl cannot point at an internal address: ${reason}`);
+        if (reason) throw appErrors.webhookInternal(reason);
       }
     }
   }
