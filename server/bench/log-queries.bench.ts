@@ -44,7 +44,7 @@ const STATUSES_QUERIED = [DeliveryStatus.SUCCEEDED, DeliveryStatus.FAILED, Deliv
 /** One seeded delivery every 5 s of history, ending now: 1,000,000 are about 58 days. */
 const SPACING_MS = 5_000;
 const SEED_CHUNK = 100_000;
-const TABLES = ['webhook_events', 'webhook_deliveries', 'webhook_attempts'];
+const TABLES = ['webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_request_headers'];
 
 /** The Webhook Logs page's own list query (web/src/features/webhook-logs/webhook-deliveries.ts). */
 const LIST_QUERY = `query WebhookDeliveries($filter: WebhookDeliveryFilter, $first: Int) {
@@ -150,7 +150,7 @@ export const randomUlidPart = `${crockford('(random() * 1099511627775)::bigint',
  * Deliveries number `from` to `to - 1` of a history starting at `historyStart` (ms), written with
  * set-based SQL in the real schema: ids shaped like `newWebhookId` (event time in the ULID), the
  * exact body `webhookPayload` builds, two events (purchased, installed) per purchase, and three
- * attempts per delivery with the headers the engine records. Ends with VACUUM ANALYZE, as autovacuum would.
+ * attempts per delivery with the headers the engine records (shared ones once per delivery). Ends with VACUUM ANALYZE, as autovacuum would.
  */
 export async function seedDeliveries(client: pg.Client, appIds: string[], from: number, to: number, historyStart: number): Promise<void> {
   for (let start = from; start < to; start += SEED_CHUNK) {
@@ -188,25 +188,28 @@ export async function seedDeliveries(client: pg.Client, appIds: string[], from: 
               at, at + interval '15 minutes'
          FROM seed`,
     );
-    // Attempts 1 and 2 answered 500; the third 200 for a delivery that succeeded, 500 otherwise.
+    // The headers its attempts share, once per delivery, as the engine keeps them (delivery/request-headers-sql.ts):
+    // the body signature and the event; the rest is known from the delivery and the attempt.
+    await client.query(
+      `INSERT INTO webhook_request_headers (delivery_id, headers)
+       SELECT delivery_id, jsonb_build_object('x-platform-signature', 'sha256=' || md5(delivery_id) || md5(event_id), 'x-platform-event', type)
+         FROM seed`,
+    );
+    // Attempts 1 and 2 answered 500; the third 200 for a delivery that succeeded, 500 otherwise. Each keeps its timestamped signature.
     await client.query(
       `INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, error, response_body_excerpt, url, request_headers, finished)
        SELECT delivery_id, n, 'SCHEDULED', at + (n - 1) * interval '5 minutes', 40 + (i * n) % 300, code,
               CASE WHEN code = 500 THEN 'HTTP 500' END,
               CASE WHEN code = 500 THEN '{"error":"upstream unavailable"}' ELSE '{"ok":true}' END,
               'https://hooks.bench.example/plaza',
-              jsonb_build_object('content-type', 'application/json', 'user-agent', 'Plaza-Webhooks/1.0',
-                'x-platform-signature', 'sha256=' || md5(delivery_id || n) || md5(n || delivery_id),
-                'x-platform-event', type, 'x-platform-delivery', delivery_id, 'x-platform-attempt', n::text,
-                'webhook-id', delivery_id, 'webhook-timestamp', (ms / 1000 + (n - 1) * 300)::text,
-                'webhook-signature', 'v1,' || encode(decode(md5(delivery_id) || md5(event_id), 'hex'), 'base64')),
+              jsonb_build_object('webhook-signature', 'v1,' || encode(decode(md5(delivery_id || n) || md5(event_id || n), 'hex'), 'base64')),
               true
          FROM seed, generate_series(1, 3) n,
               LATERAL (SELECT CASE WHEN n = 3 AND status = 'SUCCEEDED' THEN 200 ELSE 500 END AS code) c`,
     );
     await client.query('COMMIT');
   }
-  await client.query('VACUUM ANALYZE webhook_events, webhook_deliveries, webhook_attempts');
+  await client.query('VACUUM ANALYZE webhook_events, webhook_deliveries, webhook_attempts, webhook_request_headers');
 }
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;

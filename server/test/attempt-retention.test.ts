@@ -66,6 +66,18 @@ describe('attempt retention', () => {
     expect(await pruneOldAttempts(plaza.services.db, 30 * DAY)).toBe(0);
   });
 
+  it('deletes the request headers those attempts shared with them', async () => {
+    const old = await deliveryFrom(50, 'SUCCEEDED', 1);
+    const recent = await deliveryFrom(5, 'SUCCEEDED', 1);
+    for (const id of [old, recent])
+      await plaza.services.db.query(`INSERT INTO webhook_request_headers (delivery_id, headers) VALUES ($1, '{"x-platform-event": "app.purchased"}')`, [id]);
+
+    await pruneOldAttempts(plaza.services.db, 30 * DAY);
+
+    const kept = await plaza.services.db.query(`SELECT delivery_id FROM webhook_request_headers WHERE delivery_id = ANY($1::text[])`, [[old, recent]]);
+    expect(kept).toEqual([{ delivery_id: recent }]);
+  });
+
   it('is configured by WEBHOOK_ATTEMPT_RETENTION, 90 days by default', () => {
     expect(loadConfig({}).webhookAttemptRetentionMs).toBe(90 * DAY);
     expect(loadConfig({ WEBHOOK_ATTEMPT_RETENTION: '14d' }).webhookAttemptRetentionMs).toBe(14 * DAY);

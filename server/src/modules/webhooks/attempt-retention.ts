@@ -11,7 +11,8 @@ const PRUNE_BATCH = 5_000;
  * Deletes the attempts of finished (SUCCEEDED or FAILED) deliveries created more than `retentionMs`
  * ago; the deliveries stay, with their status and attempt count. Delivery ids start with their
  * creation time (ULID), so "older than" is a range of the attempts' primary key, with no index of
- * its own to maintain on the delivery path. Returns how many attempts it deleted.
+ * its own to maintain on the delivery path. Returns how many attempts it deleted (their deliveries'
+ * shared request headers go too).
  */
 export async function pruneOldAttempts(db: DataSource, retentionMs: number, now = Date.now(), shouldStop: () => boolean = () => false): Promise<number> {
   // The smallest id a delivery created at the cutoff can have: the prefix and the time part of its ULID.
@@ -28,6 +29,20 @@ export async function pruneOldAttempts(db: DataSource, retentionMs: number, now 
       [cutoffId],
     );
     deleted += count;
+    if (shouldStop()) return deleted;
+    if (count < PRUNE_BATCH) break;
+  }
+  // The headers their attempts shared (request-headers-sql.ts) go with them: nothing else reads them.
+  for (;;) {
+    const [, count]: [unknown, number] = await db.query(
+      `DELETE FROM webhook_request_headers h
+        USING (SELECT h2.delivery_id
+                 FROM webhook_request_headers h2 JOIN webhook_deliveries d ON d.id = h2.delivery_id
+                WHERE h2.delivery_id < $1 AND d.status IN (${SETTLED})
+                LIMIT ${PRUNE_BATCH}) old
+        WHERE h.delivery_id = old.delivery_id`,
+      [cutoffId],
+    );
     if (count < PRUNE_BATCH || shouldStop()) return deleted;
   }
 }

@@ -42,9 +42,16 @@ export class DeliveryAttempt {
   @Column({ type: 'text', nullable: true })
   url: string | null;
 
-  /** The request headers exactly as sent, so a developer can reproduce the signature check. */
+  /**
+   * What this attempt's request headers add to those expected and shared by its delivery's attempts
+   * (webhook_request_headers; delivery/request-headers-sql.ts says how): in practice the timestamped
+   * signature alone. Null when nothing was sent.
+   */
   @Column({ type: 'jsonb', name: 'request_headers', nullable: true })
-  requestHeaders: Record<string, string> | null;
+  requestHeaderChanges: Record<string, string | null> | null;
+
+  /** The request headers exactly as sent, so a developer can reproduce the signature check; composed when read (ATTEMPTS_OF_DELIVERIES). */
+  requestHeaders?: Record<string, string> | null;
 
   /** Whether the attempt has an outcome; false only while in flight or when interrupted and not yet closed. */
   @Column({ type: 'boolean', default: false })

@@ -12,6 +12,7 @@ import { WebhookHealth1796000013000 } from './1796000013000-WebhookHealth.js';
 import { WebhookEventFilter1796000014000 } from './1796000014000-WebhookEventFilter.js';
 import { LocalForwards1796000016000 } from './1796000016000-LocalForwards.js';
 import { DeliveryRollups1796000017000 } from './1796000017000-DeliveryRollups.js';
+import { DeliveryHeadersOnce1796000019000 } from './1796000019000-DeliveryHeadersOnce.js';
 import { NotificationFacts1796000021000 } from './1796000021000-NotificationFacts.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
@@ -29,5 +30,6 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   WebhookEventFilter1796000014000,
   LocalForwards1796000016000,
   DeliveryRollups1796000017000,
+  DeliveryHeadersOnce1796000019000,
   NotificationFacts1796000021000,
 ];

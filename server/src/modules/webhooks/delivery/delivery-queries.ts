@@ -1,5 +1,6 @@
 import { AttemptTrigger, DeliveryStatus, OPEN_STATUSES } from '../webhook.types.js';
 import { ROLL_UP } from './attempt-rollup.js';
+import { attemptHeaders, headersAsSent, sharedHeaders } from './request-headers-sql.js';
 
 /**
  * Every statement of the delivery engine, built once at load from the constants the code uses
@@ -309,11 +310,19 @@ const APP_HEALTH = `outcomes AS (
 export const WRITE_RESULTS = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
                 error text, excerpt text, url text, headers jsonb, status text, next_attempt_at timestamptz, held_reason text)
-       ), ${ROLL_UP('$3', '$4')}, attempts AS (
+       ), ${ROLL_UP('$3', '$4')}, shared AS (
+         -- The first attempt sent stores the headers its delivery's attempts share (request-headers-sql.ts).
+         INSERT INTO webhook_request_headers (delivery_id, headers)
+         SELECT DISTINCT ON (delivery_id) delivery_id, ${sharedHeaders('headers', 'delivery_id')} FROM r WHERE headers IS NOT NULL ORDER BY delivery_id, number
+         ON CONFLICT (delivery_id) DO NOTHING
+         RETURNING delivery_id, headers
+       ), attempts AS (
          UPDATE webhook_attempts a
             SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
-                response_body_excerpt = r.excerpt, url = r.url, request_headers = r.headers, finished = true
-           FROM r WHERE a.delivery_id = r.delivery_id AND a.number = r.number
+                response_body_excerpt = r.excerpt, url = r.url, request_headers = ${attemptHeaders('r.headers', 'COALESCE(s.headers, h.headers)', 'r.delivery_id', 'r.number', 'r.started_at')},
+                finished = true
+           FROM r LEFT JOIN shared s ON s.delivery_id = r.delivery_id LEFT JOIN webhook_request_headers h ON h.delivery_id = r.delivery_id
+          WHERE a.delivery_id = r.delivery_id AND a.number = r.number
        ), moved_on AS (
          UPDATE webhook_deliveries d
             SET status = r.status, next_attempt_at = r.next_attempt_at,
@@ -367,9 +376,24 @@ export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
          FROM reserved r
          ${JOIN_ATTEMPT_MATERIALS('r')}`;
 
-/** Attempt $2 of delivery $1 finished: its record. */
-export const RECORD_MANUAL_ATTEMPT = `UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7, url = $8, request_headers = $9, finished = true
-          WHERE delivery_id = $1 AND number = $2`;
+/** Attempt $2 of delivery $1 finished: its record ($9: the headers sent, kept as WRITE_RESULTS keeps them). */
+export const RECORD_MANUAL_ATTEMPT = `WITH shared AS (
+         INSERT INTO webhook_request_headers (delivery_id, headers)
+         SELECT $1, ${sharedHeaders('$9::jsonb', '$1::text')} WHERE $9::jsonb IS NOT NULL
+         ON CONFLICT (delivery_id) DO NOTHING
+         RETURNING headers
+       )
+       UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7, url = $8,
+              request_headers = ${attemptHeaders('$9::jsonb', 'COALESCE((SELECT headers FROM shared), (SELECT headers FROM webhook_request_headers WHERE delivery_id = $1))', '$1::text', '$2::int', '$3::timestamptz')},
+              finished = true
+        WHERE delivery_id = $1 AND number = $2`;
+
+/** The attempts of deliveries $1 (ids), oldest first per delivery, with their headers as sent. */
+export const ATTEMPTS_OF_DELIVERIES = `SELECT a.delivery_id, a.number, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, a.response_body_excerpt, a.url, a.finished,
+              ${headersAsSent('a.request_headers', 'h.headers', 'a.delivery_id', 'a.number', 'a.started_at')} AS request_headers
+         FROM webhook_attempts a LEFT JOIN webhook_request_headers h ON h.delivery_id = a.delivery_id
+        WHERE a.delivery_id = ANY($1::text[])
+        ORDER BY a.delivery_id, a.number`;
 
 /** After a manual attempt of delivery $1: success ($2) settles it; a failure leaves status and schedule as they were. */
 export const SETTLE_AFTER_MANUAL_ATTEMPT = `UPDATE webhook_deliveries
