@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { findFreePort } from '../platform/embedded-postgres.js';
@@ -32,6 +32,13 @@ export interface SubscriptionsResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /**
+   * The server process's CPU (user + system) over the measured updates, per subscriber message, µs: on a
+   * busy machine latency moves with everyone else's load, this much less.
+   */
+  serverCpuUsPerMessage: number;
+  /** The same for this process, which holds the subscribers (and commits the few events): the other side of each message. */
+  subscribersCpuUsPerMessage: number;
 }
 
 const SUBSCRIPTION = 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status updatedAt } }';
@@ -107,12 +114,23 @@ export async function subscriptionsBenchmark(size: 'tiny' | 'full'): Promise<Sub
         const rssAfterMiB = median([0, 1, 2].map(() => residentMiB(server.pid)));
 
         const updates = Math.round(ratePerSecond * durationSeconds);
+        const cpuBeforeMs = processCpuMs(server.pid);
+        const ownCpuBefore = process.cpuUsage();
         const deliveryIds = await commitOnSchedule(producer, appId, updates, ratePerSecond);
         // Losses are counted below rather than thrown, so the report shows them.
         await waitForAll(tally, subscriberCount * (1 + updates), WAIT_FOR_ALL_MS).catch(() => undefined);
+        const serverCpuMs = processCpuMs(server.pid) - cpuBeforeMs;
+        const ownCpu = process.cpuUsage(ownCpuBefore);
 
         const latencies = subscribers.flatMap((s) => deliveryIds.filter((id) => s.latencyById.has(id)).map((id) => s.latencyById.get(id)!));
         const expectedMessages = subscriberCount * updates;
+        const p99Ms = percentile(latencies, 99);
+        const serverCpuUsPerMessage = (serverCpuMs * 1000) / Math.max(1, latencies.length);
+        const subscribersCpuUsPerMessage = (ownCpu.user + ownCpu.system) / Math.max(1, latencies.length);
+        // Each run's figure as it ends: a later run that fails (a busy machine) does not take it with it.
+        process.stderr.write(
+          `subscriptions run: p50 ${percentile(latencies, 50)} ms, p99 ${p99Ms} ms, CPU per message: server ${serverCpuUsPerMessage.toFixed(1)} µs, subscribers ${subscribersCpuUsPerMessage.toFixed(1)} µs, received ${latencies.length} of ${expectedMessages}\n`,
+        );
         return {
           subscribers: subscriberCount,
           connectSeconds,
@@ -127,8 +145,10 @@ export async function subscriptionsBenchmark(size: 'tiny' | 'full'): Promise<Sub
           lost: expectedMessages - latencies.length,
           subscriptionErrors: tally.errors,
           p50Ms: percentile(latencies, 50),
-          p99Ms: percentile(latencies, 99),
+          p99Ms,
           maxMs: latencies.reduce((a, b) => Math.max(a, b), 0),
+          serverCpuUsPerMessage,
+          subscribersCpuUsPerMessage,
         };
       } finally {
         await Promise.all(subscribers.map((s) => s.client.dispose()));
@@ -141,6 +161,14 @@ export async function subscriptionsBenchmark(size: 'tiny' | 'full'): Promise<Sub
     await producer.stop();
     await database.close();
   }
+}
+
+/** CPU time (user + system) a process has used so far, ms (/proc counts 10 ms clock ticks). */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th of the line.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function connectSubscriber(serverUrl: string, token: string, appId: string, tally: Tally): { subscriber: Subscriber; connected: Promise<void> } {
@@ -240,20 +268,28 @@ NOTIFY carries it to the API's listener, graphql-ws sends it to every subscriber
 | Resident memory per 1,000 subscribers | ${r.mbPer1000.toFixed(1)} MB | <= 25 MB: ${verdict(r.mbPer1000 <= 25)} |
 | Connecting all (batches of ${CONNECT_BATCH}) | ${r.connectSeconds.toFixed(1)} s | |
 | Latency, \`updatedAt\` to receipt: p50 / p99 / max | ${r.p50Ms} / ${r.p99Ms} / ${r.maxMs} ms | p99 <= 250 ms: ${verdict(r.p99Ms <= 250)} |
+| CPU (user + system) per subscriber message, over the updates: server / subscribers' process | ${r.serverCpuUsPerMessage.toFixed(1)} µs / ${r.subscribersCpuUsPerMessage.toFixed(1)} µs | |
 | Messages received / expected (${r.updates} updates x ${fmt(r.subscribers)}) | ${fmt(r.received)} / ${fmt(r.expectedMessages)} (errors: ${fmt(r.subscriptionErrors)}) | lost 0: ${verdict(r.lost === 0)} (${fmt(r.lost)}) |
 
 Memory is read ${SETTLE_MS / 1000} s after every subscriber has received a first update; latency is the
 subscriber's clock at receipt minus the delivery's \`updatedAt\` (PostgreSQL's clock_timestamp() on the
 same machine, written just before the NOTIFY), over every subscriber and update.
 
-What bounds it now: the server's one core, per subscriber. Each update is executed once for all
-subscribers asking the same question as the same person (\`platform/subscription-execution.ts\`);
-before that, graphql execution per subscriber and its garbage made each update cost about 87 µs per
-subscriber and p99 was 0.7-2.4 s. Profiled now (\`node --cpu-prof\` on the server), an update costs
-about 40 µs per subscriber: the WebSocket write (one writev per socket, on loopback including the
-receiving side's TCP work) about 40% of it, graphql-ws serialising the message for each subscriber
-about 15%, garbage collection about 15%. So one update's ${fmt(r.subscribers)} messages take about
-${Math.round((r.subscribers * 40) / 1000)} ms to leave, and the last subscribers of the burst set the p99.
+What bounds it now: the server's one core, per subscriber, and mostly beneath JavaScript. An update is
+executed once per distinct question (same query, operation and variables, asked by subscribers equal in
+everything authorization reads: \`platform/subscription-execution.ts\`) and its JSON is made once; a
+subscriber's frame is that text in an envelope with its subscription id. The pub/sub hands each update
+straight to the frame writer, and one pass per burst writes every subscriber's frames, a socket's frames
+corked into one write (\`platform/subscription-frames.ts\`). Before that, graphql-ws stringified and sent
+each subscriber's message itself, through several promises per subscriber and update: 23-29 µs of server
+CPU per message against 11-18 µs after, in runs of both taken in turn on the same machine. Profiled now
+(\`node --cpu-prof\` on the server, over the updates), a message's CPU is the writev system call of its
+socket (on loopback including the receiving side's TCP work) about 45%, garbage collection about 20%, ws's
+framing and Node's stream writes about 15%, the rest (dispatch, the shared answer, the frame) about 20%.
+So one update's ${fmt(r.subscribers)} messages take about ${Math.round((r.subscribers * r.serverCpuUsPerMessage) / 1000)} ms of one core to leave
+(${r.serverCpuUsPerMessage.toFixed(1)} µs each), and the last subscribers of the burst set the p99: the server needs that
+much of a core within the 250 ms, on a machine whose two cores also run the subscribers (${Math.round((r.subscribers * r.subscribersCpuUsPerMessage) / 1000)} ms of a core to
+read one update's messages) and PostgreSQL.
 Memory: a WebSocket, its graphql-ws context and the upgrade request it keeps, per subscriber;
 query texts are parsed and validated once (it was about 38 MB per 1,000 when each subscriber had its own copy).
 `;
