@@ -503,6 +503,26 @@ const en = {
   'notice.WEBHOOK_RECOVERED':
     'Webhook deliveries of "{app}" succeed again (since {since}). Deliveries that failed meanwhile can be sent again with "Recover failed since…" in Webhook Logs.',
   'notice.unknownError': 'unknown',
+  // Server refusals by (code, reason) or (code, field) for readers of other languages (useProblemText); sign-in's own failures.
+  'serverError.RATE_LIMITED': 'Too many requests; try again in {seconds} s.',
+  'serverError.BAD_USER_INPUT.email': 'The server did not accept this e-mail address.',
+  'serverError.BAD_USER_INPUT.WEBHOOK_NOT_HTTPS': 'This server accepts only webhook URLs that start with https://.',
+  'serverError.BAD_USER_INPUT.WEBHOOK_INTERNAL_ADDRESS':
+    'The webhook URL points at an internal address (this machine or a private network); use an address reachable from the internet.',
+  'serverError.BAD_USER_INPUT.pricePoints': 'The price does not match the pricing: a paid app needs a price of at least 1 point, a free app none.',
+  'serverError.BAD_USER_INPUT.APP_NOT_APPROVED': 'This app is not approved, so it is not in the store.',
+  'serverError.BAD_USER_INPUT.FREE_APP': 'This app is free: install it instead of buying it.',
+  'serverError.BAD_USER_INPUT.PAID_APP': 'This app is paid: buy it instead of installing it.',
+  'serverError.CONFLICT.TOO_MANY_APPS': 'You already have as many apps as one account may have; update one of them instead.',
+  'serverError.CONFLICT.ALREADY_OWNED': 'This app is already in your library.',
+  'serverError.CONFLICT.NOT_OWNED': 'This app is not in your library.',
+  'serverError.CONFLICT.ALREADY_REFUNDED': 'This purchase was already refunded.',
+  'serverError.CONFLICT.OWN_ADMIN_ROLE': 'You cannot revoke your own admin role; another admin can.',
+  'serverError.CONFLICT.ROLE_FROM_CONFIGURATION': 'This role comes from the server’s configuration; it can be taken away only there.',
+  'serverError.CONFLICT.ROLE_IMPLIED_BY_ADMIN': 'Admins also review: revoke the admin role to take the reviewer role away.',
+  'session.unreachable': 'Could not reach the Plaza server ({detail}).',
+  'session.devSignInOff': 'Development sign-in is turned off on this server.',
+  'session.httpFailed': 'The server answered HTTP {status}.',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -1009,6 +1029,24 @@ const vi: Record<MessageKey, string> = {
   'notice.WEBHOOK_RECOVERED':
     'Lượt gửi webhook của "{app}" đã thành công trở lại (từ {since}). Có thể gửi lại các lượt thất bại trong thời gian đó bằng "Khôi phục lượt thất bại từ…" trong Nhật ký webhook.',
   'notice.unknownError': 'không rõ',
+  'serverError.RATE_LIMITED': 'Quá nhiều yêu cầu; hãy thử lại sau {seconds} giây.',
+  'serverError.BAD_USER_INPUT.email': 'Máy chủ không chấp nhận địa chỉ e-mail này.',
+  'serverError.BAD_USER_INPUT.WEBHOOK_NOT_HTTPS': 'Máy chủ này chỉ chấp nhận URL webhook bắt đầu bằng https://.',
+  'serverError.BAD_USER_INPUT.WEBHOOK_INTERNAL_ADDRESS': 'URL webhook trỏ tới một địa chỉ nội bộ (máy này hoặc mạng riêng); hãy dùng một địa chỉ truy cập được từ internet.',
+  'serverError.BAD_USER_INPUT.pricePoints': 'Giá không khớp với hình thức bán: ứng dụng trả phí cần giá ít nhất 1 điểm, ứng dụng miễn phí thì không có giá.',
+  'serverError.BAD_USER_INPUT.APP_NOT_APPROVED': 'Ứng dụng này chưa được duyệt nên không có trong cửa hàng.',
+  'serverError.BAD_USER_INPUT.FREE_APP': 'Ứng dụng này miễn phí: hãy cài đặt thay vì mua.',
+  'serverError.BAD_USER_INPUT.PAID_APP': 'Ứng dụng này trả phí: hãy mua thay vì cài đặt.',
+  'serverError.CONFLICT.TOO_MANY_APPS': 'Bạn đã có số ứng dụng tối đa cho một tài khoản; hãy cập nhật một ứng dụng hiện có.',
+  'serverError.CONFLICT.ALREADY_OWNED': 'Ứng dụng này đã có trong thư viện của bạn.',
+  'serverError.CONFLICT.NOT_OWNED': 'Ứng dụng này không có trong thư viện của bạn.',
+  'serverError.CONFLICT.ALREADY_REFUNDED': 'Giao dịch mua này đã được hoàn tiền.',
+  'serverError.CONFLICT.OWN_ADMIN_ROLE': 'Bạn không thể tự thu hồi vai trò quản trị của mình; một quản trị viên khác có thể làm việc đó.',
+  'serverError.CONFLICT.ROLE_FROM_CONFIGURATION': 'Vai trò này đến từ cấu hình của máy chủ; chỉ có thể thu hồi ở đó.',
+  'serverError.CONFLICT.ROLE_IMPLIED_BY_ADMIN': 'Quản trị viên cũng duyệt ứng dụng: hãy thu hồi vai trò quản trị để bỏ vai trò người duyệt.',
+  'session.unreachable': 'Không kết nối được tới máy chủ Plaza ({detail}).',
+  'session.devSignInOff': 'Đăng nhập khi phát triển đã bị tắt trên máy chủ này.',
+  'session.httpFailed': 'Máy chủ trả lời HTTP {status}.',
 };
 
 export const STRINGS: Record<Locale, Record<MessageKey, string>> = { en, vi };

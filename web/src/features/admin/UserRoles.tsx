@@ -2,7 +2,7 @@ import { useMutation } from '@apollo/client/react';
 import { useState, type FormEvent } from 'react';
 import { useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { serverProblem } from '../../ui/graphql-errors';
+import { serverProblem, useProblemText } from '../../ui/graphql-errors';
 import { GrantRoleMutation, RevokeRoleMutation } from './admin-operations';
 import { useFindUser, type AdminUser } from './find-user';
 
@@ -21,6 +21,7 @@ function unrevocableBecause(user: AdminUser, role: GrantableRole): { key: 'admin
 /** Find a user by e-mail and grant or revoke REVIEWER and ADMIN. */
 export function UserRoles() {
   const t = useT();
+  const problemText = useProblemText();
   const findUser = useFindUser();
   const [grant] = useMutation(GrantRoleMutation);
   const [revoke] = useMutation(RevokeRoleMutation);
@@ -45,7 +46,7 @@ export function UserRoles() {
       if (found) setUser(found);
       else setEmailProblem(t('admin.noUser', { email: email.trim() }));
     } catch (error) {
-      setProblem(serverProblem(error).message);
+      setProblem(problemText(serverProblem(error)));
     } finally {
       setFinding(false);
     }
@@ -63,7 +64,7 @@ export function UserRoles() {
       const words = { email: updated.email, role: t(`admin.role.${role}`) };
       setDone(action === 'grant' ? t('admin.granted', words) : t('admin.revoked', words));
     } catch (error) {
-      setProblem(serverProblem(error).message);
+      setProblem(problemText(serverProblem(error)));
     } finally {
       setChanging(false);
     }

@@ -2,7 +2,7 @@ import { useQuery } from '@apollo/client/react';
 import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { codeLabel, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { serverProblem } from '../../ui/graphql-errors';
+import { serverProblem, useProblemText } from '../../ui/graphql-errors';
 import { AppCategoriesQuery } from './app-form';
 import type { WebhookEventType } from '../../gql/graphql';
 import { charCount, eventWireName, httpsProblem, localProblems, SHORT_DESCRIPTION_MAX_CHARS, SUBSCRIBABLE_EVENTS, type AppField, type AppFormValues } from './app-rules';
@@ -20,6 +20,7 @@ const FIELD_ORDER: AppField[] = ['name', 'shortDescription', 'appUrl', 'iconUrl'
 
 export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, approved = false }: AppFormProps) {
   const t = useT();
+  const problemText = useProblemText();
   const categories = useQuery(AppCategoriesQuery);
   const [values, setValues] = useState(initialValues);
   const [problems, setProblems] = useState<Partial<Record<AppField, string>>>({});
@@ -52,11 +53,12 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, appro
       await onSubmit(values);
     } catch (err) {
       const problem = serverProblem(err);
+      const message = problemText(problem);
       const field = problem.field?.replace(/^input\./, '') as AppField | undefined;
       if (field && FIELD_ORDER.includes(field)) {
-        setProblems({ [field]: problem.message });
-        focusFirst({ [field]: problem.message });
-      } else setFormProblem(problem.message);
+        setProblems({ [field]: message });
+        focusFirst({ [field]: message });
+      } else setFormProblem(message);
     } finally {
       setSending(false);
     }

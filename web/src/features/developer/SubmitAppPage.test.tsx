@@ -125,6 +125,36 @@ describe('Submit App form', () => {
     expect(screen.queryByLabelText('Price (points)')).toBeNull();
   });
 
+  it('says a refusal only the server can make in Vietnamese by its reason, and one this build has no words for as the server wrote it', async () => {
+    const refusals = [
+      {
+        message: 'webhookUrl cannot point at an internal address: 10.0.0.5 is private',
+        extensions: { code: 'BAD_USER_INPUT' as const, field: 'webhookUrl', reason: 'WEBHOOK_INTERNAL_ADDRESS' },
+      },
+      { message: 'You already have 50 apps, the most one account may have (50)', extensions: { code: 'CONFLICT' as const, reason: 'TOO_MANY_APPS' } },
+      { message: 'appUrl answered 418 to the platform', extensions: { code: 'BAD_USER_INPUT' as const, field: 'appUrl', reason: 'SOMETHING_NEWER' } },
+    ];
+    await renderForm([respond(SubmitAppMutation, () => ({ data: null, errors: [refusals.shift()!] }))], 'vi');
+    type('Tên', 'Sổ Tay');
+    type('Mô tả ngắn', 'Công thức nấu ăn');
+    type('URL ứng dụng', 'https://sotay.example/app');
+    type('URL biểu tượng', 'https://sotay.example/icon.png');
+    fireEvent.change(screen.getByLabelText('Danh mục'), { target: { value: 'games' } });
+    type('URL webhook (không bắt buộc)', 'https://hooks.sotay.example/plaza');
+    const submit = () => fireEvent.click(screen.getByRole('button', { name: 'Gửi để duyệt' }));
+
+    submit();
+    await waitFor(() => expect(screen.getByLabelText('URL webhook (không bắt buộc)').getAttribute('aria-invalid')).toBe('true'));
+    expect(describedText('URL webhook (không bắt buộc)')).toContain('URL webhook trỏ tới một địa chỉ nội bộ (máy này hoặc mạng riêng)');
+    expect(describedText('URL webhook (không bắt buộc)')).not.toContain('internal address');
+
+    submit();
+    expect((await screen.findByText(/số ứng dụng tối đa/)).textContent).toBe('Bạn đã có số ứng dụng tối đa cho một tài khoản; hãy cập nhật một ứng dụng hiện có.');
+
+    submit();
+    await waitFor(() => expect(describedText('URL ứng dụng')).toContain('appUrl answered 418 to the platform'));
+  });
+
   it("attaches the server's error to the field it names", async () => {
     await renderForm([
       respond(SubmitAppMutation, {

@@ -2,6 +2,7 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browseFrom, sendJson, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
 import { settled } from '../../test-support/settled';
+import { LocaleProvider } from '../../i18n/i18n';
 import { SessionPanel } from './SessionPanel';
 
 const developer = { id: 'usr_dev', email: 'dev@example.com', roles: ['DEVELOPER', 'USER'] };
@@ -73,6 +74,48 @@ describe('sign-in form', () => {
 
     expect((await screen.findByRole('alert')).textContent).toBe('email is longer than this server accepts');
     expect(screen.getByLabelText('E-mail address').getAttribute('aria-invalid')).toBe('true');
+  });
+});
+
+describe('sign-in problems in Vietnamese', () => {
+  it.each([
+    [
+      'a refused address',
+      400,
+      { errors: [{ message: 'email is longer than this server accepts', extensions: { code: 'BAD_USER_INPUT', field: 'email' } }] },
+      'Máy chủ không chấp nhận địa chỉ e-mail này.',
+    ],
+    [
+      'too many tries',
+      429,
+      { errors: [{ message: 'Too many requests from this address; try again in 30 s', extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 30 } }] },
+      'Quá nhiều yêu cầu; hãy thử lại sau 30 giây.',
+    ],
+    [
+      'development sign-in turned off',
+      404,
+      { errors: [{ message: 'Development sign-in is turned off on this server', extensions: { code: 'NOT_FOUND' } }] },
+      'Đăng nhập khi phát triển đã bị tắt trên máy chủ này.',
+    ],
+    ['an answer without an error body', 502, {}, 'Máy chủ trả lời HTTP 502.'],
+    // A code and field this build has no words for: the server's own text rather than nothing.
+    [
+      'a refusal without words here',
+      409,
+      { errors: [{ message: 'This account is suspended until review', extensions: { code: 'CONFLICT', reason: 'ACCOUNT_SUSPENDED' } }] },
+      'This account is suspended until review',
+    ],
+  ])('says %s in Vietnamese, or as the server wrote it when there are no words for it', async (_case, status, body, said) => {
+    server.respondWith((_request, response) => sendJson(response, status, body));
+    render(
+      <LocaleProvider locale="vi">
+        <SessionPanel initialUser={null} />
+      </LocaleProvider>,
+    );
+    fireEvent.change(screen.getByLabelText('Địa chỉ e-mail'), { target: { value: 'dev@example.com' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Đăng nhập' }));
+
+    expect((await screen.findByRole('alert')).textContent).toBe(said);
   });
 });
 

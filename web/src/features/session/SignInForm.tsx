@@ -2,6 +2,7 @@ import { useId, useRef, useState, type FormEvent } from 'react';
 import { useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { AuthError, signInWithEmail, type SessionUser } from './auth-api';
+import { useAuthProblemText } from './auth-problem';
 import { emailProblem } from './email-problem';
 
 interface Problem {
@@ -11,6 +12,7 @@ interface Problem {
 
 export function SignInForm({ onSignedIn, autoFocus = false }: { onSignedIn: (user: SessionUser) => void; autoFocus?: boolean }) {
   const t = useT();
+  const problemText = useAuthProblemText();
   const [email, setEmail] = useState('');
   const [problem, setProblem] = useState<Problem | null>(null);
   const [sending, setSending] = useState(false);
@@ -32,7 +34,7 @@ export function SignInForm({ onSignedIn, autoFocus = false }: { onSignedIn: (use
       onSignedIn(await signInWithEmail(email.trim()));
     } catch (err) {
       const concernsEmail = err instanceof AuthError && err.field === 'email';
-      setProblem({ message: err instanceof Error ? err.message : String(err), concernsEmail });
+      setProblem({ message: problemText(err), concernsEmail });
       if (concernsEmail) emailInput.current?.focus();
     } finally {
       setSending(false);

@@ -2,9 +2,11 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { codeLabel, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { signOut, type SessionUser } from './auth-api';
+import { useAuthProblemText } from './auth-problem';
 
 export function SignedInCard({ user, onSignedOut, autoFocus = false }: { user: SessionUser; onSignedOut: () => void; autoFocus?: boolean }) {
   const t = useT();
+  const problemText = useAuthProblemText();
   const [problem, setProblem] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
   const status = useRef<HTMLParagraphElement>(null);
@@ -22,7 +24,7 @@ export function SignedInCard({ user, onSignedOut, autoFocus = false }: { user: S
       await signOut();
       onSignedOut();
     } catch (err) {
-      setProblem(err instanceof Error ? err.message : String(err));
+      setProblem(problemText(err));
     } finally {
       setSending(false);
     }

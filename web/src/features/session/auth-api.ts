@@ -1,17 +1,27 @@
+import type { MessageKey } from '../../i18n/strings';
+import { problemOf, type ServerProblem } from '../../ui/graphql-errors';
+
 export interface SessionUser {
   id: string;
   email: string;
   roles: string[];
 }
 
-/** A failure whose message is written for the person at the keyboard, so it can be shown as is. */
+/**
+ * A failure of sign-in or sign-out: the server's problem (its English text with code and field), or one
+ * found here, named by `words` so the form says it in the reader's language.
+ */
 export class AuthError extends Error {
   constructor(
-    message: string,
-    readonly field?: string,
+    readonly problem: ServerProblem,
+    readonly words?: { key: MessageKey; values?: Record<string, string | number> },
   ) {
-    super(message);
+    super(problem.message);
     this.name = 'AuthError';
+  }
+
+  get field(): string | undefined {
+    return this.problem.field;
   }
 }
 
@@ -24,21 +34,24 @@ async function postJson(path: string, body?: unknown): Promise<Response> {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
-    throw new AuthError(`Could not reach the Plaza server (${err instanceof Error ? err.message : String(err)}).`);
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new AuthError({ message: `Could not reach the Plaza server (${detail}).` }, { key: 'session.unreachable', values: { detail } });
   }
 }
 
 /** The server's REST error shape, as GraphQL's: {"errors":[{"message","extensions":{"code","field"}}]}. */
 async function errorFrom(response: Response, action: string): Promise<AuthError> {
-  const body = (await response.json().catch(() => ({}))) as { errors?: { message?: string; extensions?: { field?: string } }[] };
+  const body = (await response.json().catch(() => ({}))) as { errors?: { message?: string; extensions?: Record<string, unknown> }[] };
   const [first] = body.errors ?? [];
-  return new AuthError(first?.message ?? `${action} failed: the server answered HTTP ${response.status}.`, first?.extensions?.field);
+  if (first?.message) return new AuthError(problemOf(first.message, first.extensions));
+  const status = response.status;
+  return new AuthError({ message: `${action} failed: the server answered HTTP ${status}.` }, { key: 'session.httpFailed', values: { status: String(status) } });
 }
 
 /** Development identity provider; on success the server also sets the HTTP-only session cookie. */
 export async function signInWithEmail(email: string): Promise<SessionUser> {
   const response = await postJson('/auth/dev/sign-in', { email });
-  if (response.status === 404) throw new AuthError('Development sign-in is turned off on this server.');
+  if (response.status === 404) throw new AuthError({ message: 'Development sign-in is turned off on this server.' }, { key: 'session.devSignInOff' });
   if (!response.ok) throw await errorFrom(response, 'Sign-in');
   const { user } = (await response.json()) as { user: SessionUser };
   return user;

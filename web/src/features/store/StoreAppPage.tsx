@@ -5,7 +5,7 @@ import { codeLabel, useT } from '../../i18n/i18n';
 import { launcherPath } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { serverProblem } from '../../ui/graphql-errors';
+import { serverProblem, useProblemText } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
 import { LibraryQuery } from '../library/library';
 import { CurrentViewerQuery } from '../session/current-viewer';
@@ -64,6 +64,7 @@ const LIBRARY_PATH = '/library';
 /** `balance` is null for a visitor who is not signed in: they see the listing and a way to sign in. */
 export function StoreAppPage({ appId, points: balance }: { appId: string; points: number | null }) {
   const t = useT();
+  const problemText = useProblemText();
   const signedIn = balance !== null;
   const points = balance ?? 0;
   const { data, error, loading, refetch } = useQuery(StoreAppQuery, { variables: { appId } });
@@ -101,7 +102,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
       setAcquired(buying ? 'purchased' : 'installed');
     } catch (err) {
       const found = serverProblem(err);
-      setProblem(found.reason === 'INSUFFICIENT_POINTS' ? `${t('store.insufficient')} (${found.message})` : found.message);
+      setProblem(found.reason === 'INSUFFICIENT_POINTS' ? `${t('store.insufficient')} (${found.message})` : problemText(found));
     }
     setConfirming(false);
   }
