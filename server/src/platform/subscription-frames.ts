@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult } from 'graphql';
 import { MessageType } from 'graphql-ws';
 import type { WebSocket } from 'ws';
+import { logger } from './logger.js';
 import { DIRECT, type DirectSource } from './pubsub.js';
 
 /**
@@ -161,12 +162,15 @@ export class FrameOutbox {
 function writeFrames(socket: WebSocket, frames: string[]): void {
   // A socket closing meanwhile gets nothing, as graphql-ws's own send does.
   if (socket.readyState !== socket.OPEN) return;
-  if (frames.length === 1) return socket.send(frames[0]!);
   // ws writes each message with its own cork/uncork; corking around them all makes one write of the lot.
   const raw = (socket as unknown as { _socket?: Duplex })._socket;
   raw?.cork();
   try {
     for (const frame of frames) socket.send(frame);
+  } catch (err) {
+    // One socket's fault must not cost the rest of the burst its updates (nor the process its life).
+    logger.warn({ err }, 'subscription frames not written; closing the socket');
+    socket.terminate();
   } finally {
     raw?.uncork();
   }
