@@ -186,4 +186,24 @@ describe('a Vietnamese person reads Plaza in Vietnamese', () => {
     expect(englishIn(app)).toEqual([]);
     expect(app).toContain('Năng suất');
   });
+
+  it('the bell: review decisions written in Vietnamese from the facts the server keeps with them', async () => {
+    const developer = await PlazaApi.signIn(plaza.origin, DEVELOPER_EMAIL);
+    const reviewer = await PlazaApi.signIn(plaza.origin, REVIEWER_EMAIL);
+    const { submitApp } = await developer.ok<{ submitApp: { id: string } }>(submitQuery, { input: listing('Ghi chú nhóm', `https://localhost:${await freePort()}/`) });
+    await reviewer.ok(
+      `mutation Reject($appId: ID!) { decideReview(input: { appId: $appId, outcome: REJECTED, reasons: [INVALID_ICON, OTHER], note: "Biểu tượng bị mờ." }) { id } }`,
+      { appId: submitApp.id },
+    );
+    await visit('/developer', (page) => page.locator('main tr', { hasText: 'Ghi chú nhóm' }).waitFor());
+    await page.locator('.bell-button').click();
+    const panel = page.locator('.bell-panel');
+    await panel.locator('li', { hasText: 'Ghi chú nhóm' }).waitFor();
+    const text = await panel.innerText();
+    expect(englishIn(text)).toEqual([]);
+    expect(text).not.toMatch(/\bwas (approved|rejected)\b/);
+    expect(text).toContain('"Ghi chú nhóm" bị từ chối: Biểu tượng không phải ảnh 512×512 hợp lệ; Lý do khác (xem ghi chú). Ghi chú của người duyệt: Biểu tượng bị mờ.');
+    expect(text).toContain('"Sổ tay Lan" đã được duyệt và có mặt trong cửa hàng.');
+    expect(text).toMatch(VIETNAMESE_DATE);
+  });
 });
