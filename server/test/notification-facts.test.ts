@@ -60,6 +60,22 @@ describe('notification facts', () => {
     live.stop();
   });
 
+  it('a rejection with the longest note, in a script of 3-byte characters, is decided and arrives live whole (too large for NOTIFY twice over: sent by id)', async () => {
+    // The previous test's subscription may still be ending: wait for it, so the count below is this one's.
+    for (const deadline = Date.now() + 5000; plaza.services.pubSub.subscriptionCount > 0 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+    const live = subscribe<{ notificationAdded: any }>(socket, `subscription { notificationAdded { ${FIELDS} } }`);
+    await plaza.waitForSubscriptions(1);
+    const app = await submitApp(developer, { name: 'Ghi Chú Dài' });
+    // 2000 characters of 3-byte UTF-8 (Japanese): 6 KB, written in the message and again as the note.
+    const note = 'アイコンが小さいとぼやけます。'.repeat(150).slice(0, 2000);
+    await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'REJECTED', reasons: ['OTHER'], note } });
+
+    const [pushed] = await live.waitFor(1);
+    expect(pushed.notificationAdded).toMatchObject({ kind: 'APP_REJECTED', appId: app.id, appName: 'Ghi Chú Dài', reasons: ['OTHER'], note });
+    expect(pushed.notificationAdded.message).toContain(note);
+    live.stop();
+  });
+
   it('the migration fills in the app name and a rejection’s reasons and note of notifications written before it', async () => {
     const app = await submitApp(developer, { name: 'Old Notice' });
     await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'REJECTED', reasons: ['MISLEADING_DESCRIPTION'] } });

@@ -10,6 +10,10 @@ export type NotificationFields = { kind: string; message: string; appId: string 
   Pick<Notification, 'appName' | 'reasons' | 'note' | 'since' | 'lastError' | 'failedDeliveries'>
 >;
 
+/** What NOTIFICATION_ADDED carries: the notification, or its id when it is too large for NOTIFY (under 8000 bytes with the envelope). */
+export type LiveNotification = Notification | { id: string; userId: string; byId: true };
+const INLINE_PAYLOAD_BYTES = 6000;
+
 const NO_FACTS = { appName: null, reasons: null, note: null, since: null, lastError: null, failedDeliveries: null };
 
 export class NotificationService {
@@ -22,7 +26,17 @@ export class NotificationService {
   async notify(manager: EntityManager, userId: string, fields: NotificationFields): Promise<Notification> {
     const notification = manager.create(Notification, { id: newId.notification(), userId, createdAt: new Date(), readAt: null, ...NO_FACTS, ...fields });
     await manager.insert(Notification, notification);
-    await this.pubSub.publishIn(manager, Topic.NOTIFICATION_ADDED, userId, notification);
+    // A long note is in the message and beside it: past what NOTIFY carries, subscribers read the row instead.
+    const inline = Buffer.byteLength(JSON.stringify(notification)) <= INLINE_PAYLOAD_BYTES;
+    const payload: LiveNotification = inline ? notification : { id: notification.id, userId, byId: true };
+    await this.pubSub.publishIn(manager, Topic.NOTIFICATION_ADDED, userId, payload);
+    return notification;
+  }
+
+  /** One of the user's notifications, as a subscriber told of it by id reads it (after its commit). */
+  async find(userId: string, id: string): Promise<Notification> {
+    const notification = await this.db.getRepository(Notification).findOneBy({ id, userId });
+    if (!notification) throw notFound('Notification');
     return notification;
   }
 

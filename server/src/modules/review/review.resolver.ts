@@ -5,7 +5,7 @@ import { Topic } from '../../platform/pubsub.js';
 import { ReviewDecisionInput } from './dto/review-decision.input.js';
 import { Notification } from './notification.entity.js';
 import { ReviewDecision } from './review-decision.entity.js';
-import type { NotificationService } from './notification.service.js';
+import type { LiveNotification, NotificationService } from './notification.service.js';
 import type { ReviewService } from './review.service.js';
 
 @ObjectType({ description: 'A page of notifications (Relay connection)' })
@@ -51,12 +51,14 @@ export class ReviewResolver {
     topicId: ({ context }: { context: RequestContext }) => requirePrincipal(context).userId,
     description: 'Your new notifications, live',
   })
-  notificationAdded(@Root() payload: Notification & { createdAt: string | Date; readAt: string | Date | null; since: string | Date | null }): Notification {
+  async notificationAdded(@Root() payload: LiveNotification, @Ctx() context: RequestContext): Promise<Notification> {
+    if ('byId' in payload) return this.notificationService.find(requirePrincipal(context).userId, payload.id);
     // The payload crossed PostgreSQL NOTIFY as JSON; dates arrive as strings.
-    return Object.assign(new Notification(), payload, {
-      createdAt: new Date(payload.createdAt),
-      readAt: payload.readAt ? new Date(payload.readAt) : null,
-      since: payload.since ? new Date(payload.since) : null,
+    const sent = payload as Notification & { createdAt: string | Date; readAt: string | Date | null; since: string | Date | null };
+    return Object.assign(new Notification(), sent, {
+      createdAt: new Date(sent.createdAt),
+      readAt: sent.readAt ? new Date(sent.readAt) : null,
+      since: sent.since ? new Date(sent.since) : null,
     });
   }
 }
