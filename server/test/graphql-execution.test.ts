@@ -1,3 +1,4 @@
+import { getIntrospectionQuery } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 
@@ -23,6 +24,15 @@ async function post(query: string, variables?: Record<string, unknown>): Promise
   expect(compiled).toEqual(first);
   return compiled;
 }
+
+describe('compiled operations', () => {
+  it("answer GraphiQL's introspection exactly as graphql-js does", async () => {
+    const { status, body } = await post(getIntrospectionQuery());
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    expect(body.data.__schema.queryType.name).toBe('Query');
+  });
+});
 
 describe('errors of compiled operations', () => {
   it("a resolver's bad input keeps its path, location, code and field", async () => {
