@@ -37,6 +37,7 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   const [justEnabled, setJustEnabled] = useState(false);
   // Deliveries seen queued (RETRYING) after the recovery was asked for: their next final status is the recovery's outcome.
   const queued = useRef(new Set<string>());
+  const lastUpdatedAt = useRef(new Map<string, number>());
 
   useSubscription(WebhookDeliveryUpdatedSubscription, {
     variables: { appId },
@@ -44,6 +45,10 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
     onData: ({ data }) => {
       const delivery = readFragment(WebhookDeliveryFields, data.data?.webhookDeliveryUpdated);
       if (!delivery) return;
+      // Updates can arrive out of order: one older than what was seen of the delivery says nothing new.
+      const seenAt = lastUpdatedAt.current.get(delivery.id);
+      if (seenAt !== undefined && Date.parse(delivery.updatedAt) < seenAt) return;
+      lastUpdatedAt.current.set(delivery.id, Date.parse(delivery.updatedAt));
       if (delivery.status === 'RETRYING') queued.current.add(delivery.id);
       else if ((delivery.status === 'SUCCEEDED' || delivery.status === 'FAILED') && queued.current.delete(delivery.id)) {
         setRecovery((current) => current && { ...current, ended: new Map(current.ended).set(delivery.id, delivery.status === 'SUCCEEDED') });

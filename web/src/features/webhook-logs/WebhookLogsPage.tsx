@@ -8,7 +8,7 @@ import { serverProblem } from '../../ui/graphql-errors';
 import { deliveryFilterOf, filterFormFromQuery, matchesFilter, PAGE_SIZE, queryFromFilterForm, type DeliveryFilterForm } from './delivery-filters';
 import { DeliveryFilters } from './DeliveryFilters';
 import { DeliveryTable } from './DeliveryTable';
-import { insertDelivery } from './insert-delivery';
+import { insertDelivery, writeDeliveryUpdate } from './insert-delivery';
 import { WebhookHealthChart } from '../insights/WebhookHealthChart';
 import { WebhookHealthPanel } from './WebhookHealthPanel';
 import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
@@ -25,9 +25,12 @@ export function WebhookLogsPage({ query }: { query: string }) {
 
   useSubscription(WebhookDeliveryUpdatedSubscription, {
     variables: form.appId ? { appId: form.appId } : {},
+    // Written by hand (writeDeliveryUpdate), so an update that arrives after a newer one is dropped.
+    fetchPolicy: 'no-cache',
     onData: ({ client, data }) => {
       const delivery = data.data?.webhookDeliveryUpdated;
-      if (delivery && matchesFilter(readFragment(WebhookDeliveryFields, delivery), variables.filter)) insertDelivery(client.cache, variables, delivery);
+      if (!delivery || !writeDeliveryUpdate(client.cache, delivery)) return;
+      if (matchesFilter(readFragment(WebhookDeliveryFields, delivery), variables.filter)) insertDelivery(client.cache, variables, delivery);
     },
   });
 

@@ -25,3 +25,18 @@ export function insertDelivery(cache: ApolloCache, variables: WebhookDeliveriesQ
     return { webhookDeliveries: { ...current.webhookDeliveries, edges: [...edges.slice(0, position), edge, ...edges.slice(position)] } };
   });
 }
+
+/**
+ * Writes a live update of a delivery into the cache, unless the cache already holds a newer state of
+ * it, and says whether it did. Updates can arrive out of order (a quick retry sent by another worker
+ * can report SUCCEEDED before the RETRYING it follows is published); `updatedAt` is the database's
+ * commit time of the row, which only grows, so an older update never overwrites a newer one.
+ */
+export function writeDeliveryUpdate(cache: ApolloCache, delivery: FragmentType<typeof WebhookDeliveryFields>): boolean {
+  const incoming = readFragment(WebhookDeliveryFields, delivery);
+  const id = cache.identify({ __typename: 'WebhookDelivery', id: incoming.id });
+  const held = cache.readFragment({ fragment: WebhookDeliveryFields, fragmentName: 'WebhookDeliveryFields', id });
+  if (held && Date.parse(held.updatedAt) > Date.parse(incoming.updatedAt)) return false;
+  cache.writeFragment({ fragment: WebhookDeliveryFields, fragmentName: 'WebhookDeliveryFields', id, data: incoming });
+  return true;
+}

@@ -169,22 +169,26 @@ export class AttemptResults {
       if (row.status === DeliveryStatus.FAILED)
         logger.info({ deliveryId: row.id, appId: byId.get(row.id)!.app_id, attempts: row.attempt_count }, 'webhook delivery failed: no scheduled attempts left');
     }
-    // Kept deliveries are this worker's to send, committed above: started before the live updates are
-    // published, so a failure to publish cannot leave them waiting for their lease to expire.
-    for (const row of updated) {
-      if (!row.keep) continue;
-      const delivery = byId.get(row.id)!;
-      this.hooks.sendKept({
-        ...delivery,
-        attempt_count: row.attempt_count + 1,
-        scheduled_attempts_done: delivery.scheduled_attempts_done + 1,
-        wait_ms: Math.max(0, row.next_attempt_at!.getTime() - Date.now()),
-      });
+    // Kept deliveries are this worker's to send, committed above. Their live updates go out first, so a
+    // quick retry's own result (SUCCEEDED) can never reach a subscriber before the RETRYING it follows;
+    // `finally` still starts them if publishing fails, so they never wait for their lease to expire.
+    try {
+      await publishDeliveryUpdates(
+        this.db.manager,
+        this.pubSub,
+        updated.map((row) => deliveryUpdate(byId.get(row.id)!, row)),
+      );
+    } finally {
+      for (const row of updated) {
+        if (!row.keep) continue;
+        const delivery = byId.get(row.id)!;
+        this.hooks.sendKept({
+          ...delivery,
+          attempt_count: row.attempt_count + 1,
+          scheduled_attempts_done: delivery.scheduled_attempts_done + 1,
+          wait_ms: Math.max(0, row.next_attempt_at!.getTime() - Date.now()),
+        });
+      }
     }
-    await publishDeliveryUpdates(
-      this.db.manager,
-      this.pubSub,
-      updated.map((row) => deliveryUpdate(byId.get(row.id)!, row)),
-    );
   }
 }
