@@ -4,8 +4,10 @@ import { eventBody, newClientSecret, platformSignatureForTest, standardHeadersFo
 
 /** Headers as Plaza sends them during a rotation's overlap: X-Platform-Signature by the old secret, webhook-signature by both, new first. */
 function overlapHeaders(body: string, newSecret: string, oldSecret: string, id = 'dlv_rotation') {
-  const byNew = standardHeadersForTest(body, newSecret, id);
-  const byOld = standardHeadersForTest(body, oldSecret, id);
+  // One moment for both signatures, as Plaza signs them: two clock reads could fall either side of a second.
+  const at = new Date();
+  const byNew = standardHeadersForTest(body, newSecret, id, at);
+  const byOld = standardHeadersForTest(body, oldSecret, id, at);
   return {
     'content-type': 'application/json',
     'x-platform-signature': platformSignatureForTest(body, oldSecret),
