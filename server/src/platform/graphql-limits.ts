@@ -149,6 +149,16 @@ export const LIST_BOUNDS: Readonly<Record<string, number>> = {
   'WebhookForwardRequest.headers': 16,
   /** The newest 100 local forwards of a delivery (LocalForwardService.list). */
   'Query.webhookLocalForwards': 100,
+  /** Charts (modules/insights): 168 hourly buckets at most (LAST_7_DAYS). */
+  'WebhookDeliveryStats.buckets': 168,
+  /** 30 days, or 12 weeks or months. */
+  'DeveloperEarnings.buckets': 30,
+  /** The last 60 minutes. */
+  'PlatformStats.deliveriesPerMinute': 60,
+  /** The oldest 100 pending submissions (REVIEW_QUEUE_LIMIT). */
+  'PlatformStats.reviewQueue': 100,
+  /** The 10 apps failing most (FAILING_APPS_LIMIT). */
+  'PlatformStats.appsFailingMost': 10,
   'Query.myApiTokens': 100,
   'Query.myLibrary': 100,
   'Query.myPurchases': 100,
