@@ -143,7 +143,10 @@ describe('failure alerts and bulk recovery', () => {
     expect(recoverWebhookDeliveries.deliveriesQueued).toBe(40);
     await receiver.waitForRequests(failedRequests + 32, 15_000);
     await pause(500);
-    expect(receiver.requests.length - failedRequests).toBe(32);
+    // Held at once, not counted in all: on a busy machine the first hanging attempts may already have
+    // timed out (2 s) and freed their slots by now, so more than 32 may have arrived in all.
+    expect(receiver.hangingNow).toBeLessThanOrEqual(32);
+    expect(receiver.mostHangingAtOnce).toBeLessThanOrEqual(32);
     // The hanging attempts time out (2 s) and free their slots for the other 8; none is tried twice.
     await receiver.waitForRequests(failedRequests + 40, 20_000);
     const final = await Promise.all(deliveries.map((d) => waitForDelivery(developer, d.id, (x) => isFinal(x) && x.attempts.every((a: any) => a.finished), 20_000)));

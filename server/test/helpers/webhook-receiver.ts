@@ -23,6 +23,11 @@ afterAll(async () => {
 export class WebhookReceiver {
   readonly requests: ReceivedRequest[] = [];
   private readonly hanging = new Set<ServerResponse>();
+
+  /** Requests answered 'hang' whose connection is still open: what the sender holds at this moment. */
+  get hangingNow(): number {
+    return this.hanging.size;
+  }
   /**
    * The most requests this receiver has held unanswered at one moment (a 'hang' ends when the client
    * gives up on it): what a sender keeps open at once, whatever the machine's speed.
