@@ -1,6 +1,6 @@
 import { AttemptTrigger, DeliveryStatus, OPEN_STATUSES } from '../webhook.types.js';
 import { ROLL_UP } from './attempt-rollup.js';
-import { attemptHeaders, headersAsSent, sharedHeaders } from './request-headers-sql.js';
+import { attemptHeaders, expectedForDeliveryOnce, expectedOnce, headersAsSent, sharedHeaders } from './request-headers-sql.js';
 
 /**
  * Every statement of the delivery engine, built once at load from the constants the code uses
@@ -313,15 +313,17 @@ export const WRITE_RESULTS = `WITH r AS (
        ), ${ROLL_UP('$3', '$4')}, shared AS (
          -- The first attempt sent stores the headers its delivery's attempts share (request-headers-sql.ts).
          INSERT INTO webhook_request_headers (delivery_id, headers)
-         SELECT DISTINCT ON (delivery_id) delivery_id, ${sharedHeaders('headers', 'delivery_id')} FROM r WHERE headers IS NOT NULL ORDER BY delivery_id, number
+         SELECT DISTINCT ON (r.delivery_id) r.delivery_id, ${sharedHeaders('r.headers', 'x.expected')}
+           FROM r CROSS JOIN ${expectedForDeliveryOnce('x', 'r.delivery_id')}
+          WHERE r.headers IS NOT NULL ORDER BY r.delivery_id, r.number
          ON CONFLICT (delivery_id) DO NOTHING
          RETURNING delivery_id, headers
        ), attempts AS (
          UPDATE webhook_attempts a
             SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
-                response_body_excerpt = r.excerpt, url = r.url, request_headers = ${attemptHeaders('r.headers', 'COALESCE(s.headers, h.headers)', 'r.delivery_id', 'r.number', 'r.started_at')},
-                finished = true
+                response_body_excerpt = r.excerpt, url = r.url, request_headers = ${attemptHeaders('r.headers', 'x.expected')}, finished = true
            FROM r LEFT JOIN shared s ON s.delivery_id = r.delivery_id LEFT JOIN webhook_request_headers h ON h.delivery_id = r.delivery_id
+                CROSS JOIN ${expectedOnce('x', 'COALESCE(s.headers, h.headers)', 'r.delivery_id', 'r.number', 'r.started_at')}
           WHERE a.delivery_id = r.delivery_id AND a.number = r.number
        ), moved_on AS (
          UPDATE webhook_deliveries d
@@ -379,13 +381,13 @@ export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
 /** Attempt $2 of delivery $1 finished: its record ($9: the headers sent, kept as WRITE_RESULTS keeps them). */
 export const RECORD_MANUAL_ATTEMPT = `WITH shared AS (
          INSERT INTO webhook_request_headers (delivery_id, headers)
-         SELECT $1, ${sharedHeaders('$9::jsonb', '$1::text')} WHERE $9::jsonb IS NOT NULL
+         SELECT $1, ${sharedHeaders('$9::jsonb', 'x.expected')} FROM ${expectedForDeliveryOnce('x', '$1::text')} WHERE $9::jsonb IS NOT NULL
          ON CONFLICT (delivery_id) DO NOTHING
          RETURNING headers
        )
        UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7, url = $8,
-              request_headers = ${attemptHeaders('$9::jsonb', 'COALESCE((SELECT headers FROM shared), (SELECT headers FROM webhook_request_headers WHERE delivery_id = $1))', '$1::text', '$2::int', '$3::timestamptz')},
-              finished = true
+              request_headers = ${attemptHeaders('$9::jsonb', 'x.expected')}, finished = true
+         FROM ${expectedOnce('x', 'COALESCE((SELECT headers FROM shared), (SELECT headers FROM webhook_request_headers WHERE delivery_id = $1))', '$1::text', '$2::int', '$3::timestamptz')}
         WHERE delivery_id = $1 AND number = $2`;
 
 /** The attempts of deliveries $1 (ids), oldest first per delivery, with their headers as sent. */
