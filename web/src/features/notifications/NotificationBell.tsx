@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useId, useRef, useState } from 'react';
 import { useFragment } from '../../gql';
 import { useFormat, useT } from '../../i18n/i18n';
 import { developerAppPath } from '../../routes';
 import { BellIcon } from '../../ui/icons';
 import { Link } from '../../ui/Link';
+import { useDismiss } from '../../ui/useDismiss';
 import { notificationText } from './notification-text';
 import { MarkNotificationReadMutation, NotificationAddedSubscription, NotificationFields, NotificationsQuery } from './notifications';
 
@@ -15,6 +16,7 @@ export function NotificationBell() {
   const [open, setOpen] = useState(false);
   const bellRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
+  const close = useCallback(() => setOpen(false), []);
   const list = useQuery(NotificationsQuery, { fetchPolicy: 'cache-and-network' });
   // Written into the cached list, so the normalised entry also follows markNotificationRead.
   useSubscription(NotificationAddedSubscription, {
@@ -37,23 +39,7 @@ export function NotificationBell() {
   }
 
   // A popover left open covers the page under it: Escape and a click anywhere else close it.
-  useEffect(() => {
-    if (!open) return;
-    function onKeyDown(event: KeyboardEvent) {
-      if (event.key !== 'Escape') return;
-      setOpen(false);
-      buttonRef.current?.focus();
-    }
-    function onPointerDown(event: PointerEvent) {
-      if (!bellRef.current?.contains(event.target as Node)) setOpen(false);
-    }
-    document.addEventListener('keydown', onKeyDown);
-    document.addEventListener('pointerdown', onPointerDown);
-    return () => {
-      document.removeEventListener('keydown', onKeyDown);
-      document.removeEventListener('pointerdown', onPointerDown);
-    };
-  }, [open]);
+  useDismiss(open, close, bellRef, buttonRef);
 
   /** Choosing a notification takes the reader to it: it is read, and the popover gets out of the way. */
   function choose(notification: { id: string; readAt?: string | null }) {

@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useId, useRef, useState, type ReactNode } from 'react';
 import { useT } from '../../i18n/i18n';
+import { useDismiss } from '../../ui/useDismiss';
 
 /**
  * The account's e-mail, preferences and Sign out behind one button, so the header stays one row at
@@ -12,25 +13,10 @@ export function AccountMenu({ email, onSignOut, children }: { email: string; onS
   const [open, setOpen] = useState(false);
   const menuRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
+  const close = useCallback(() => setOpen(false), []);
 
   // As the notifications popover: Escape and a click anywhere else close it, so it never covers the page.
-  useEffect(() => {
-    if (!open) return;
-    function onKeyDown(event: KeyboardEvent) {
-      if (event.key !== 'Escape') return;
-      setOpen(false);
-      buttonRef.current?.focus();
-    }
-    function onPointerDown(event: PointerEvent) {
-      if (!menuRef.current?.contains(event.target as Node)) setOpen(false);
-    }
-    document.addEventListener('keydown', onKeyDown);
-    document.addEventListener('pointerdown', onPointerDown);
-    return () => {
-      document.removeEventListener('keydown', onKeyDown);
-      document.removeEventListener('pointerdown', onPointerDown);
-    };
-  }, [open]);
+  useDismiss(open, close, menuRef, buttonRef);
 
   return (
     <div className="account-menu" ref={menuRef}>
