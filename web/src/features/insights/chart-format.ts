@@ -1,8 +1,11 @@
+import { INTL_LOCALE, localeFormat } from '../../i18n/dates';
 import type { Locale } from '../../i18n/strings';
 
 /**
  * Numbers and dates of the charts, their summaries and tables, by Intl in the person's chosen language
  * (not the browser's: a Vietnamese reader on an English browser reads "1.234" and "23 thg 11").
+ * Counts and money are the app's own formatters (i18n/dates.ts), so a chart says a number as every
+ * other page does; the shapes only charts need (axis ticks, buckets, units) are made here.
  * Made once per language: building an Intl formatter is costly.
  */
 export interface ChartFormat {
@@ -26,17 +29,15 @@ export interface ChartFormat {
   tickMonth(date: Date): string;
 }
 
-const INTL_LOCALE: Record<Locale, string> = { en: 'en-US', vi: 'vi-VN' };
 const made = new Map<Locale, ChartFormat>();
 
 export function chartFormat(locale: Locale): ChartFormat {
   const known = made.get(locale);
   if (known) return known;
   const tag = INTL_LOCALE[locale];
-  const count = new Intl.NumberFormat(tag);
+  const app = localeFormat(locale);
   const percent = new Intl.NumberFormat(tag, { style: 'percent', maximumFractionDigits: 1 });
   const ms = new Intl.NumberFormat(tag, { style: 'unit', unit: 'millisecond', maximumFractionDigits: 0 });
-  const vnd = new Intl.NumberFormat(tag, { style: 'currency', currency: 'VND' });
   const hours = new Intl.NumberFormat(tag, { style: 'unit', unit: 'hour', maximumFractionDigits: 1 });
   const hour = new Intl.DateTimeFormat(tag, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
   const day = new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeZone: 'UTC' });
@@ -47,10 +48,10 @@ export function chartFormat(locale: Locale): ChartFormat {
   const tickLocalDay = new Intl.DateTimeFormat(tag, { month: 'short', day: 'numeric' });
   const tickMonth = new Intl.DateTimeFormat(tag, { month: 'short', year: '2-digit', timeZone: 'UTC' });
   const format: ChartFormat = {
-    count: (value) => count.format(value),
+    count: (value) => app.number(value),
     percent: (ratio) => percent.format(ratio),
     ms: (value) => ms.format(value),
-    vnd: (value) => vnd.format(value),
+    vnd: (value) => app.vnd(value),
     hours: (value) => hours.format(value),
     hour: (iso) => hour.format(new Date(iso)),
     day: (iso) => day.format(new Date(iso)),
