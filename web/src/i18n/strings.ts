@@ -25,6 +25,7 @@ const en = {
   'webhooks.empty': 'No deliveries match.',
   'webhooks.loadMore': 'Load more',
   'webhooks.sendTest': 'Send test event',
+  'webhooks.sendTestHint': 'To send a test event, choose an app in the filters below, or use Send a test event on the app’s page.',
   'webhooks.noWebhookUrl': 'This app has no webhook URL. Set a webhook URL on the app first.',
   'webhooks.disabledTitle': 'Webhook disabled',
   'webhooks.disabledText':
@@ -552,6 +553,7 @@ const vi: Record<MessageKey, string> = {
   'webhooks.empty': 'Không có lượt gửi nào phù hợp.',
   'webhooks.loadMore': 'Tải thêm',
   'webhooks.sendTest': 'Gửi sự kiện thử',
+  'webhooks.sendTestHint': 'Để gửi sự kiện thử, hãy chọn một ứng dụng trong bộ lọc bên dưới, hoặc dùng mục Gửi sự kiện thử trên trang của ứng dụng.',
   'webhooks.noWebhookUrl': 'Ứng dụng này chưa có URL webhook. Hãy đặt URL webhook cho ứng dụng trước.',
   'webhooks.disabledTitle': 'Webhook đã bị tắt',
   'webhooks.disabledText':

@@ -81,6 +81,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
           </button>
         )}
       </div>
+      {!form.appId && <p className="hint">{t('webhooks.sendTestHint')}</p>}
       {sendTestProblem && <ErrorMessage message={sendTestProblem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl') : sendTestProblem.message} />}
       {form.appId && <WebhookHealthPanel appId={form.appId} />}
       <WebhookHealthChart appId={form.appId || undefined} />
