@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { newPurchaseId, newWebhookId } from '../src/platform/ids.js';
 import { webhookHeaders } from '../src/modules/webhooks/webhook-signing.js';
+import { splitHeaders } from '../src/modules/webhooks/delivery/request-headers.js';
+import { attemptHeaders, expectedForDeliveryOnce, expectedOnce, headersAsSent, sharedHeaders } from '../src/modules/webhooks/delivery/request-headers-sql.js';
 import { ADMIN_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { createTestDatabase } from './helpers/database.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
@@ -61,6 +63,53 @@ describe('request headers, kept once per delivery', () => {
     expect(kept.map((row: any) => row.request_headers)).toEqual(requests.map((request) => ({ 'webhook-signature': request.headers['webhook-signature'] })));
   });
 
+  it('are split by the worker exactly as the database would, for usual and unusual headers, and read back as sent', async () => {
+    const { db } = plaza.services;
+    const deliveryId = newWebhookId.delivery(Date.now());
+    const startedAt = new Date(Date.now() - 1234);
+    const signed = (extra: { previousSecret?: string } = {}) =>
+      webhookHeaders({
+        deliveryId,
+        eventName: 'app.refunded',
+        attemptNumber: 2,
+        body: '{"a":1}',
+        clientSecret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+        now: startedAt,
+        ...extra,
+      });
+    const variants: Record<string, Record<string, string>> = {
+      usual: signed(),
+      'rotation overlap': signed({ previousSecret: `whsec_${Buffer.alloc(32, 2).toString('base64')}` }),
+      'test event': { ...signed(), 'x-platform-test': 'true' },
+      'unusual: no user agent, one more header, another second': (({ 'user-agent': _dropped, ...rest }) => ({ ...rest, 'x-more': '1', 'webhook-timestamp': '17' }))(signed()),
+    };
+    for (const [name, headers] of Object.entries(variants)) {
+      const { shared, kept } = splitHeaders(headers, deliveryId, 2, startedAt);
+      const [sql] = await db.query(`SELECT ${sharedHeaders('$1::jsonb', 'x.expected')} AS shared FROM ${expectedForDeliveryOnce('x', '$2::text')}`, [headers, deliveryId]);
+      expect(shared, name).toEqual(sql.shared);
+      const [own] = await db.query(`SELECT ${attemptHeaders('$1::jsonb', 'x.expected')} AS kept FROM ${expectedOnce('x', '$2::jsonb', '$3::text', '$4::int', '$5::timestamptz')}`, [
+        headers,
+        shared,
+        deliveryId,
+        2,
+        startedAt,
+      ]);
+      expect(kept, name).toEqual(own.kept);
+      const [read] = await db.query(`SELECT ${headersAsSent('$1::jsonb', '$2::jsonb', '$3::text', '$4::int', '$5::timestamptz')} AS sent`, [
+        kept,
+        shared,
+        deliveryId,
+        2,
+        startedAt,
+      ]);
+      expect(read.sent, name).toEqual(headers);
+    }
+    expect(splitHeaders(variants.usual!, deliveryId, 2, startedAt)).toEqual({
+      shared: { 'x-platform-signature': variants.usual!['x-platform-signature'], 'x-platform-event': 'app.refunded' },
+      kept: { 'webhook-signature': variants.usual!['webhook-signature'] },
+    });
+  });
+
   it('read back a test event’s marker header as sent', async () => {
     const receiver = await WebhookReceiver.start();
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
@@ -70,6 +119,30 @@ describe('request headers, kept once per delivery', () => {
     const names = [...SENT_NAMES, 'x-platform-test'];
     expect(asMap(logged.attempts[0].requestHeaders)).toEqual(received(request.headers, names));
     expect(request.headers['x-platform-test']).toBe('true');
+  });
+});
+
+describe('request headers across a secret rotation', () => {
+  it('read back as sent when a retry is signed with another secret than the first attempt', async () => {
+    // Retries far enough apart that the rotation lands between the first attempt and the second.
+    const plaza = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '3s,3s,3s,3s,3s', WEBHOOK_TIMEOUT: '2s' });
+    const developer = await plaza.signIn('rotating@studio.test');
+    const receiver = await WebhookReceiver.start(() => ({ status: 500 }));
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const delivery = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, delivery.id, (d) => d.attempts.length === 1 && d.attempts[0].finished);
+    await developer.ok('mutation($appId: ID!) { rotateClientSecret(appId: $appId, overlapHours: 0) { value } }', { appId: app.id });
+    const requests = await receiver.waitForRequests(2, 15_000);
+    const logged = await waitForDelivery(developer, delivery.id, (d) => d.attempts.length >= 2 && d.attempts[1].finished, 15_000);
+
+    expect(requests[1]!.headers['x-platform-signature']).not.toBe(requests[0]!.headers['x-platform-signature']);
+    for (const i of [0, 1]) expect(asMap(logged.attempts[i].requestHeaders)).toEqual(received(requests[i]!.headers, SENT_NAMES));
+    // The second attempt keeps the body signature that differs from the shared one, beside its own.
+    const [second] = await plaza.services.db.query('SELECT request_headers FROM webhook_attempts WHERE delivery_id = $1 AND number = 2', [delivery.id]);
+    expect(second.request_headers).toEqual({
+      'x-platform-signature': requests[1]!.headers['x-platform-signature'],
+      'webhook-signature': requests[1]!.headers['webhook-signature'],
+    });
   });
 });
 

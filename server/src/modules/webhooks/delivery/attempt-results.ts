@@ -9,6 +9,7 @@ import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import { DeliveryStatus, HELD_WHILE_DISABLED, WebhookState } from '../webhook.types.js';
 import { WRITE_RESULTS, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
+import { splitHeaders } from './request-headers.js';
 
 /** One attempt as it ended, before it is written. */
 export interface AttemptResult {
@@ -147,6 +148,8 @@ export class AttemptResults {
         excerpt: response.responseBodyExcerpt,
         url,
         headers,
+        // Split here, so that the result write only compares them with what is stored (request-headers.ts).
+        ...(headers ? splitHeaders(headers, delivery.id, number, startedAt) : { shared: null, kept: null }),
         status,
         next_attempt_at: nextAttemptAt?.toISOString() ?? null,
         held_reason: held ? HELD_WHILE_DISABLED : null,

@@ -1,6 +1,6 @@
 import { AttemptTrigger, DeliveryStatus, OPEN_STATUSES } from '../webhook.types.js';
 import { ROLL_UP } from './attempt-rollup.js';
-import { attemptHeaders, expectedForDeliveryOnce, expectedOnce, headersAsSent, sharedHeaders } from './request-headers-sql.js';
+import { attemptHeaders, attemptHeadersFromWorker, expectedForDeliveryOnce, expectedOnce, headersAsSent, sharedHeaders } from './request-headers-sql.js';
 
 /**
  * Every statement of the delivery engine, built once at load from the constants the code uses
@@ -309,21 +309,18 @@ const APP_HEALTH = `outcomes AS (
  */
 export const WRITE_RESULTS = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
-                error text, excerpt text, url text, headers jsonb, status text, next_attempt_at timestamptz, held_reason text)
+                error text, excerpt text, url text, headers jsonb, shared jsonb, kept jsonb, status text, next_attempt_at timestamptz, held_reason text)
        ), ${ROLL_UP('$3', '$4')}, shared AS (
-         -- The first attempt sent stores the headers its delivery's attempts share (request-headers-sql.ts).
+         -- The first attempt sent stores the headers its delivery's attempts share, as the worker split them (request-headers.ts).
          INSERT INTO webhook_request_headers (delivery_id, headers)
-         SELECT DISTINCT ON (r.delivery_id) r.delivery_id, ${sharedHeaders('r.headers', 'x.expected')}
-           FROM r CROSS JOIN ${expectedForDeliveryOnce('x', 'r.delivery_id')}
-          WHERE r.headers IS NOT NULL ORDER BY r.delivery_id, r.number
+         SELECT DISTINCT ON (delivery_id) delivery_id, shared FROM r WHERE headers IS NOT NULL ORDER BY delivery_id, number
          ON CONFLICT (delivery_id) DO NOTHING
          RETURNING delivery_id, headers
        ), attempts AS (
          UPDATE webhook_attempts a
             SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
-                response_body_excerpt = r.excerpt, url = r.url, request_headers = ${attemptHeaders('r.headers', 'x.expected')}, finished = true
+                response_body_excerpt = r.excerpt, url = r.url, request_headers = ${attemptHeadersFromWorker('r', 'COALESCE(s.headers, h.headers)')}, finished = true
            FROM r LEFT JOIN shared s ON s.delivery_id = r.delivery_id LEFT JOIN webhook_request_headers h ON h.delivery_id = r.delivery_id
-                CROSS JOIN ${expectedOnce('x', 'COALESCE(s.headers, h.headers)', 'r.delivery_id', 'r.number', 'r.started_at')}
           WHERE a.delivery_id = r.delivery_id AND a.number = r.number
        ), moved_on AS (
          UPDATE webhook_deliveries d

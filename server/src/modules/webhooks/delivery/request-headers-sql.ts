@@ -10,17 +10,16 @@
  * SQL expressions, built once, for the statements that write and read attempts.
  */
 
-/** Headers that change with every attempt by construction (webhook-signing.ts): never part of the shared ones. */
-export const PER_ATTEMPT_HEADERS = ['x-platform-attempt', 'webhook-timestamp', 'webhook-signature'] as const;
+import { CONSTANT_HEADERS, DELIVERY_ID_HEADERS, PER_ATTEMPT_HEADERS } from './request-headers.js';
+
+/** A constant of request-headers.ts as an SQL string literal. */
+const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 const PER_ATTEMPT = `'{${PER_ATTEMPT_HEADERS.join(',')}}'::text[]`;
 
-/**
- * The headers every delivery `deliveryId` is expected to send. Stored rows are read against this: a
- * value changed here must be added, not replaced (a row written before would read differently).
- */
+/** The headers every delivery `deliveryId` is expected to send (request-headers.ts CONSTANT_HEADERS, DELIVERY_ID_HEADERS). */
 const expectedForDelivery = (deliveryId: string) =>
-  `jsonb_build_object('content-type', 'application/json', 'user-agent', 'Plaza-Webhooks/1.0', 'x-platform-delivery', ${deliveryId}, 'webhook-id', ${deliveryId})`;
+  `jsonb_build_object(${[...Object.entries(CONSTANT_HEADERS).map(([name, value]) => `${literal(name)}, ${literal(value)}`), ...DELIVERY_ID_HEADERS.map((name) => `${literal(name)}, ${deliveryId}`)].join(', ')})`;
 
 /**
  * The headers an attempt is expected to send besides its own signature: its delivery's expected and
@@ -68,3 +67,13 @@ export const attemptHeaders = (headers: string, expected: string) => differences
 /** An attempt's headers exactly as sent, from what it keeps (`kept`) and its delivery's stored shared part (one pass drops every null marker). */
 export const headersAsSent = (kept: string, shared: string, deliveryId: string, number: string, startedAt: string) =>
   `CASE WHEN ${kept} IS NULL THEN NULL ELSE jsonb_strip_nulls(${expectedWithMarkers(shared, deliveryId, number, startedAt)} || ${kept}) END`;
+
+/**
+ * WRITE_RESULTS' record of an attempt's headers (`r`: its input row with the worker's split, request-headers.ts;
+ * `stored`: its delivery's shared part as stored). Usually the worker's `kept` as it is; when the stored
+ * shared part is another (a rotation changed the body signature since the first attempt, or a first
+ * attempt of the same delivery elsewhere stored it) or none is visible, worked out here against it.
+ */
+export const attemptHeadersFromWorker = (r: string, stored: string) => `CASE WHEN ${r}.headers IS NULL THEN NULL
+         WHEN ${stored} = ${r}.shared THEN ${r}.kept
+         ELSE (SELECT ${differences(`${r}.headers`, 'e.expected')} FROM ${expectedOnce('e', stored, `${r}.delivery_id`, `${r}.number`, `${r}.started_at`)}) END`;

@@ -1,0 +1,50 @@
+/**
+ * How an attempt's request headers are kept (issue 19): once per delivery, and only what cannot be known
+ * otherwise. delivery/request-headers-sql.ts says it in SQL for the statements; this is the worker's
+ * side, so that the usual result write compares two small values instead of working the headers out in
+ * PostgreSQL for every attempt. Both are built from the constants here.
+ */
+
+/** Headers that change with every attempt by construction (webhook-signing.ts): never part of the shared ones. */
+export const PER_ATTEMPT_HEADERS = ['x-platform-attempt', 'webhook-timestamp', 'webhook-signature'] as const;
+
+/**
+ * Headers every delivery is expected to send with these values. Stored rows are read against them: a
+ * value changed here must be added, not replaced (a row written before would read differently).
+ */
+export const CONSTANT_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json', 'user-agent': 'Plaza-Webhooks/1.0' };
+
+/** Headers every delivery is expected to send with its own id as the value. */
+export const DELIVERY_ID_HEADERS = ['x-platform-delivery', 'webhook-id'] as const;
+
+type Headers = Record<string, string>;
+/** Headers as kept: a null marks an expected header that was not sent. */
+export type KeptHeaders = Record<string, string | null>;
+
+/** What `headers` add to `expected`: each header whose value differs, and null for an expected one it lacks. */
+function differences(headers: Headers, expected: Record<string, string | null>): KeptHeaders {
+  const kept: KeptHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (expected[name] !== value) kept[name] = value;
+  for (const [name, value] of Object.entries(expected)) if (value !== null && !Object.hasOwn(headers, name)) kept[name] = null;
+  return kept;
+}
+
+/**
+ * The parts an attempt's headers are kept as: `shared`, what its delivery's attempts share beyond the
+ * expected headers (stored once per delivery; the first attempt's stands), and `kept`, what this attempt
+ * adds to the expected and shared ones (in practice its timestamped signature alone).
+ */
+export function splitHeaders(headers: Headers, deliveryId: string, number: number, startedAt: Date): { shared: KeptHeaders; kept: KeptHeaders } {
+  const forDelivery: Headers = { ...CONSTANT_HEADERS };
+  for (const name of DELIVERY_ID_HEADERS) forDelivery[name] = deliveryId;
+  const common: Headers = { ...headers };
+  for (const name of PER_ATTEMPT_HEADERS) delete common[name];
+  const shared = differences(common, forDelivery);
+  const expected: Record<string, string | null> = {
+    ...forDelivery,
+    'x-platform-attempt': String(number),
+    'webhook-timestamp': String(Math.floor(startedAt.getTime() / 1000)),
+    ...shared,
+  };
+  return { shared, kept: differences(headers, expected) };
+}
