@@ -1,5 +1,9 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { inject } from 'vitest';
+
+/** The screens the tests look at: a laptop, and a phone held upright. */
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
 
 /** Debian's chromium (browser downloads cannot work here), trusting only the tests' certificate. */
 export function launchChromium(): Promise<Browser> {
@@ -27,4 +31,25 @@ export async function signInThroughPage(page: Page, plazaOrigin: string, email: 
   await page.getByLabel('E-mail address').fill(email);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByText(`Signed in as ${email}`).waitFor();
+}
+
+/** Chooses the language through the account menu, as a person would (it is saved for every later page); Escape closes the menu again. */
+export async function chooseLanguage(page: Page, language: 'English' | 'Tiếng Việt'): Promise<void> {
+  await page.getByRole('button', { name: /^(Signed in as|Đăng nhập với) / }).click();
+  await page.getByLabel(language === 'English' ? 'Ngôn ngữ' : 'Language').selectOption({ label: language });
+  await page.keyboard.press('Escape');
+  await page.waitForFunction((lang) => document.documentElement.lang === lang, language === 'English' ? 'en' : 'vi');
+}
+
+/** A page in a browser context of its own (own cookies, as another person's browser), signed out; a laptop screen unless `options` say otherwise. */
+export async function visitorAt(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: DESKTOP, ...options });
+  return context.newPage();
+}
+
+/** A person at Plaza: a visitor's page, signed in as `email` through the page's dev sign-in form. Closing the browser closes it. */
+export async function personAt(browser: Browser, plazaOrigin: string, email: string, options: BrowserContextOptions = {}): Promise<Page> {
+  const page = await visitorAt(browser, options);
+  await signInThroughPage(page, plazaOrigin, email);
+  return page;
 }

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAccessibilityViolations } from '../support/accessibility.js';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { launchChromium, personAt } from '../support/browser.js';
 import { freePort } from '../support/free-port.js';
 import { PlazaApi, publishApp } from '../support/plaza-api.js';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
@@ -64,8 +64,7 @@ beforeAll(async () => {
   });
 
   browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  await signInThroughPage(page, plaza.origin, PERSON_EMAIL);
+  page = await personAt(browser, plaza.origin, PERSON_EMAIL);
 });
 
 afterAll(async () => {

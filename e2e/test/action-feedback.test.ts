@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { launchChromium, personAt } from '../support/browser.js';
 import { startHttpsServer } from '../support/https-servers.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
 import { PlazaApi, publishApp } from '../support/plaza-api.js';
@@ -21,7 +21,6 @@ const APP_PAGE_TEXT = 'This app answers APP_READY when the test says so.';
 let plaza: PlazaProcess;
 let appServer: Awaited<ReturnType<typeof startHttpsServer>> | undefined;
 let browser: Browser | undefined;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   plaza = await startPlaza();
@@ -35,20 +34,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
   await browser?.close();
   await appServer?.close();
   await plaza?.stop();
 });
-
-/** A separate browser (own cookies) for one person, signed in through the page's dev sign-in form. */
-async function personAt(email: string): Promise<Page> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  await signInThroughPage(page, plaza.origin, email);
-  return page;
-}
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS_DIR, name) });
 
@@ -59,7 +48,7 @@ describe('the launcher for a Vietnamese user in the dark theme', () => {
     const user = await PlazaApi.signIn(plaza.origin, USER_EMAIL);
     const appId = await publishApp(developer, reviewer, { name: SLOW_APP, appUrl: `${appServer!.origin}/` });
     await user.ok(`mutation Install($appId: ID!) { installApp(appId: $appId) { appId } }`, { appId });
-    const page = await personAt(USER_EMAIL);
+    const page = await personAt(browser!, plaza.origin, USER_EMAIL);
     // The account's saved preferences, as the shell's switches save them; the launcher URL names none.
     await user.ok(`mutation Prefer { updatePreferences(locale: "vi", theme: "dark") { id } }`);
 
@@ -88,9 +77,9 @@ describe('the launcher for a Vietnamese user in the dark theme', () => {
 
 describe('feedback after actions, and one message per problem', () => {
   it('says what saving, resubmitting, a review decision and a credit did; warns before editing an approved app', async () => {
-    const developer = await personAt(DEVELOPER_EMAIL);
-    const reviewer = await personAt(REVIEWER_EMAIL);
-    const admin = await personAt(ADMIN_EMAIL);
+    const developer = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
+    const reviewer = await personAt(browser!, plaza.origin, REVIEWER_EMAIL);
+    const admin = await personAt(browser!, plaza.origin, ADMIN_EMAIL);
     const reviewerApi = await PlazaApi.signIn(plaza.origin, REVIEWER_EMAIL);
 
     // Finding 9: an http App URL gets one message, not a live hint and the submit's message at once.

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { launchChromium, personAt } from '../support/browser.js';
 import { PlazaApi } from '../support/plaza-api.js';
 import { ADMIN_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
 
@@ -22,8 +22,7 @@ beforeAll(async () => {
   // Both people exist once they have signed in.
   await PlazaApi.signIn(plaza.origin, BUYER_EMAIL);
   await PlazaApi.signIn(plaza.origin, HELPER_EMAIL);
-  admin = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  await signInThroughPage(admin, plaza.origin, ADMIN_EMAIL);
+  admin = await personAt(browser, plaza.origin, ADMIN_EMAIL, { viewport: { width: 1280, height: 900 } });
   await admin.goto(`${plaza.origin}/admin`);
 }, 120_000);
 

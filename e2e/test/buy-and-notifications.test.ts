@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { launchChromium, personAt } from '../support/browser.js';
 import { startHttpsServer } from '../support/https-servers.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
 import { PlazaApi, publishApp } from '../support/plaza-api.js';
@@ -18,7 +18,6 @@ const PRICE = 30;
 let plaza: PlazaProcess;
 let appHost: Awaited<ReturnType<typeof startHttpsServer>> | undefined;
 let browser: Browser | undefined;
-const contexts: BrowserContext[] = [];
 let developer: PlazaApi;
 let buyer: PlazaApi;
 let paidAppId: string;
@@ -61,25 +60,16 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
   await browser?.close();
   await appHost?.close();
   await plaza?.stop();
 });
 
-async function personAt(email: string): Promise<Page> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  await signInThroughPage(page, plaza.origin, email);
-  return page;
-}
-
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS_DIR, name) });
 
 describe('buying a paid app', () => {
   it('asks to confirm the price and the balance, buys only then, says Purchased without the price, and links My Library', async () => {
-    const page = await personAt(BUYER_EMAIL);
+    const page = await personAt(browser!, plaza.origin, BUYER_EMAIL);
     await page.goto(`${plaza.origin}/store/${paidAppId}`);
     await page.getByRole('heading', { name: PAID_APP }).waitFor();
     await page.getByRole('button', { name: `Buy for ${PRICE} points` }).click();
@@ -129,7 +119,7 @@ describe('buying a paid app', () => {
 
 describe('the notifications popover', () => {
   it('closes on Escape, on a click outside it and when a notification is chosen, and does not cover the page after', async () => {
-    const page = await personAt(DEVELOPER_EMAIL);
+    const page = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
     await page.goto(`${plaza.origin}/developer`);
     await page.getByRole('heading', { name: 'My Apps' }).waitFor();
     const bell = page.getByRole('button', { name: 'Notifications, 2 unread' });

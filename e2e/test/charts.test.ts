@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { launchChromium, personAt } from '../support/browser.js';
 import { startHttpsServer } from '../support/https-servers.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
 import { PlazaApi, publishApp } from '../support/plaza-api.js';
@@ -16,10 +16,11 @@ const FAILING_APP = 'Broken Hooks';
 const WAITING_APP = 'Waiting Room';
 const PRICE = 10;
 
+const SCREEN = { viewport: { width: 1280, height: 900 } };
+
 let plaza: PlazaProcess;
 let browser: Browser | undefined;
 const receivers: { close(): Promise<void> }[] = [];
-const contexts: BrowserContext[] = [];
 let healthyAppId = '';
 let failingAppId = '';
 
@@ -81,19 +82,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
   await browser?.close();
   for (const receiver of receivers) await receiver.close();
   await plaza?.stop();
 });
-
-async function personAt(email: string): Promise<Page> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  await signInThroughPage(page, plaza.origin, email);
-  return page;
-}
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS_DIR, name), fullPage: true });
 
@@ -121,7 +113,7 @@ async function chooseTheme(page: Page, theme: 'Light' | 'Dark') {
 
 describe('charts: health at a glance', () => {
   it('draws webhook health, earnings and the platform view from real deliveries, in light and dark theme', async () => {
-    const developer = await personAt(DEVELOPER_EMAIL);
+    const developer = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL, SCREEN);
 
     // The healthy app's page: its one attempt succeeded.
     await developer.goto(`${plaza.origin}/developer/apps/${healthyAppId}`);
@@ -179,7 +171,7 @@ describe('charts: health at a glance', () => {
     await shot(developer, 'charts-my-apps.png');
 
     // The admin's view: the last hour's attempts, the waiting submission, the app failing most.
-    const admin = await personAt(ADMIN_EMAIL);
+    const admin = await personAt(browser!, plaza.origin, ADMIN_EMAIL, SCREEN);
     await admin.goto(`${plaza.origin}/admin`);
     await admin.getByText('Last hour: 3 of 4 webhook attempts failed (75%).').waitFor();
     expect((await drawnChartSize(admin)).width).toBeGreaterThan(100);

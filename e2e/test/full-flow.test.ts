@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { launchChromium, personAt } from '../support/browser.js';
 import type { RunningProcess } from '../support/child-process.js';
 import { freePort } from '../support/free-port.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
@@ -18,7 +18,6 @@ const PRICE = 50;
 let plaza: PlazaProcess;
 let sampleApp: RunningProcess | undefined;
 let browser: Browser | undefined;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   plaza = await startPlaza();
@@ -27,20 +26,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
   await browser?.close();
   await sampleApp?.stop();
   await plaza?.stop();
 });
-
-/** A separate browser (own cookies) for one person, signed in through the page's dev sign-in form. */
-async function personAt(email: string): Promise<Page> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  await signInThroughPage(page, plaza.origin, email);
-  return page;
-}
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS_DIR, name) });
 
@@ -50,9 +39,9 @@ const marked = (page: Page, name: string) => page.evaluate((key) => (window as u
 
 describe('a paid app from submission to a buyer opening it', () => {
   it('is submitted, rejected, resubmitted, approved, bought, and opened, each screen updating live', async () => {
-    const developer = await personAt(DEVELOPER_EMAIL);
-    const reviewer = await personAt(REVIEWER_EMAIL);
-    const buyer = await personAt(BUYER_EMAIL);
+    const developer = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
+    const reviewer = await personAt(browser!, plaza.origin, REVIEWER_EMAIL);
+    const buyer = await personAt(browser!, plaza.origin, BUYER_EMAIL);
     const appPort = await freePort();
     const sampleAppOrigin = `https://localhost:${appPort}`;
 

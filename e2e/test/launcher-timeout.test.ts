@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { launchChromium, personAt } from '../support/browser.js';
 import { startHttpsServer } from '../support/https-servers.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
 import { PlazaApi, publishApp } from '../support/plaza-api.js';
@@ -39,8 +39,7 @@ afterAll(async () => {
 
 describe('an app that never answers INIT_SESSION', () => {
   it('gets 15 seconds, then the user is told and can retry from the keyboard', async () => {
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
-    await signInThroughPage(page, plaza.origin, USER_EMAIL);
+    const page = await personAt(browser!, plaza.origin, USER_EMAIL);
 
     const openedAt = Date.now();
     await page.goto(`${plaza.origin}/apps/${appId}/open`);

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { launchChromium, personAt } from '../support/browser.js';
 import type { RunningProcess } from '../support/child-process.js';
 import { freePort } from '../support/free-port.js';
 import { getJson } from '../support/https-servers.js';
@@ -56,8 +56,7 @@ afterAll(async () => {
 
 describe('the sample app inside the AppLauncher', () => {
   it('knows who opened it, in their language and theme, and shows Premium from the signed purchase webhook until a refund', async () => {
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
-    await signInThroughPage(page, plaza.origin, BUYER_EMAIL);
+    const page = await personAt(browser!, plaza.origin, BUYER_EMAIL);
     const { purchaseApp } = await buyer.ok<{ purchaseApp: { purchaseId: string } }>(`mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }`, { appId });
 
     // A locale chosen for this opening wins over the account's preference.
