@@ -20,6 +20,14 @@ export async function startHttpsServer(handler: RequestListener): Promise<{ orig
   };
 }
 
+/** A webhook receiver that always answers 500, so deliveries to it collect attempts (each with its request headers) and end FAILED. */
+export function startFailingReceiver(): ReturnType<typeof startHttpsServer> {
+  return startHttpsServer((_request, response) => {
+    response.writeHead(500, { 'content-type': 'text/plain' });
+    response.end('receiver error: simulated');
+  });
+}
+
 /** GET over HTTPS trusting the tests' CA (this process has no NODE_EXTRA_CA_CERTS, see global-setup.ts). */
 export function getJson<T>(url: string): Promise<T> {
   const ca = readFileSync(inject('e2eTls').caFile);

@@ -52,3 +52,25 @@ export async function publishApp(developer: PlazaApi, reviewer: PlazaApi, listin
   await reviewer.ok(`mutation Approve($appId: ID!) { decideReview(input: { appId: $appId, outcome: APPROVED }) { id } }`, { appId: submitApp.id });
   return submitApp.id;
 }
+
+/** Submits (not yet reviewed) a free app as `developer` whose webhooks go to `webhookUrl`; returns the app id. */
+export async function submitWebhookApp(developer: PlazaApi, name: string, webhookUrl: string): Promise<string> {
+  const { submitApp } = await developer.ok<{ submitApp: { id: string } }>(`mutation Submit($input: SubmitAppInput!) { submitApp(input: $input) { id } }`, {
+    input: {
+      name,
+      shortDescription: 'Sends webhooks to a receiver that fails',
+      iconUrl: 'https://hooks.example/icon.png',
+      appUrl: 'https://hooks.example/',
+      category: 'utilities',
+      pricing: 'FREE',
+      webhookUrl,
+    },
+  });
+  return submitApp.id;
+}
+
+/** Sends the app's test webhook as `developer`; returns the delivery id. */
+export async function sendTestWebhook(developer: PlazaApi, appId: string): Promise<string> {
+  const { sendTestWebhook } = await developer.ok<{ sendTestWebhook: { id: string } }>(`mutation Test($appId: ID!) { sendTestWebhook(appId: $appId) { id } }`, { appId });
+  return sendTestWebhook.id;
+}

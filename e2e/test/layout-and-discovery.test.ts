@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
-import { startHttpsServer } from '../support/https-servers.js';
+import { chooseLanguage, launchChromium, personAt, PHONE, signInThroughPage, visitorAt } from '../support/browser.js';
+import { startFailingReceiver } from '../support/https-servers.js';
+import { clipped, wrapped } from '../support/layout.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
-import { PlazaApi, publishApp } from '../support/plaza-api.js';
+import { PlazaApi, publishApp, sendTestWebhook, submitWebhookApp } from '../support/plaza-api.js';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
 
 // Issue 17, findings 4 and 10: data pages get the width they need, the header is one row on a laptop and
@@ -13,23 +14,17 @@ import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../s
 
 const DEVELOPER_EMAIL = 'nguyen.dev@plaza.test';
 const PAID_APP = 'Quiz Time';
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 let plaza: PlazaProcess;
-let receiver: Awaited<ReturnType<typeof startHttpsServer>> | undefined;
+let receiver: Awaited<ReturnType<typeof startFailingReceiver>> | undefined;
 let browser: Browser | undefined;
 let developer: PlazaApi;
 let reviewer: PlazaApi;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   plaza = await startPlaza();
   // A receiver that always fails, so deliveries collect attempts (request headers) and end FAILED.
-  receiver = await startHttpsServer((_request, response) => {
-    response.writeHead(500, { 'content-type': 'text/plain' });
-    response.end('receiver error: simulated');
-  });
+  receiver = await startFailingReceiver();
   developer = await PlazaApi.signIn(plaza.origin, DEVELOPER_EMAIL);
   reviewer = await PlazaApi.signIn(plaza.origin, REVIEWER_EMAIL);
   browser = await launchChromium();
@@ -37,54 +32,16 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
   await browser?.close();
   await receiver?.close();
   await plaza?.stop();
 });
 
-async function pageAt(viewport: { width: number; height: number }, email?: string): Promise<Page> {
-  const context = await browser!.newContext({ viewport });
-  contexts.push(context);
-  const page = await context.newPage();
-  if (email) await signInThroughPage(page, plaza.origin, email);
-  return page;
-}
-
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS_DIR, name), fullPage: true });
-
-/** Elements under `selector` whose content is wider than their box (clipped or spilling), described for the failure message. */
-function clipped(page: Page, selector: string): Promise<string[]> {
-  return page.$$eval(selector, (elements) =>
-    elements.filter((element) => element.scrollWidth > element.clientWidth + 1).map((element) => `${element.textContent} (${element.scrollWidth} > ${element.clientWidth})`),
-  );
-}
-
-/** Elements under `selector` whose text runs over more than one line (a purchase id on three lines, a badge as a blob). */
-function wrapped(page: Page, selector: string): Promise<string[]> {
-  return page.$$eval(selector, (elements) =>
-    elements
-      .filter((element) => {
-        const range = document.createRange();
-        range.selectNodeContents(element);
-        const lineTops = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)));
-        return lineTops.size > 1;
-      })
-      .map((element) => element.textContent ?? ''),
-  );
-}
-
-/** Through the account menu, as a person would; Escape closes the menu again. */
-async function chooseLanguage(page: Page, language: 'English' | 'Tiếng Việt') {
-  await page.getByRole('button', { name: /^(Signed in as|Đăng nhập với) / }).click();
-  await page.getByLabel(language === 'English' ? 'Ngôn ngữ' : 'Language').selectOption({ label: language });
-  await page.keyboard.press('Escape');
-  await page.waitForFunction((lang) => document.documentElement.lang === lang, language === 'English' ? 'en' : 'vi');
-}
 
 describe('the store, signed out', () => {
   it('is browsable: the list, an app page with its developer, category and a way back, and sign-in to buy', async () => {
-    const visitor = await pageAt(DESKTOP);
+    const visitor = await visitorAt(browser!);
     await visitor.goto(plaza.origin);
     await visitor.getByRole('heading', { name: 'Store' }).waitFor();
     // Before any app is listed and before any search, the store does not claim that a search found nothing.
@@ -121,7 +78,7 @@ describe('the store, signed out', () => {
 
 describe('the header', () => {
   it('is one row at 1280 px for an admin, in English and Vietnamese, and at most a fifth of a phone screen', async () => {
-    const admin = await pageAt(DESKTOP, ADMIN_EMAIL);
+    const admin = await personAt(browser!, plaza.origin, ADMIN_EMAIL);
     await admin.getByRole('link', { name: 'Admin' }).waitFor();
     for (const language of ['English', 'Tiếng Việt'] as const) {
       if (language === 'Tiếng Việt') await chooseLanguage(admin, language);
@@ -136,7 +93,7 @@ describe('the header', () => {
     }
     await chooseLanguage(admin, 'English');
 
-    const phone = await pageAt(PHONE, 'phone.buyer@plaza.test');
+    const phone = await personAt(browser!, plaza.origin, 'phone.buyer@plaza.test', { viewport: PHONE });
     const header = await phone.$eval('.shell-header', (element) => element.getBoundingClientRect().height);
     expect(header).toBeLessThanOrEqual(PHONE.height / 5);
     // Nothing pushes the page sideways on a phone; the sections scroll within their own row.
@@ -147,21 +104,11 @@ describe('the header', () => {
 
 describe('Webhook Logs and a delivery', () => {
   it('show every column, id and badge whole at 1280 px in both languages, and scroll sideways on a phone', async () => {
-    const { submitApp } = await developer.ok<{ submitApp: { id: string } }>(`mutation Submit($input: SubmitAppInput!) { submitApp(input: $input) { id } }`, {
-      input: {
-        name: 'Hook Lab',
-        shortDescription: 'Sends webhooks to a receiver that fails',
-        iconUrl: 'https://hooks.example/icon.png',
-        appUrl: 'https://hooks.example/',
-        category: 'utilities',
-        pricing: 'FREE',
-        webhookUrl: `${receiver!.origin}/fail`,
-      },
-    });
-    for (let i = 0; i < 3; i++) await developer.ok(`mutation Test($appId: ID!) { sendTestWebhook(appId: $appId) { id } }`, { appId: submitApp.id });
-    const logsPath = `/developer/webhooks?appId=${encodeURIComponent(submitApp.id)}`;
+    const appId = await submitWebhookApp(developer, 'Hook Lab', `${receiver!.origin}/fail`);
+    for (let i = 0; i < 3; i++) await sendTestWebhook(developer, appId);
+    const logsPath = `/developer/webhooks?appId=${encodeURIComponent(appId)}`;
 
-    const page = await pageAt(DESKTOP, DEVELOPER_EMAIL);
+    const page = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
     await page.goto(`${plaza.origin}${logsPath}`);
     await page.locator('.delivery-table tbody tr').nth(2).waitFor();
     // At least one attempt each, so the attempt count and the badge have settled into their widest text.
@@ -184,7 +131,7 @@ describe('Webhook Logs and a delivery', () => {
     await shot(page, 'layout-delivery-1280-vi.png');
     await chooseLanguage(page, 'English');
 
-    const phone = await pageAt(PHONE, DEVELOPER_EMAIL);
+    const phone = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL, { viewport: PHONE });
     await phone.goto(`${plaza.origin}${logsPath}`);
     await phone.locator('.delivery-table tbody tr').nth(2).waitFor();
     expect(await clipped(phone, '.delivery-table th, .delivery-table td')).toEqual([]);

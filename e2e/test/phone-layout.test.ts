@@ -3,21 +3,19 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAccessibilityViolations } from '../support/accessibility.js';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
-import { startHttpsServer } from '../support/https-servers.js';
+import { DESKTOP, launchChromium, personAt, PHONE } from '../support/browser.js';
+import { startFailingReceiver } from '../support/https-servers.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
-import { PlazaApi } from '../support/plaza-api.js';
+import { PlazaApi, sendTestWebhook, submitWebhookApp } from '../support/plaza-api.js';
 import { startPlaza, type PlazaProcess } from '../support/plaza-process.js';
 
 // Finishing touches of issue 17 on a phone: tables that scroll sideways can be reached by keyboard, the
 // recovery form's label is whole in Vietnamese, and the sections row shows that it scrolls.
 
 const DEVELOPER_EMAIL = 'phone.dev@plaza.test';
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
 
 let plaza: PlazaProcess;
-let receiver: Awaited<ReturnType<typeof startHttpsServer>> | undefined;
+let receiver: Awaited<ReturnType<typeof startFailingReceiver>> | undefined;
 let browser: Browser | undefined;
 let page: Page;
 let developer: PlazaApi;
@@ -26,27 +24,10 @@ const ids = { app: '', delivery: '' };
 beforeAll(async () => {
   plaza = await startPlaza();
   // A receiver that always fails, so the delivery collects attempts (each with its request headers).
-  receiver = await startHttpsServer((_request, response) => {
-    response.writeHead(500, { 'content-type': 'text/plain' });
-    response.end('receiver error: simulated');
-  });
+  receiver = await startFailingReceiver();
   developer = await PlazaApi.signIn(plaza.origin, DEVELOPER_EMAIL);
-  const { submitApp } = await developer.ok<{ submitApp: { id: string } }>(`mutation Submit($input: SubmitAppInput!) { submitApp(input: $input) { id } }`, {
-    input: {
-      name: 'Pocket Hooks',
-      shortDescription: 'Sends webhooks to a receiver that fails',
-      iconUrl: 'https://hooks.example/icon.png',
-      appUrl: 'https://hooks.example/',
-      category: 'utilities',
-      pricing: 'FREE',
-      webhookUrl: `${receiver.origin}/fail`,
-    },
-  });
-  ids.app = submitApp.id;
-  const { sendTestWebhook } = await developer.ok<{ sendTestWebhook: { id: string } }>(`mutation Test($appId: ID!) { sendTestWebhook(appId: $appId) { id } }`, {
-    appId: ids.app,
-  });
-  ids.delivery = sendTestWebhook.id;
+  ids.app = await submitWebhookApp(developer, 'Pocket Hooks', `${receiver.origin}/fail`);
+  ids.delivery = await sendTestWebhook(developer, ids.app);
   const { createApiToken } = await developer.ok<{ createApiToken: { id: string } }>(`mutation Token($input: CreateApiTokenInput!) { createApiToken(input: $input) { id } }`, {
     input: { name: 'Phone deliveries reader', scopes: ['deliveries:read', 'deliveries:write', 'apps:read'] },
   });
@@ -55,8 +36,7 @@ beforeAll(async () => {
 
   browser = await launchChromium();
   mkdirSync(SCREENSHOTS_DIR, { recursive: true });
-  page = await (await browser.newContext({ viewport: PHONE })).newPage();
-  await signInThroughPage(page, plaza.origin, DEVELOPER_EMAIL);
+  page = await personAt(browser, plaza.origin, DEVELOPER_EMAIL, { viewport: PHONE });
 });
 
 afterAll(async () => {

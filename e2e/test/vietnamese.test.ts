@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { chooseLanguage, launchChromium, personAt } from '../support/browser.js';
 import { freePort } from '../support/free-port.js';
 import { PlazaApi } from '../support/plaza-api.js';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
@@ -86,13 +86,9 @@ beforeAll(async () => {
 
   browser = await launchChromium();
   // An English browser: the language comes from the person's choice, not from the browser.
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })).newPage();
-  await signInThroughPage(page, plaza.origin, DEVELOPER_EMAIL);
+  page = await personAt(browser, plaza.origin, DEVELOPER_EMAIL, { locale: 'en-US' });
   // Through the account menu's language switch, as a person would; it is saved for every later page.
-  await page.getByRole('button', { name: /^Signed in as / }).click();
-  await page.getByLabel('Language').selectOption({ label: 'Tiếng Việt' });
-  await page.keyboard.press('Escape');
-  await page.waitForFunction(() => document.documentElement.lang === 'vi');
+  await chooseLanguage(page, 'Tiếng Việt');
 });
 
 afterAll(async () => {
