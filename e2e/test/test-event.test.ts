@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signInThroughPage } from '../support/browser.js';
+import { launchChromium, personAt } from '../support/browser.js';
 import { startHttpsServer } from '../support/https-servers.js';
 import { PlazaApi, publishApp } from '../support/plaza-api.js';
 import { REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
@@ -41,8 +41,7 @@ describe('a test event', () => {
     const developer = await PlazaApi.signIn(plaza.origin, DEVELOPER_EMAIL);
     const reviewer = await PlazaApi.signIn(plaza.origin, REVIEWER_EMAIL);
     const appId = await publishApp(developer, reviewer, { name: 'Test Bench', appUrl: `${receiver.origin}/`, webhookUrl: `${receiver.origin}/webhooks/plaza` });
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await signInThroughPage(page, plaza.origin, DEVELOPER_EMAIL);
+    const page = await personAt(browser, plaza.origin, DEVELOPER_EMAIL, { viewport: { width: 1280, height: 900 } });
 
     // Webhook Logs across all one's apps: no app to send to yet, so it says how.
     await page.goto(`${plaza.origin}/developer/webhooks`);
