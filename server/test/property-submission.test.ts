@@ -16,7 +16,8 @@ let developer: GraphQLTestClient;
 
 beforeAll(async () => {
   // Hundreds of requests a second from one address: the per-address rate limit is not what is under test.
-  plaza = await startTestPlaza({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false', RATE_LIMIT_PER_ADDRESS: '1000000' });
+  // The properties submit hundreds of valid apps as one developer: room for them all past the default cap of 100.
+  plaza = await startTestPlaza({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false', RATE_LIMIT_PER_ADDRESS: '1000000', MAX_APPS_PER_DEVELOPER: '1000' });
   developer = await plaza.signIn('fuzz@studio.test');
 });
 

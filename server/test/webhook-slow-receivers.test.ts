@@ -59,7 +59,8 @@ describe('a receiver that answers 200 and then trickles its body', () => {
   it('is a success after one attempt: status 200 recorded, the body cut at the timeout', async () => {
     const { port } = server.address() as { port: number };
     const delivery = await deliveryTo(`http://127.0.0.1:${port}/hook`);
-    const done = await watch(delivery.id, (d) => d.attempts[0]?.finished === true);
+    // The delivery and its attempts are read by two statements: wait for both to show the result, not just the attempt.
+    const done = await watch(delivery.id, (d) => d.attempts[0]?.finished === true && d.status !== 'PENDING');
     expect(done.status).toBe('SUCCEEDED');
     expect(done.attemptCount).toBe(1);
     const [attempt] = done.attempts;
@@ -82,7 +83,7 @@ describe('an attempt in flight', () => {
     // durationMs is the time so far, not a finished attempt's duration.
     expect(during.attempts[0].durationMs).toBeGreaterThanOrEqual(0);
 
-    const after = await waitForDelivery(developer, delivery.id, (d) => d.attempts[0].finished, 15_000);
+    const after = await waitForDelivery(developer, delivery.id, (d) => d.attempts[0].finished && d.status !== 'PENDING', 15_000);
     const ended = (await developer.ok<{ webhookDelivery: any }>(DELIVERY, { id: delivery.id })).webhookDelivery.attempts[0];
     expect(after.status).toBe('RETRYING');
     expect(ended).toMatchObject({ outcome: 'FAILED', statusCode: null, error: expect.stringMatching(/^timeout/) });
