@@ -128,9 +128,21 @@ export function sendStream(
  * NOTIFY gets its frames in the same pass, and a socket with several frames (several updates in one
  * NOTIFY, or several subscriptions) gets them in one write instead of one each.
  */
+/**
+ * How far a subscriber may fall behind: bytes written to its socket that it has not read yet. One that
+ * stops reading would otherwise make the server hold every later update for it in memory, without end.
+ * 8 MiB is about 2,000 delivery updates: far more than a live reader ever leaves waiting.
+ */
+export const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
+
+/** The close code for a subscriber left behind: 1013, "try again later" (graphql-ws clients reconnect). */
+export const FELL_BEHIND_CLOSE_CODE = 1013;
+
 export class FrameOutbox {
   private pending = new Map<WebSocket, string[]>();
   private scheduled = false;
+
+  constructor(private readonly maxUnreadBytes = MAX_UNREAD_BYTES) {}
 
   push(socket: WebSocket, frame: string): void {
     const frames = this.pending.get(socket);
@@ -148,20 +160,27 @@ export class FrameOutbox {
     const frames = this.pending.get(socket);
     if (!frames) return;
     this.pending.delete(socket);
-    writeFrames(socket, frames);
+    writeFrames(socket, frames, this.maxUnreadBytes);
   }
 
   private readonly flushAll = (): void => {
     this.scheduled = false;
     const pending = this.pending;
     this.pending = new Map();
-    for (const [socket, frames] of pending) writeFrames(socket, frames);
+    for (const [socket, frames] of pending) writeFrames(socket, frames, this.maxUnreadBytes);
   };
 }
 
-function writeFrames(socket: WebSocket, frames: string[]): void {
+function writeFrames(socket: WebSocket, frames: string[], maxUnreadBytes: number): void {
   // A socket closing meanwhile gets nothing, as graphql-ws's own send does.
   if (socket.readyState !== socket.OPEN) return;
+  if (socket.bufferedAmount > maxUnreadBytes) {
+    logger.warn({ unreadBytes: socket.bufferedAmount }, 'subscriber fell behind its live updates; closing its socket');
+    socket.close(FELL_BEHIND_CLOSE_CODE, 'Too far behind the live updates: reconnect');
+    // A peer that reads nothing does not answer the close either: end the connection after a grace.
+    setTimeout(() => socket.terminate(), 5_000).unref();
+    return;
+  }
   // ws writes each message with its own cork/uncork; corking around them all makes one write of the lot.
   const raw = (socket as unknown as { _socket?: Duplex })._socket;
   raw?.cork();
