@@ -13,6 +13,7 @@ import {
   type ExpectationSpec,
   type MatrixFixture,
   type MatrixRow,
+  type PrincipalName,
   type RootType,
 } from './helpers/authorization-matrix.js';
 
@@ -43,8 +44,22 @@ const DELIVERY_READ: ExpectationSpec = {
   deliveriesReadToken: 'ALLOWED',
   ...OTHERS_TOKENS_SEE_NOTHING,
 };
+// One app's live feed, a delivery by id, a CLI's forward: owner and admins; anyone else, other people's
+// role tokens included, is told it does not exist; a token of the owner's needs the operation's scope.
+const NOT_FOUND_TO_OTHERS: ExpectationSpec = {
+  anonymous: 'UNAUTHENTICATED',
+  people: 'NOT_FOUND',
+  owner: 'ALLOWED',
+  admin: 'ALLOWED',
+  tokens: 'FORBIDDEN',
+  reviewerToken: 'NOT_FOUND',
+  adminToken: 'NOT_FOUND',
+};
+const DELIVERY_WRITE: ExpectationSpec = { ...NOT_FOUND_TO_OTHERS, deliveriesWriteToken: 'ALLOWED' };
 
 const byId = (id: (f: MatrixFixture) => string) => (f: MatrixFixture) => ({ id: id(f) });
+// Each principal acts on a test delivery of its own making, so one row's change never meets another's.
+const byTestDelivery = (f: MatrixFixture, principal: PrincipalName) => ({ deliveryId: f.testDeliveries[principal] });
 const byAppId = (appId: (f: MatrixFixture) => string) => (f: MatrixFixture) => ({ appId: appId(f) });
 
 const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
@@ -100,16 +115,7 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
       document: 'query($deliveryId: ID!) { webhookForwardRequest(deliveryId: $deliveryId) { deliveryId } }',
       variables: (f) => ({ deliveryId: f.deliveryId }),
       reveals: (f) => f.deliveryId,
-      expect: {
-        anonymous: 'UNAUTHENTICATED',
-        people: 'NOT_FOUND',
-        owner: 'ALLOWED',
-        admin: 'ALLOWED',
-        tokens: 'FORBIDDEN',
-        deliveriesWriteToken: 'ALLOWED',
-        reviewerToken: 'NOT_FOUND',
-        adminToken: 'NOT_FOUND',
-      },
+      expect: DELIVERY_WRITE,
     },
     // Nothing was forwarded locally in the fixture: those who may see the delivery get an empty list (HIDDEN), anyone else NOT_FOUND.
     webhookLocalForwards: {
@@ -167,17 +173,8 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     },
     redeliverWebhook: {
       document: 'mutation($deliveryId: ID!) { redeliverWebhook(deliveryId: $deliveryId) { id } }',
-      variables: (f, principal) => ({ deliveryId: f.testDeliveries[principal] }),
-      expect: {
-        anonymous: 'UNAUTHENTICATED',
-        people: 'NOT_FOUND',
-        owner: 'ALLOWED',
-        admin: 'ALLOWED',
-        tokens: 'FORBIDDEN',
-        deliveriesWriteToken: 'ALLOWED',
-        reviewerToken: 'NOT_FOUND',
-        adminToken: 'NOT_FOUND',
-      },
+      variables: byTestDelivery,
+      expect: DELIVERY_WRITE,
     },
     refundPurchase: {
       document: 'mutation($purchaseId: String!) { refundPurchase(purchaseId: $purchaseId) { status } }',
@@ -209,17 +206,8 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     // A local answer recorded beside (never on) one test delivery per principal.
     reportLocalForward: {
       document: 'mutation($deliveryId: ID!) { reportLocalForward(deliveryId: $deliveryId, statusCode: 200, durationMs: 5) { id } }',
-      variables: (f, principal) => ({ deliveryId: f.testDeliveries[principal] }),
-      expect: {
-        anonymous: 'UNAUTHENTICATED',
-        people: 'NOT_FOUND',
-        owner: 'ALLOWED',
-        admin: 'ALLOWED',
-        tokens: 'FORBIDDEN',
-        deliveriesWriteToken: 'ALLOWED',
-        reviewerToken: 'NOT_FOUND',
-        adminToken: 'NOT_FOUND',
-      },
+      variables: byTestDelivery,
+      expect: DELIVERY_WRITE,
     },
     submitApp: { document: 'mutation($input: SubmitAppInput!) { submitApp(input: $input) { id } }', variables: () => ({ input: validAppInput() }), expect: PEOPLE_ONLY },
     uninstallApp: { document: 'mutation($appId: ID!) { uninstallApp(appId: $appId) { id } }', variables: byAppId((f) => f.apps.uninstallable), expect: PEOPLE_ONLY },
@@ -238,30 +226,12 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     webhookDeliveryUpdated: {
       document: 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id } }',
       variables: byAppId((f) => f.apps.listed),
-      expect: {
-        anonymous: 'UNAUTHENTICATED',
-        people: 'NOT_FOUND',
-        owner: 'ALLOWED',
-        admin: 'ALLOWED',
-        tokens: 'FORBIDDEN',
-        deliveriesReadToken: 'ALLOWED',
-        reviewerToken: 'NOT_FOUND',
-        adminToken: 'NOT_FOUND',
-      },
+      expect: { ...NOT_FOUND_TO_OTHERS, deliveriesReadToken: 'ALLOWED' },
     },
     webhookTestEventTriggered: {
       document: 'subscription($appId: ID!) { webhookTestEventTriggered(appId: $appId) { deliveryId } }',
       variables: byAppId((f) => f.apps.listed),
-      expect: {
-        anonymous: 'UNAUTHENTICATED',
-        people: 'NOT_FOUND',
-        owner: 'ALLOWED',
-        admin: 'ALLOWED',
-        tokens: 'FORBIDDEN',
-        deliveriesWriteToken: 'ALLOWED',
-        reviewerToken: 'NOT_FOUND',
-        adminToken: 'NOT_FOUND',
-      },
+      expect: DELIVERY_WRITE,
     },
   },
 };
