@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
+import { useMutation, useQuery } from '@apollo/client/react';
 import { useFragment as readFragment } from '../../gql';
 import { useFormat, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
@@ -8,7 +8,8 @@ import { DeliveryAttempts } from './DeliveryAttempts';
 import { DeliveryLocalForwards } from './DeliveryLocalForwards';
 import { DeliveryPayload } from './DeliveryPayload';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
-import { RedeliverWebhookMutation, WebhookDeliveryFields, WebhookDeliveryQuery, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
+import { useDeliveryUpdates } from './insert-delivery';
+import { RedeliverWebhookMutation, WebhookDeliveryFields, WebhookDeliveryQuery } from './webhook-deliveries';
 import { WEBHOOK_LOGS_PATH } from './WebhookLogsPage';
 
 export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
@@ -22,14 +23,13 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
   // The app's feed carries every delivery's changes without their attempts: asking each one for its
   // attempts would cost the server a query per change of any delivery of the app, per open page. This
   // page fetches its own delivery again, attempts included, only when that one changes.
-  useSubscription(WebhookDeliveryUpdatedSubscription, {
-    variables: { appId: delivery?.appId },
-    skip: !delivery,
-    onData: ({ data }) => {
-      const changed = data.data && readFragment(WebhookDeliveryFields, data.data.webhookDeliveryUpdated);
-      if (changed?.id === deliveryId) void detail.refetch();
+  useDeliveryUpdates(
+    delivery?.appId,
+    (changed) => {
+      if (changed.id === deliveryId) void detail.refetch();
     },
-  });
+    { skip: !delivery },
+  );
 
   if (detail.error && !delivery) return <ErrorMessage message={serverProblem(detail.error).message} onRetry={() => void detail.refetch()} />;
   if (!detail.data) return <p aria-live="polite">{t('loading')}</p>;

@@ -1,6 +1,5 @@
-import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
+import { useMutation, useQuery } from '@apollo/client/react';
 import { useId, useRef, useState } from 'react';
-import { useFragment as readFragment } from '../../gql';
 import { useLocale, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
@@ -9,7 +8,7 @@ import { chartFormat } from '../insights/chart-format';
 import { WebhookDeliveryStatsQuery } from '../insights/insights-queries';
 import { deliveryTotals, webhookFailing } from '../insights/webhook-stats';
 import { failedDeliveriesHref } from './delivery-filters';
-import { WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
+import { useDeliveryUpdates } from './insert-delivery';
 import { AppWebhookStateQuery, EnableWebhookMutation, RecoverWebhookDeliveriesMutation } from './webhook-health';
 
 /** Where a recovery stands: the deliveries it queued, and those whose one attempt has ended since. */
@@ -37,24 +36,17 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   const [justEnabled, setJustEnabled] = useState(false);
   // Deliveries seen queued (RETRYING) after the recovery was asked for: their next final status is the recovery's outcome.
   const queued = useRef(new Set<string>());
-  const lastUpdatedAt = useRef(new Map<string, number>());
 
-  useSubscription(WebhookDeliveryUpdatedSubscription, {
-    variables: { appId },
-    skip: !showRecovery || !recovery,
-    onData: ({ data }) => {
-      const delivery = readFragment(WebhookDeliveryFields, data.data?.webhookDeliveryUpdated);
-      if (!delivery) return;
-      // Updates can arrive out of order: one older than what was seen of the delivery says nothing new.
-      const seenAt = lastUpdatedAt.current.get(delivery.id);
-      if (seenAt !== undefined && Date.parse(delivery.updatedAt) < seenAt) return;
-      lastUpdatedAt.current.set(delivery.id, Date.parse(delivery.updatedAt));
+  useDeliveryUpdates(
+    appId,
+    (delivery) => {
       if (delivery.status === 'RETRYING') queued.current.add(delivery.id);
       else if ((delivery.status === 'SUCCEEDED' || delivery.status === 'FAILED') && queued.current.delete(delivery.id)) {
         setRecovery((current) => current && { ...current, ended: new Map(current.ended).set(delivery.id, delivery.status === 'SUCCEEDED') });
       }
     },
-  });
+    { skip: !showRecovery || !recovery },
+  );
 
   const disabled = state.data?.app?.webhookState === 'DISABLED';
   // The app's own state wins: stats fetched before an Enable still say DISABLED.

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
+import { useMutation, useQuery } from '@apollo/client/react';
 import { useMemo, useState } from 'react';
 import { useFragment as readFragment, type FragmentType } from '../../gql';
 import { useT } from '../../i18n/i18n';
@@ -8,10 +8,10 @@ import { serverProblem } from '../../ui/graphql-errors';
 import { deliveryFilterOf, filterFormFromQuery, matchesFilter, PAGE_SIZE, queryFromFilterForm, type DeliveryFilterForm } from './delivery-filters';
 import { DeliveryFilters } from './DeliveryFilters';
 import { DeliveryTable } from './DeliveryTable';
-import { insertDelivery, writeDeliveryUpdate } from './insert-delivery';
+import { insertDelivery, useDeliveryUpdates } from './insert-delivery';
 import { WebhookHealthChart } from '../insights/WebhookHealthChart';
 import { WebhookHealthPanel } from './WebhookHealthPanel';
-import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
+import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryFields } from './webhook-deliveries';
 
 export const WEBHOOK_LOGS_PATH = '/developer/webhooks';
 
@@ -23,15 +23,8 @@ export function WebhookLogsPage({ query }: { query: string }) {
   const list = useQuery(WebhookDeliveriesQuery, { variables, fetchPolicy: 'cache-and-network' });
   const [loadingMore, setLoadingMore] = useState(false);
 
-  useSubscription(WebhookDeliveryUpdatedSubscription, {
-    variables: form.appId ? { appId: form.appId } : {},
-    // Written by hand (writeDeliveryUpdate), so an update that arrives after a newer one is dropped.
-    fetchPolicy: 'no-cache',
-    onData: ({ client, data }) => {
-      const delivery = data.data?.webhookDeliveryUpdated;
-      if (!delivery || !writeDeliveryUpdate(client.cache, delivery)) return;
-      if (matchesFilter(readFragment(WebhookDeliveryFields, delivery), variables.filter)) insertDelivery(client.cache, variables, delivery);
-    },
+  useDeliveryUpdates(form.appId || undefined, (delivery, update, cache) => {
+    if (matchesFilter(delivery, variables.filter)) insertDelivery(cache, variables, update);
   });
 
   const [sendTest, sendTestState] = useMutation(SendTestWebhookMutation, {

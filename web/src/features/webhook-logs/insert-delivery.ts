@@ -1,7 +1,8 @@
 import type { ApolloCache } from '@apollo/client';
+import { useSubscription } from '@apollo/client/react';
 import { useFragment as readFragment, type FragmentType } from '../../gql';
-import type { WebhookDeliveriesQueryVariables } from '../../gql/graphql';
-import { WebhookDeliveriesQuery, WebhookDeliveryFields } from './webhook-deliveries';
+import type { WebhookDeliveriesQueryVariables, WebhookDeliveryFieldsFragment } from '../../gql/graphql';
+import { WebhookDeliveriesQuery, WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
 
 /**
  * Puts a delivery the list does not hold yet in its place, newest first (a new one lands on top).
@@ -39,4 +40,26 @@ export function writeDeliveryUpdate(cache: ApolloCache, delivery: FragmentType<t
   if (held && Date.parse(held.updatedAt) > Date.parse(incoming.updatedAt)) return false;
   cache.writeFragment({ fragment: WebhookDeliveryFields, fragmentName: 'WebhookDeliveryFields', id, data: incoming });
   return true;
+}
+
+/**
+ * Live updates of one app's deliveries (or all of one's apps'), each written to the cache through
+ * writeDeliveryUpdate and handed on only when it is news: every page that listens goes through here, so
+ * none of them can write a late update over a newer one in the cache the others read.
+ */
+export function useDeliveryUpdates(
+  appId: string | undefined,
+  onNews: (delivery: WebhookDeliveryFieldsFragment, update: FragmentType<typeof WebhookDeliveryFields>, cache: ApolloCache) => void,
+  { skip = false }: { skip?: boolean } = {},
+): void {
+  useSubscription(WebhookDeliveryUpdatedSubscription, {
+    variables: appId ? { appId } : {},
+    skip,
+    // Written by hand below rather than by Apollo, so an older update never lands.
+    fetchPolicy: 'no-cache',
+    onData: ({ client, data }) => {
+      const update = data.data?.webhookDeliveryUpdated;
+      if (update && writeDeliveryUpdate(client.cache, update)) onNews(readFragment(WebhookDeliveryFields, update), update, client.cache);
+    },
+  });
 }
