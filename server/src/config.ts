@@ -68,6 +68,8 @@ export interface Config {
   rateLimitPerAddress: number; // RATE_LIMIT_PER_ADDRESS
   rateLimitPerApiToken: number; // RATE_LIMIT_PER_API_TOKEN
   webhookAttemptRetentionMs: number; // WEBHOOK_ATTEMPT_RETENTION
+  /** null: bodies are kept for ever (the default). */
+  webhookBodyRetentionMs: number | null; // WEBHOOK_BODY_RETENTION
   webhookDisableAfterMs: number; // WEBHOOK_DISABLE_AFTER
   trustProxy: boolean; // TRUST_PROXY
   maxAppsPerDeveloper: number; // MAX_APPS_PER_DEVELOPER
@@ -312,6 +314,12 @@ export const SETTINGS = {
     value: duration(),
   }),
   WEBHOOK_ATTEMPT_RETENTION: setting({ doc: 'attempts of finished deliveries older than this are deleted; the deliveries stay', default: '90d', value: duration() }),
+  // At least WEBHOOK_ATTEMPT_RETENTION (checked in loadConfig): while an attempt is shown, so is the body it signed and sent.
+  WEBHOOK_BODY_RETENTION: setting({
+    doc: 'bodies (payloads) of finished deliveries older than this are deleted, a whole time partition at a time; the deliveries stay, with payload "" and payloadKept false, and can no longer be redelivered or recovered. `forever` keeps every body; otherwise at least WEBHOOK_ATTEMPT_RETENTION',
+    default: 'forever',
+    value: z.union([z.literal('forever').transform(() => null), duration()], { error: 'must be forever or a positive duration such as 180d' }),
+  }),
   // myApps has no paging, so this also bounds what one myApps returns and what the query cost estimate counts for it.
   MAX_APPS_PER_DEVELOPER: setting({ doc: 'apps one account may have; submitApp past it answers CONFLICT', default: '100', blankIsUnset: true, value: wholeNumber(10_000) }),
 };
@@ -367,6 +375,11 @@ export function loadConfig(env: Env = process.env): Config {
   const mongodbUrl = get('MONGODB_URL');
   const metricsToken = get('METRICS_TOKEN');
   const smtpUrl = get('SMTP_URL');
+  const webhookAttemptRetentionMs = get('WEBHOOK_ATTEMPT_RETENTION')!;
+  const webhookBodyRetentionMs = get('WEBHOOK_BODY_RETENTION') ?? null;
+  if (webhookBodyRetentionMs !== null && webhookBodyRetentionMs < webhookAttemptRetentionMs) {
+    throw new ConfigError('WEBHOOK_BODY_RETENTION', 'must be forever or at least WEBHOOK_ATTEMPT_RETENTION (an attempt is never shown without the body it sent)', env.WEBHOOK_BODY_RETENTION);
+  }
 
   return {
     production,
@@ -400,7 +413,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxAppsPerDeveloper: get('MAX_APPS_PER_DEVELOPER')!,
     workerHttpPort: get('WORKER_HTTP_PORT'),
     metricsToken,
-    webhookAttemptRetentionMs: get('WEBHOOK_ATTEMPT_RETENTION')!,
+    webhookAttemptRetentionMs,
+    webhookBodyRetentionMs,
     webhookDisableAfterMs: get('WEBHOOK_DISABLE_AFTER')!,
   };
 }

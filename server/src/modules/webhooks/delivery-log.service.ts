@@ -1,6 +1,6 @@
 import { encodeTime } from 'ulid';
 import type { DataSource } from 'typeorm';
-import { badInput, notFound } from '../../platform/errors.js';
+import { badInput, conflict, notFound } from '../../platform/errors.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
@@ -11,6 +11,7 @@ import type { DeliveryEngine } from './delivery/delivery-engine.js';
 import {
   CLOSE_ABANDONED_ATTEMPTS,
   COUNT_UNCLAIMED_DUE,
+  COUNT_UNRECOVERABLE,
   QUEUE_RECOVERY,
   RECORD_MANUAL_ATTEMPT,
   RESERVE_MANUAL_ATTEMPT,
@@ -27,6 +28,13 @@ import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { AttemptTrigger, EVENT_WIRE_NAME } from './webhook.types.js';
 
+/** Sending a delivery again needs its body, and it is no longer kept. */
+export const bodyGone = () =>
+  conflict(
+    'This delivery’s body is no longer kept: it is older than WEBHOOK_BODY_RETENTION, so it cannot be sent again. Nothing was changed.',
+    'BODY_NOT_KEPT',
+  );
+
 /** Delivery ids are `dlv_` + ULID, so a creation time bounds them: time ranges become id ranges on the same index. */
 const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
 
@@ -37,8 +45,11 @@ const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
 export class DeliveryLogService {
   /** Attempts of one delivery, oldest first; the deliveries of one page ask together (one query). */
   readonly attempts: (deliveryId: string) => Promise<DeliveryAttempt[]>;
-  /** The body of a delivery that came without it (a live update); the updates of one turn ask together. */
-  readonly payload: (deliveryId: string) => Promise<string>;
+  /**
+   * The body of a delivery that came without it (a live update, a page of the log); the deliveries of one
+   * turn ask together. null when it is no longer kept (WEBHOOK_BODY_RETENTION removed its event).
+   */
+  readonly payload: (deliveryId: string) => Promise<string | null>;
   private readonly wakeUps: DeliveryWakeUps;
 
   constructor(
@@ -68,7 +79,8 @@ export class DeliveryLogService {
         );
         return new Map(rows.map((row) => [row.id, row.payload]));
       },
-      () => '',
+      // No row: the event is gone (deliveries themselves are never deleted).
+      () => null,
     );
   }
 
@@ -120,7 +132,8 @@ export class DeliveryLogService {
 
   async get(principal: Principal, id: string): Promise<WebhookDelivery | null> {
     const [row] = await this.db.query(
-      'SELECT d.*, e.payload, a.owner_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id JOIN apps a ON a.id = d.app_id WHERE d.id = $1',
+      // LEFT JOIN: a delivery whose body passed WEBHOOK_BODY_RETENTION is still shown, without it (payload null).
+      'SELECT d.*, e.payload, a.owner_id FROM webhook_deliveries d LEFT JOIN webhook_events e ON e.id = d.event_id JOIN apps a ON a.id = d.app_id WHERE d.id = $1',
       [id],
     );
     if (!row || (row.owner_id !== principal.userId && !seesEveryApp(principal))) return null;
@@ -131,6 +144,7 @@ export class DeliveryLogService {
   async redeliver(principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
     const delivery = await this.get(principal, deliveryId);
     if (!delivery) throw notFound('Delivery');
+    if (delivery.payloadText === null) throw bodyGone();
     await this.attemptNow(deliveryId);
     return (await this.get(principal, deliveryId))!;
   }
@@ -141,8 +155,8 @@ export class DeliveryLogService {
    */
   private async attemptNow(deliveryId: string): Promise<void> {
     const [delivery]: ClaimedDelivery[] = await this.db.query(RESERVE_MANUAL_ATTEMPT, [deliveryId]);
-    // Read a moment ago, but it may have gone since (retention): nothing was reserved, so nothing to send.
-    if (!delivery) throw notFound('Delivery');
+    // Read a moment ago with its body, which the hourly retention may have removed since: nothing was reserved.
+    if (!delivery) throw bodyGone();
     const { number, startedAt, url, headers, response } = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
     const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
       await manager.query(RECORD_MANUAL_ATTEMPT, [
@@ -179,6 +193,8 @@ export class DeliveryLogService {
       appId,
       idAtTime(since.getTime()),
     ]);
+    // After the queueing: what is still FAILED since then and has no body was left out for that reason.
+    const [{ skipped }]: [{ skipped: number }] = await this.db.query(COUNT_UNRECOVERABLE, [appId, idAtTime(since.getTime())]);
     if (queued.length > 0) {
       this.wakeUps.notify();
       const updates = queued.map((row) =>
@@ -189,7 +205,7 @@ export class DeliveryLogService {
       );
       await publishDeliveryUpdates(this.db.manager, this.pubSub, updates);
     }
-    return { appId, since, deliveriesQueued: queued.length };
+    return { appId, since, deliveriesQueued: queued.length, deliveriesSkipped: skipped };
   }
 
   /**
@@ -218,8 +234,8 @@ interface LogPageRow {
   updated_at: Date;
   held_reason?: string | null;
   recovering?: boolean | null;
-  /** Absent from the log page's rows: the payload loader reads it when asked for. */
-  payload?: string;
+  /** Absent from the log page's rows: the payload loader reads it when asked for; null when the body is no longer kept. */
+  payload?: string | null;
 }
 
 function toDelivery(row: LogPageRow): WebhookDelivery {

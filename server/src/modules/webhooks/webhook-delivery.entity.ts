@@ -78,7 +78,7 @@ export class WebhookDelivery {
   @Column({ type: 'boolean', default: false })
   recovering: boolean;
 
-  /** Loaded with the event when a query asks for it. */
-  payloadText?: string;
+  /** Loaded with the event when a query asks for it; null when the body is gone (WEBHOOK_BODY_RETENTION). */
+  payloadText?: string | null;
   attemptList?: DeliveryAttempt[];
 }

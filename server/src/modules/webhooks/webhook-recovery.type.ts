@@ -12,4 +12,9 @@ export class WebhookRecovery {
 
   @Field(() => Int, { description: 'FAILED deliveries queued now; those already queued by an earlier call are not counted or sent twice' })
   deliveriesQueued: number;
+
+  @Field(() => Int, {
+    description: 'FAILED deliveries since then not queued because their body is no longer kept (older than WEBHOOK_BODY_RETENTION): they cannot be sent again',
+  })
+  deliveriesSkipped: number;
 }

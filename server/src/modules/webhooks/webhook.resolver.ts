@@ -181,9 +181,22 @@ export class WebhookResolver {
     return delivery.eventType;
   }
 
-  @FieldResolver(() => String, { description: 'The exact JSON body that is signed and sent' })
+  @FieldResolver(() => String, { description: 'The exact JSON body that is signed and sent; "" once it is no longer kept (payloadKept false)' })
   async payload(@Root() delivery: WebhookDelivery): Promise<string> {
-    return delivery.payloadText ?? this.deliveryLog.payload(delivery.id);
+    return (await this.bodyOf(delivery)) ?? '';
+  }
+
+  @FieldResolver(() => Boolean, {
+    description:
+      'False when the body is no longer kept: the delivery was created longer ago than WEBHOOK_BODY_RETENTION and has finished, so its body was deleted. payload is then "", and it cannot be redelivered or recovered',
+  })
+  async payloadKept(@Root() delivery: WebhookDelivery): Promise<boolean> {
+    return (await this.bodyOf(delivery)) !== null;
+  }
+
+  /** The body as loaded with the delivery, or from the loader (one query per turn); null when it is gone. */
+  private async bodyOf(delivery: WebhookDelivery): Promise<string | null> {
+    return delivery.payloadText !== undefined ? delivery.payloadText : this.deliveryLog.payload(delivery.id);
   }
 
   @FieldResolver(() => [DeliveryAttempt], { description: 'Oldest first' })

@@ -92,3 +92,6 @@ registerEnumType(WebhookState, {
 
 /** Why a delivery recorded while its app's webhook was disabled was not sent (WebhookDelivery.heldReason). */
 export const HELD_WHILE_DISABLED = 'Not sent: the app’s webhook was disabled after sustained failures. Enable it, then recover failed deliveries to send this one.';
+
+/** The error of an attempt not sent because the delivery's body passed WEBHOOK_BODY_RETENTION. */
+export const BODY_NOT_KEPT = 'not sent: the body is no longer kept (older than WEBHOOK_BODY_RETENTION); this delivery cannot be sent again';

@@ -131,9 +131,10 @@ export class AttemptResults {
     const rows = results.map(({ delivery, number, startedAt, url, headers, response }) => {
       const finishedAt = new Date(startedAt.getTime() + response.durationMs);
       const held = delivery.webhook_state === WebhookState.DISABLED;
-      // A recovery's attempt is one manual attempt (no new schedule); a disabled app's delivery is held until recovery.
+      // A recovery's attempt is one manual attempt (no new schedule); a disabled app's delivery is held until recovery;
+      // one without its body can never be sent, so retrying it would only repeat the same refusal.
       const { status, nextAttemptAt } =
-        delivery.recovering || held
+        delivery.recovering || held || delivery.payload === null
           ? { status: response.error === null ? DeliveryStatus.SUCCEEDED : DeliveryStatus.FAILED, nextAttemptAt: null }
           : nextState(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, response.error === null, finishedAt);
       return {

@@ -9,7 +9,7 @@ import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedHttpClient } from '../../../platform/outbound-http/guarded-http-client.js';
 import { isTestPurchaseId } from '../../../platform/ids.js';
 import { webhookHeaders } from '../webhook-signing.js';
-import { AttemptTrigger, WebhookState } from '../webhook.types.js';
+import { AttemptTrigger, BODY_NOT_KEPT, WebhookState } from '../webhook.types.js';
 import { AttemptResults, type AttemptResult } from './attempt-results.js';
 import { CLAIM_DUE_DELIVERIES, CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, HAND_BACK, NEXT_DUE, NEXT_DUE_PAST_SATURATED_APPS, type ClaimedDelivery } from './delivery-queries.js';
 import { OpenedSecrets } from './opened-secrets.js';
@@ -273,6 +273,10 @@ export class DeliveryEngine {
         headers: null,
         response: { statusCode: null, error: 'not sent: the app’s webhook is disabled; enable it, then recover failed deliveries', responseBodyExcerpt: null, durationMs: 0 },
       };
+    }
+    // Never sent without its body (an empty POST would look delivered): its attempt records why, and it ends FAILED.
+    if (delivery.payload === null) {
+      return { delivery, number, startedAt, url: null, headers: null, response: { statusCode: null, error: BODY_NOT_KEPT, responseBodyExcerpt: null, durationMs: 0 } };
     }
     if (!delivery.webhook_url) {
       return {

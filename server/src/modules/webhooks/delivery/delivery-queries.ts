@@ -31,6 +31,9 @@ const MANUAL = sqlLiterals(AttemptTrigger.MANUAL);
 const SUCCEEDED = sqlLiterals(DeliveryStatus.SUCCEEDED);
 const FAILED = sqlLiterals(DeliveryStatus.FAILED);
 
+/** The delivery `alias` still has its body: WEBHOOK_BODY_RETENTION removes the events of settled deliveries. */
+const BODY_KEPT = (alias: string) => `EXISTS (SELECT 1 FROM webhook_events ev WHERE ev.id = ${alias}.event_id)`;
+
 /** `column` holds an open status; qualified by the caller wherever another input has a status column too. */
 const isOpen = (column: string) => `${column} IN (${OPEN})`;
 
@@ -51,7 +54,12 @@ export interface ClaimedDelivery {
   webhook_state: string;
   /** Milliseconds from the claim until the delivery is due (claimed ahead); 0 when already due. */
   wait_ms: number;
-  payload: string;
+  /**
+   * Read by key beside the claim, never joined, so a delivery whose event is gone is still claimed and
+   * its attempt closed as not sent, not left claimed; null then (WEBHOOK_BODY_RETENTION removes only
+   * settled deliveries' bodies, so only a recovery racing the hourly prune can meet one).
+   */
+  payload: string | null;
   webhook_url: string | null;
   key_id: string;
   ciphertext: Buffer;
@@ -365,7 +373,8 @@ export const HAND_BACK = `WITH held AS (
  */
 export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
          UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, updated_at = clock_timestamp()
-          WHERE id = $1
+          -- Nothing to send, and nothing reserved, once its body is gone (WEBHOOK_BODY_RETENTION).
+          WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')}
          RETURNING id, app_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at
        ), started AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
@@ -422,7 +431,12 @@ export const COUNT_UNCLAIMED_DUE = `SELECT count(*)::int AS due FROM (
 export const QUEUE_RECOVERY = `WITH queued AS (
          UPDATE webhook_deliveries
             SET status = ${sqlLiterals(DeliveryStatus.RETRYING)}, next_attempt_at = created_at, recovering = true, held_reason = NULL, updated_at = clock_timestamp()
-          WHERE app_id = $1 AND status = ${FAILED} AND id >= $2
+          -- One whose body is gone cannot be sent: it stays FAILED (COUNT_UNRECOVERABLE counts it).
+          WHERE app_id = $1 AND status = ${FAILED} AND id >= $2 AND ${BODY_KEPT('webhook_deliveries')}
          RETURNING id, app_id, event_type, purchase_id, status, attempt_count, next_attempt_at, created_at, updated_at
        )
        SELECT q.*, a.owner_id FROM queued q JOIN apps a ON a.id = q.app_id ORDER BY q.id`;
+
+/** The FAILED deliveries of app $1 with ids from $2 that recovery cannot send: their bodies passed WEBHOOK_BODY_RETENTION. */
+export const COUNT_UNRECOVERABLE = `SELECT count(*)::int AS skipped FROM webhook_deliveries d
+        WHERE d.app_id = $1 AND d.status = ${FAILED} AND d.id >= $2 AND NOT ${BODY_KEPT('d')}`;
