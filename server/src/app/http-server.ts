@@ -21,6 +21,7 @@ import { isBuilt, notFound, webRoutes } from '../platform/web-surface.js';
 import { sendError } from '../platform/http-errors.js';
 import { attachWebSocketServer } from './websocket-server.js';
 import { jitGateway } from './jit-executor.js';
+import { storeResponseCache } from './store-response-cache.js';
 import { eventCatalogueRoutes } from '../modules/webhooks/event-catalogue.routes.js';
 
 /** What /graphql answers: queries and mutations over GET and POST, the WebSocket upgrade on GET. */
@@ -133,6 +134,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   app.use(
     '/graphql',
     express.json({ limit: '1mb' }),
+    // Signed-out store reads answered within the last second, from memory (store-response-cache.ts).
+    storeResponseCache(services.apps.storeResponses, schema, services.metrics),
     // The argument is typed here: the integration's own view of express's types can resolve to nothing under pnpm.
     expressMiddleware(apollo, {
       context: async ({ req, res }: { req: express.Request; res: express.Response }) => ({

@@ -77,6 +77,14 @@ export class PlazaMetrics {
     buckets: REQUEST_BUCKETS,
     registers: [this.registry],
   });
+  /** Signed-out store reads answered from memory, and answers kept (app/store-response-cache.ts); a hit never reaches graphqlDuration. */
+  private readonly storeResponses = new Counter({
+    name: 'plaza_store_response_cache_total',
+    help: 'Signed-out store reads answered from the response cache (hit) and answers it kept (stored)',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
+  private readonly storeResponseHits = this.storeResponses.labels('hit');
   private readonly graphqlDuration = new Histogram({
     name: 'plaza_graphql_operation_duration_seconds',
     help: 'GraphQL operations over HTTP by type, first root field and outcome',
@@ -149,6 +157,11 @@ export class PlazaMetrics {
   /** One claim statement: how often the engine asks the queue, and how often for nothing (idle polling shows here). */
   countClaim(deliveries: number): void {
     this.claims.inc({ result: deliveries > 0 ? 'claimed' : 'empty' });
+  }
+
+  countStoreResponse(result: 'hit' | 'stored'): void {
+    if (result === 'hit') this.storeResponseHits.inc();
+    else this.storeResponses.inc({ result });
   }
 
   /** Claim statements so far (all results), for tests and diagnostics in this process. */

@@ -13,6 +13,7 @@ import { App } from './app.entity.js';
 import { requireOwnedApp, viewOf, type OwnedAppOptions } from './app-access.js';
 import { appErrors } from './app.errors.js';
 import { StorePageCache, type StorePageArgs } from './store-page-cache.js';
+import { StoreResponseCache } from './store-response-cache.js';
 import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
 import type { WebhookEventType } from '../webhooks/index.js';
 import type { SubmitAppInput } from './dto/submit-app.input.js';
@@ -203,10 +204,13 @@ export class AppService {
 
   /** Store pages kept in memory for a moment; ReviewService says when an approval has committed (storeListingChanged). */
   readonly storePages = new StorePageCache();
+  /** Whole answers to signed-out store reads (app/store-response-cache.ts), emptied with the pages. */
+  readonly storeResponses = new StoreResponseCache();
 
   /** An approval committed: the store lists a new app or a new version of one. */
   storeListingChanged(): void {
     this.storePages.invalidate();
+    this.storeResponses.invalidate();
   }
 
   /** Approved apps as listed (their last approved version), newest listing first. */

@@ -1,0 +1,107 @@
+import type { NextFunction, Request, Response } from 'express';
+import { parse, type GraphQLSchema } from 'graphql';
+import { requestCredential } from '../modules/identity/session-cookie.js';
+import { publicStoreRead, type StoreReadVerdict, type StoreResponseCache, type StoredResponse } from '../modules/apps/store-response-cache.js';
+import { GRAPHQL_LIMITS } from '../platform/graphql-limits.js';
+
+/** Says on each answer the cache may keep whether it came from memory (`hit`) or from the GraphQL server (`miss`). */
+export const STORE_CACHE_HEADER = 'x-plaza-cache';
+
+/** Documents whose verdict is remembered; past it the list starts again (the store sends three). */
+const MAX_VERDICTS = 200;
+
+type GraphQLBody = { query: string; operationName?: string | null; variables?: Record<string, unknown> | null };
+
+/**
+ * Express middleware in front of Apollo on /graphql: answers a signed-out store read (publicStoreRead)
+ * that was answered within the last second with the same bytes, headers included, and keeps the answers
+ * to such reads. Signed-in requests (an Authorization header or a session cookie) never read or fill it:
+ * the GraphQL server answers them as before. Errors are never kept.
+ */
+export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSchema, counted: { countStoreResponse(result: 'hit' | 'stored'): void }) {
+  const verdicts = new Map<string, StoreReadVerdict>();
+  const verdictOf = (body: GraphQLBody): StoreReadVerdict => {
+    const documentKey = `${body.operationName ?? ''}\u0000${body.query}`;
+    let verdict = verdicts.get(documentKey);
+    if (verdict === undefined) {
+      try {
+        // Apollo parses it again after this: a document is parsed twice once, then judged from memory.
+        verdict = publicStoreRead(schema, parse(body.query, { maxTokens: GRAPHQL_LIMITS.maxTokens }), body.operationName);
+      } catch {
+        verdict = { cacheable: false };
+      }
+      if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+      verdicts.set(documentKey, verdict);
+    }
+    return verdict;
+  };
+
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const key = cache.enabled ? keyOf(req) : undefined;
+    if (key === undefined) return next();
+    const kept = cache.get(key);
+    if (kept) {
+      counted.countStoreResponse('hit');
+      for (const [name, value] of kept.headers) res.setHeader(name, value);
+      res.setHeader(STORE_CACHE_HEADER, 'hit');
+      res.status(kept.status).send(kept.body);
+      return;
+    }
+    const body = req.body as GraphQLBody;
+    const verdict = verdictOf(body);
+    if (!verdict.cacheable || verdict.searchVariables.some((name) => !isEmptyText(body.variables?.[name]))) return next();
+    const generation = cache.generation;
+    res.setHeader(STORE_CACHE_HEADER, 'miss');
+    const before = { ...res.getHeaders() };
+    // Apollo's Express integration answers with res.send(string) once its headers and status are set.
+    const send = res.send;
+    res.send = function keep(this: Response, answer?: unknown) {
+      res.send = send;
+      if (typeof answer === 'string' && res.statusCode === 200 && answeredWithoutErrors(answer)) {
+        const response: StoredResponse = { status: res.statusCode, headers: headersSetSince(before, res.getHeaders()), body: answer };
+        if (cache.put(key, response, generation)) counted.countStoreResponse('stored');
+      }
+      return send.call(this, answer);
+    };
+    next();
+  };
+}
+
+/**
+ * The request's identity for the cache, or undefined when it may not use the cache: only a signed-out
+ * POST of a JSON body with nothing but the document, operation name and variables. The Accept header
+ * picks the answer's content type, so it is part of the key.
+ */
+function keyOf(req: Request): string | undefined {
+  if (req.method !== 'POST' || req.headers.authorization !== undefined || requestCredential(req) !== undefined) return undefined;
+  const body: unknown = req.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  for (const field of Object.keys(body)) if (field !== 'query' && field !== 'operationName' && field !== 'variables') return undefined;
+  const { query, operationName, variables } = body as Record<string, unknown>;
+  if (typeof query !== 'string') return undefined;
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
+  return `${req.headers.accept ?? ''}\n${JSON.stringify(body)}`;
+}
+
+const isEmptyText = (value: unknown) => value === undefined || value === null || value === '';
+
+/** Kept only when it has data and no error at all (a partial answer carries `errors`). */
+function answeredWithoutErrors(answer: string): boolean {
+  try {
+    const parsed = JSON.parse(answer) as unknown;
+    return typeof parsed === 'object' && parsed !== null && 'data' in parsed && !('errors' in parsed);
+  } catch {
+    return false;
+  }
+}
+
+/** What the GraphQL server set on the response (content type and the like); what came before is set again on a hit by the same middleware. */
+function headersSetSince(before: Record<string, unknown>, after: Record<string, unknown>): StoredResponse['headers'] {
+  const set: [string, string | number | readonly string[]][] = [];
+  for (const [name, value] of Object.entries(after)) {
+    if (value === undefined || name === STORE_CACHE_HEADER) continue;
+    if (before[name] !== value) set.push([name, value as string | number | readonly string[]]);
+  }
+  return set;
+}

@@ -1,0 +1,155 @@
+import { Kind, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema, type ValueNode } from 'graphql';
+import { STORE_PAGE_TTL_MS } from './store-page-cache.js';
+
+/**
+ * The fields a signed-out reader may be answered from memory: the store's listing, which is the same for
+ * every signed-out reader (the approved version of each app, viewOf with no principal) and changes only
+ * when an approval commits. Anything else (another root field, `status`, `webhookUrl`, `appUrl`, review
+ * history, introspection) makes the operation uncacheable. Kept to what the store's pages ask
+ * (web/src/features/store: StoreApps, StoreApp, StoreCategories).
+ */
+const PUBLIC_STORE_FIELDS: ReadonlySet<string> = new Set([
+  'Query.storeApps',
+  'Query.app',
+  'Query.categories',
+  'AppConnection.edges',
+  'AppConnection.pageInfo',
+  'AppEdge.cursor',
+  'AppEdge.node',
+  'PageInfo.hasNextPage',
+  'PageInfo.hasPreviousPage',
+  'PageInfo.startCursor',
+  'PageInfo.endCursor',
+  'App.id',
+  'App.name',
+  'App.iconUrl',
+  'App.shortDescription',
+  'App.category',
+  'App.developerName',
+  'App.pricing',
+  'App.pricePoints',
+  'Category.id',
+  'Category.name',
+  'Category.label',
+]);
+
+/** Whether an operation may be answered from memory; a search by a variable is kept only when that variable is empty. */
+export type StoreReadVerdict = { cacheable: false } | { cacheable: true; searchVariables: readonly string[] };
+
+const NOT_CACHEABLE: StoreReadVerdict = { cacheable: false };
+
+/**
+ * Whether `operationName` of `document` is a query that reads the public store listing and nothing else.
+ * The whole document is checked (every operation and fragment), so an answer is never kept for a document
+ * that could reach a non-public field by any path. Searches are not kept: their text is the caller's, and
+ * one-offs would push the store's pages out of memory.
+ */
+export function publicStoreRead(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): StoreReadVerdict {
+  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  const operation = operationName ? operations.find((op) => op.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  if (operation?.operation !== 'query') return NOT_CACHEABLE;
+  const searchVariables: string[] = [];
+  let cacheable = true;
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field(node) {
+        const parent = typeInfo.getParentType();
+        const name = node.name.value;
+        if (!parent || !typeInfo.getFieldDef() || (name !== '__typename' && !PUBLIC_STORE_FIELDS.has(`${parent.name}.${name}`))) cacheable = false;
+        if (parent?.name === 'Query' && name === 'storeApps') {
+          const search = node.arguments?.find((argument) => argument.name.value === 'search')?.value;
+          if (search?.kind === Kind.VARIABLE) searchVariables.push(search.name.value);
+          else if (search && !isEmptyText(search)) cacheable = false;
+        }
+      },
+      // @include and @skip only: @defer and @stream answer in parts, and unknown directives are Apollo's to refuse.
+      Directive(node) {
+        if (node.name.value !== 'include' && node.name.value !== 'skip') cacheable = false;
+      },
+    }),
+  );
+  return cacheable ? { cacheable, searchVariables } : NOT_CACHEABLE;
+}
+
+const isEmptyText = (value: ValueNode) => value.kind === Kind.NULL || (value.kind === Kind.STRING && value.value === '');
+
+/** A whole HTTP answer as it was sent: the status, the headers the GraphQL server set, and the body. */
+export interface StoredResponse {
+  status: number;
+  headers: readonly (readonly [string, string | number | readonly string[]])[];
+  body: string;
+}
+
+/** Answers kept at most; past it the oldest go first. Pages by category and cursor, a few apps' pages. */
+const MAX_ENTRIES = 500;
+/** Bytes kept at most (bodies and keys); the store's first page of 20 apps is about 6 kB. */
+const MAX_BYTES = 8 * 1024 * 1024;
+/** Bigger answers are not kept (a page of 100 apps is about 30 kB). */
+const MAX_ENTRY_BYTES = 256 * 1024;
+
+/**
+ * Whole GraphQL answers to signed-out store reads, kept for STORE_PAGE_TTL_MS (as the page cache) and
+ * emptied when a listing changes. A hit skips the GraphQL server altogether (parsing, plugins, execution
+ * and serialising), which is what the floor of benchmark 5 is made of; the page cache below it only saves
+ * the statement. Keyed by the caller (app/store-response-cache.ts) on the request's document, operation
+ * name, variables and Accept header.
+ */
+export class StoreResponseCache {
+  /** Off, every request goes to the GraphQL server (benchmark 5 reports both figures). */
+  enabled = true;
+  /** How long an answer is kept; what bounds staleness on other API processes, which this one's approvals do not reach. */
+  ttlMs = STORE_PAGE_TTL_MS;
+  private readonly entries = new Map<string, { response: StoredResponse; until: number; bytes: number }>();
+  private bytes = 0;
+  /** Bumped when listings change: an answer computed before a change must not be stored after it. */
+  private generationValue = 0;
+
+  get generation(): number {
+    return this.generationValue;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): StoredResponse | undefined {
+    if (!this.enabled) return undefined;
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until > Date.now()) return entry.response;
+    this.remove(key);
+    return undefined;
+  }
+
+  /** Keeps `response` unless listings changed since `generation` (when the request began) or it is too big. */
+  put(key: string, response: StoredResponse, generation: number): boolean {
+    if (!this.enabled || generation !== this.generationValue) return false;
+    const bytes = Buffer.byteLength(key) + Buffer.byteLength(response.body);
+    if (bytes > MAX_ENTRY_BYTES) return false;
+    this.remove(key);
+    // Map order is insertion order: the first entries are the oldest.
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size < MAX_ENTRIES && this.bytes + bytes <= MAX_BYTES) break;
+      this.remove(oldest);
+    }
+    this.entries.set(key, { response, until: Date.now() + this.ttlMs, bytes });
+    this.bytes += bytes;
+    return true;
+  }
+
+  /** A listing changed and has committed: every kept answer may be wrong now. */
+  invalidate(): void {
+    this.generationValue += 1;
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+}
