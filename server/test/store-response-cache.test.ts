@@ -169,6 +169,7 @@ describe('the response cache for signed-out store reads', () => {
       expect(cacheHeader(await post(STORE_APPS, { first: 5, search: 'Findable' }))).toBeNull();
       expect(cacheHeader(await post('query($id: ID!) { app(id: $id) { id status appUrl } }', { id: appId }))).toBeNull();
       expect(cacheHeader(await post('{ me { id } categories { id } }', {}))).toBeNull();
+      expect(cacheHeader(await post('{ __typename }', {}))).toBeNull();
       expect(cacheHeader(await post('mutation { revokeApiToken(id: "x") }', {}))).toBeNull();
     }
   });

@@ -50,6 +50,8 @@ export function publicStoreRead(schema: GraphQLSchema, document: DocumentNode, o
   if (operation?.operation !== 'query') return NOT_CACHEABLE;
   const searchVariables: string[] = [];
   let cacheable = true;
+  // `{ __typename }` alone is no store read (and benchmark 5's floor): at least one of the store's root fields.
+  let readsStore = false;
   const typeInfo = new TypeInfo(schema);
   visit(
     document,
@@ -58,6 +60,7 @@ export function publicStoreRead(schema: GraphQLSchema, document: DocumentNode, o
         const parent = typeInfo.getParentType();
         const name = node.name.value;
         if (!parent || !typeInfo.getFieldDef() || (name !== '__typename' && !PUBLIC_STORE_FIELDS.has(`${parent.name}.${name}`))) cacheable = false;
+        if (parent?.name === 'Query' && name !== '__typename') readsStore = true;
         if (parent?.name === 'Query' && name === 'storeApps') {
           const search = node.arguments?.find((argument) => argument.name.value === 'search')?.value;
           if (search?.kind === Kind.VARIABLE) searchVariables.push(search.name.value);
@@ -70,7 +73,7 @@ export function publicStoreRead(schema: GraphQLSchema, document: DocumentNode, o
       },
     }),
   );
-  return cacheable ? { cacheable, searchVariables } : NOT_CACHEABLE;
+  return cacheable && readsStore ? { cacheable, searchVariables } : NOT_CACHEABLE;
 }
 
 const isEmptyText = (value: ValueNode) => value.kind === Kind.NULL || (value.kind === Kind.STRING && value.value === '');
