@@ -378,7 +378,11 @@ export function loadConfig(env: Env = process.env): Config {
   const webhookAttemptRetentionMs = get('WEBHOOK_ATTEMPT_RETENTION')!;
   const webhookBodyRetentionMs = get('WEBHOOK_BODY_RETENTION') ?? null;
   if (webhookBodyRetentionMs !== null && webhookBodyRetentionMs < webhookAttemptRetentionMs) {
-    throw new ConfigError('WEBHOOK_BODY_RETENTION', 'must be forever or at least WEBHOOK_ATTEMPT_RETENTION (an attempt is never shown without the body it sent)', env.WEBHOOK_BODY_RETENTION);
+    throw new ConfigError(
+      'WEBHOOK_BODY_RETENTION',
+      'must be forever or at least WEBHOOK_ATTEMPT_RETENTION (an attempt is never shown without the body it sent)',
+      env.WEBHOOK_BODY_RETENTION,
+    );
   }
 
   return {

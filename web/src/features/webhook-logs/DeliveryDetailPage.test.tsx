@@ -52,6 +52,7 @@ const detail = (status: DeliveryStatus, attempts: FakeAttempt[]): FakeDetail => 
   ...delivery('dlv_1', status, { attemptCount: attempts.length }),
   heldReason: null,
   payload: PAYLOAD,
+  payloadKept: true,
   attempts,
 });
 
@@ -191,6 +192,32 @@ describe('webhook delivery detail', () => {
 
     expect((await screen.findByRole('note')).textContent).toBe(held);
   });
+  it('says the body is no longer kept instead of showing an empty one, and offers no redelivery, in English and Vietnamese', async () => {
+    // The page of beforeEach first finishes loading, so tearing it down cuts no request.
+    await screen.findByText('No local forwards: plaza listen has not forwarded this delivery.');
+    cleanup();
+    // As the server answers once WEBHOOK_BODY_RETENTION removed the body: payload "" and payloadKept false.
+    current = { ...detail('SUCCEEDED', [attempt(1, 'SCHEDULED', 200)]), payload: '', payloadKept: false };
+    renderPage('en');
+
+    expect((await screen.findByTestId('delivery-payload-not-kept')).textContent).toBe('The body is no longer kept (older than the body retention).');
+    expect(screen.queryByTestId('delivery-payload')).toBeNull();
+    const redeliver = screen.getByRole('button', { name: 'Redeliver' }) as HTMLButtonElement;
+    expect(redeliver.disabled).toBe(true);
+    expect(document.getElementById(redeliver.getAttribute('aria-describedby')!)?.textContent).toBe('It cannot be redelivered: Plaza no longer has the body to send.');
+    fireEvent.click(redeliver);
+    expect(calls.filter((call) => call.operationName === 'RedeliverWebhook')).toEqual([]);
+    // The attempts made while it was kept are still shown.
+    expect(within(screen.getByTestId('attempt-1')).getByText('200')).toBeTruthy();
+    await screen.findByText('No local forwards: plaza listen has not forwarded this delivery.');
+
+    cleanup();
+    renderPage('vi');
+    expect((await screen.findByTestId('delivery-payload-not-kept')).textContent).toBe('Nội dung không còn được lưu (đã quá thời hạn lưu nội dung).');
+    expect((screen.getByRole('button', { name: 'Gửi lại' }) as HTMLButtonElement).disabled).toBe(true);
+    await screen.findByText('Chưa có chuyển tiếp cục bộ: plaza listen chưa chuyển tiếp lần gửi này.');
+  });
+
   it('lists what plaza listen got from the local receiver apart from the real attempts, in English and Vietnamese', async () => {
     const local = await screen.findByTestId('local-forwards');
     expect(within(local).getByRole('heading', { name: 'Local forwards' })).toBeTruthy();

@@ -19,7 +19,13 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
   // The mutation returns the delivery with its attempts; the normalised cache puts the MANUAL one on screen.
   const [redeliver, redeliverState] = useMutation(RedeliverWebhookMutation);
   const found = detail.data?.webhookDelivery;
-  const delivery = found && { ...readFragment(WebhookDeliveryFields, found), heldReason: found.heldReason, payload: found.payload, attempts: found.attempts };
+  const delivery = found && {
+    ...readFragment(WebhookDeliveryFields, found),
+    heldReason: found.heldReason,
+    payload: found.payload,
+    payloadKept: found.payloadKept,
+    attempts: found.attempts,
+  };
   // The app's feed carries every delivery's changes without their attempts: asking each one for its
   // attempts would cost the server a query per change of any delivery of the app, per open page. This
   // page fetches its own delivery again, attempts included, only when that one changes.
@@ -50,10 +56,21 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
         <h1>
           {delivery.eventName} <DeliveryStatusBadge status={delivery.status} />
         </h1>
-        <button type="button" onClick={() => void redeliver({ variables: { deliveryId: delivery.id } }).catch(() => undefined)} disabled={redeliverState.loading}>
+        {/* Without its body there is nothing to send: the server would refuse (CONFLICT), so say why here instead. */}
+        <button
+          type="button"
+          onClick={() => void redeliver({ variables: { deliveryId: delivery.id } }).catch(() => undefined)}
+          disabled={redeliverState.loading || !delivery.payloadKept}
+          aria-describedby={delivery.payloadKept ? undefined : 'delivery-redeliver-unavailable'}
+        >
           {t('webhooks.redeliver')}
         </button>
       </div>
+      {!delivery.payloadKept && (
+        <p id="delivery-redeliver-unavailable" className="hint">
+          {t('webhooks.redeliverNeedsBody')}
+        </p>
+      )}
       {redeliverState.error && <ErrorMessage message={serverProblem(redeliverState.error).message} />}
       <span className="visually-hidden" aria-live="polite">
         {redeliverState.data ? t('webhooks.redelivered') : ''}
@@ -82,7 +99,14 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
           </>
         )}
       </dl>
-      <DeliveryPayload payload={delivery.payload} />
+      {delivery.payloadKept ? (
+        <DeliveryPayload payload={delivery.payload} />
+      ) : (
+        <section aria-labelledby="delivery-payload-heading">
+          <h2 id="delivery-payload-heading">{t('webhooks.payload')}</h2>
+          <p data-testid="delivery-payload-not-kept">{t('webhooks.bodyNotKept')}</p>
+        </section>
+      )}
       <section aria-labelledby="delivery-attempts-heading">
         <h2 id="delivery-attempts-heading">{t('webhooks.attempts')}</h2>
         <DeliveryAttempts attempts={delivery.attempts} />

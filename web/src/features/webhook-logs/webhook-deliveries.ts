@@ -65,6 +65,7 @@ export const WebhookDeliveryQuery = graphql(`
       ...WebhookDeliveryFields
       heldReason
       payload
+      payloadKept
       attempts {
         ...DeliveryAttemptFields
       }
