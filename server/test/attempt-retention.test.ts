@@ -1,19 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pruneOldAttempts } from '../src/modules/webhooks/attempt-retention.js';
+import { ATTEMPT_PARTITIONS, ensureAttemptPartitions, pruneOldAttempts, REQUEST_HEADER_PARTITIONS } from '../src/modules/webhooks/attempt-retention.js';
 import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
 import { loadConfig } from '../src/config.js';
 import { newPurchaseId } from '../src/platform/ids.js';
+import { ensurePartitions, partitionName, spanStart } from '../src/platform/time-partitions.js';
+import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
+import { DELIVERY } from './helpers/webhooks.js';
 
 const DAY = 86_400_000;
 let plaza: TestPlaza;
+let developer: GraphQLTestClient;
 let appId: string;
 
 beforeAll(async () => {
   // No worker: the test sets each delivery's state itself.
   plaza = await startTestPlaza({ RUN_WORKER: 'false' });
-  const developer = await plaza.signIn('retention@studio.test');
+  developer = await plaza.signIn('retention@studio.test');
   appId = (await submitApp(developer, { webhookUrl: 'https://hooks.example/plaza' })).id;
 });
 
@@ -82,5 +86,59 @@ describe('attempt retention', () => {
     expect(loadConfig({}).webhookAttemptRetentionMs).toBe(90 * DAY);
     expect(loadConfig({ WEBHOOK_ATTEMPT_RETENTION: '14d' }).webhookAttemptRetentionMs).toBe(14 * DAY);
     expect(() => loadConfig({ WEBHOOK_ATTEMPT_RETENTION: 'forever' })).toThrow(/WEBHOOK_ATTEMPT_RETENTION/);
+  });
+
+  it('drops whole days of attempts and headers past the retention, keeping an unsettled delivery’s, which still read back', async () => {
+    const { db } = plaza.services;
+    const now = Date.now();
+    // Days 52 and 51 ago (past a 30-day retention) and yesterday, each a partition of its own.
+    await ensurePartitions(db, ATTEMPT_PARTITIONS, now - 52 * DAY, now);
+    await ensurePartitions(db, REQUEST_HEADER_PARTITIONS, now - 52 * DAY, now);
+    const oldSettled = [await deliveryFrom(52, 'SUCCEEDED', 2), await deliveryFrom(51, 'FAILED', 3)];
+    const oldRetrying = await deliveryFrom(51, 'RETRYING', 2);
+    const recent = await deliveryFrom(1, 'SUCCEEDED', 1);
+    for (const id of [...oldSettled, oldRetrying, recent])
+      await db.query(`INSERT INTO webhook_request_headers (delivery_id, headers) VALUES ($1, '{"x-platform-event": "app.purchased"}')`, [id]);
+    const partitionOf = async (table: string, id: string) =>
+      (await db.query(`SELECT DISTINCT tableoid::regclass::text AS part FROM ${table} WHERE delivery_id = $1`, [id])).map((r: { part: string }) => r.part);
+    const dayOf = (daysAgo: number) => spanStart(now - daysAgo * DAY);
+    expect(await partitionOf('webhook_attempts', oldRetrying)).toEqual([partitionName(ATTEMPT_PARTITIONS, dayOf(51))]);
+    const before = (await developer.ok<{ webhookDelivery: any }>(DELIVERY, { id: oldRetrying })).webhookDelivery;
+    expect(before.attempts).toHaveLength(2);
+    const partitions = async (table: string) =>
+      (await db.query(`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = $1::regclass`, [table])).map((r: { name: string }) => r.name);
+
+    await pruneOldAttempts(db, 30 * DAY, now);
+
+    for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS]) {
+      const left = await partitions(t.table);
+      // Every day past the retention is gone whole; the days within it stay.
+      for (const daysAgo of [52, 51, 31]) expect(left, `${t.table} ${daysAgo} days ago`).not.toContain(partitionName(t, dayOf(daysAgo)));
+      for (const daysAgo of [29, 1, 0]) expect(left, `${t.table} ${daysAgo} days ago`).toContain(partitionName(t, dayOf(daysAgo)));
+      expect(left).toContain(`${t.table}_default`);
+    }
+    for (const id of oldSettled) expect(await attemptsOf(id)).toBe(0);
+    expect(await attemptsOf(recent)).toBe(1);
+    // The unsettled delivery's attempts and headers moved to the default partition and read back as before.
+    expect(await partitionOf('webhook_attempts', oldRetrying)).toEqual(['webhook_attempts_default']);
+    expect(await partitionOf('webhook_request_headers', oldRetrying)).toEqual(['webhook_request_headers_default']);
+    expect((await developer.ok<{ webhookDelivery: any }>(DELIVERY, { id: oldRetrying })).webhookDelivery).toEqual(before);
+    const headersLeft = await db.query(`SELECT delivery_id FROM webhook_request_headers WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id`, [[...oldSettled, oldRetrying, recent]]);
+    expect(headersLeft.map((r: { delivery_id: string }) => r.delivery_id)).toEqual([oldRetrying, recent].sort());
+    // The deliveries stay, with their outcome and attempt count.
+    const [settled] = await db.query(`SELECT status, attempt_count FROM webhook_deliveries WHERE id = $1`, [oldSettled[1]]);
+    expect(settled).toEqual({ status: 'FAILED', attempt_count: 3 });
+
+    // Once it settles, the default partition is pruned row by row.
+    await db.query(`UPDATE webhook_deliveries SET status = 'FAILED' WHERE id = $1`, [oldRetrying]);
+    expect(await pruneOldAttempts(db, 30 * DAY, now)).toBe(2);
+    expect(await attemptsOf(oldRetrying)).toBe(0);
+  });
+
+  it('creates the partitions ahead of now, once', async () => {
+    const at = Date.now() + 20 * DAY;
+    const expected = [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS].flatMap((t) => [0, 1, 2].map((k) => partitionName(t, spanStart(at) + k * DAY)));
+    expect((await ensureAttemptPartitions(plaza.services.db, at)).sort()).toEqual(expected.sort());
+    expect(await ensureAttemptPartitions(plaza.services.db, at)).toEqual([]);
   });
 });

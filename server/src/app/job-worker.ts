@@ -4,6 +4,7 @@ import { definePreCheckWork } from '../modules/review/pre-checks/pre-checks.work
 import { PRE_CHECKS_DUE_CHANNEL } from '../modules/review/pre-checks/pre-checks.service.js';
 import { DeliveryRunner } from '../modules/webhooks/delivery/delivery-runner.js';
 import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/delivery/delivery-wake-ups.js';
+import { ensureAttemptPartitions } from '../modules/webhooks/attempt-retention.js';
 import { definePruneAttemptsJob, PRUNE_ATTEMPTS_JOB, PRUNE_INTERVAL } from '../modules/webhooks/jobs/prune-attempts.job.js';
 import { createJobRuntime } from '../platform/jobs.js';
 import { listenContinuously } from '../platform/listen-connection.js';
@@ -20,6 +21,9 @@ export interface JobWorker {
  */
 export async function startJobWorker(config: Config, databaseUrl: string, services: Services): Promise<JobWorker> {
   const workerName = `${hostname()}:${process.pid}`;
+  // Before the first delivery: a fresh database (or one whose worker was down for days) has no partition for
+  // today's attempts yet. Not fatal: attempts then go to the default partition, and the hourly job tries again.
+  await ensureAttemptPartitions(services.db).catch((err: Error) => logger.warn({ err }, 'could not create the webhook attempt partitions ahead'));
   const jobs = await createJobRuntime(config, databaseUrl, workerName);
   const deliveries = new DeliveryRunner(jobs, services.webhookEngine, services.deliveryLog, () => services.webhookHealth.sweep());
   const preChecks = definePreCheckWork(jobs, services.preChecks);

@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { newWebhookId } from '../../platform/ids.js';
+import { logger } from '../../platform/logger.js';
+import { defaultPartitionName, dropPartitionsBefore, ensurePartitions, PARTITION_SPAN_MS, type TimePartitionedTable } from '../../platform/time-partitions.js';
 import { SETTLED_STATUSES, sqlLiterals } from './delivery/delivery-queries.js';
 
 const SETTLED = sqlLiterals(...SETTLED_STATUSES);
@@ -8,21 +10,53 @@ const SETTLED = sqlLiterals(...SETTLED_STATUSES);
 const PRUNE_BATCH = 5_000;
 
 /**
+ * Attempts and their deliveries' shared request headers are partitioned by delivery id, a day per
+ * partition (migration 1796000023000): retention drops a day at once. Attempts are updated after their
+ * insert (the outcome), hence room on each page for that update (fillfactor, as the table had before).
+ */
+export const ATTEMPT_PARTITIONS: TimePartitionedTable = { table: 'webhook_attempts', keyColumn: 'delivery_id', idPrefix: 'dlv_', storage: 'fillfactor = 70' };
+export const REQUEST_HEADER_PARTITIONS: TimePartitionedTable = { table: 'webhook_request_headers', keyColumn: 'delivery_id', idPrefix: 'dlv_' };
+
+/** Partitions kept ready ahead of now, so that in normal operation no attempt is written into the default partition. */
+export const SPANS_AHEAD = 2;
+
+/** Creates the attempt and header partitions for now .. now + SPANS_AHEAD spans that are missing; returns their names. */
+export async function ensureAttemptPartitions(db: DataSource, now = Date.now()): Promise<string[]> {
+  const created: string[] = [];
+  for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS]) created.push(...(await ensurePartitions(db, t, now, now + SPANS_AHEAD * PARTITION_SPAN_MS)));
+  return created;
+}
+
+/** A partition's row `p` belongs to a delivery not settled yet: kept past retention, as deleting by row always did. */
+const UNSETTLED = `EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = p.delivery_id AND d.status NOT IN (${SETTLED}))`;
+
+/**
  * Deletes the attempts of finished (SUCCEEDED or FAILED) deliveries created more than `retentionMs`
  * ago; the deliveries stay, with their status and attempt count. Delivery ids start with their
- * creation time (ULID), so "older than" is a range of the attempts' primary key, with no index of
- * its own to maintain on the delivery path. Returns how many attempts it deleted (their deliveries'
- * shared request headers go too).
+ * creation time (ULID), so "older than" is a range of the attempts' primary key, and the tables are
+ * partitioned by it: first every partition (of attempts and of shared request headers) whose whole day
+ * is past the retention is dropped, the rows of unsettled deliveries moved to the default partition
+ * beforehand; then the default partition, which holds those and anything written outside the
+ * partitions, is pruned row by row. A day partly past the retention is dropped once all of it is, so
+ * attempts stay up to a day longer than the retention. Returns how many attempts it deleted row by row.
  */
 export async function pruneOldAttempts(db: DataSource, retentionMs: number, now = Date.now(), shouldStop: () => boolean = () => false): Promise<number> {
+  const cutoffMs = now - retentionMs;
+  for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS]) {
+    if (shouldStop()) return 0;
+    const { dropped, rowsKept } = await dropPartitionsBefore(db, t, cutoffMs, { where: UNSETTLED });
+    if (dropped.length) logger.info({ table: t.table, dropped, rowsKept, retentionMs }, 'dropped partitions past their retention');
+  }
   // The smallest id a delivery created at the cutoff can have: the prefix and the time part of its ULID.
-  const cutoffId = newWebhookId.delivery(now - retentionMs).slice(0, 'dlv_'.length + 10);
+  const cutoffId = newWebhookId.delivery(cutoffMs).slice(0, 'dlv_'.length + 10);
+  const attempts = defaultPartitionName(ATTEMPT_PARTITIONS);
+  const headers = defaultPartitionName(REQUEST_HEADER_PARTITIONS);
   let deleted = 0;
   for (;;) {
     const [, count]: [unknown, number] = await db.query(
-      `DELETE FROM webhook_attempts a
+      `DELETE FROM ${attempts} a
         USING (SELECT a2.delivery_id, a2.number
-                 FROM webhook_attempts a2 JOIN webhook_deliveries d ON d.id = a2.delivery_id
+                 FROM ${attempts} a2 JOIN webhook_deliveries d ON d.id = a2.delivery_id
                 WHERE a2.delivery_id < $1 AND d.status IN (${SETTLED})
                 LIMIT ${PRUNE_BATCH}) old
         WHERE a.delivery_id = old.delivery_id AND a.number = old.number`,
@@ -35,9 +69,9 @@ export async function pruneOldAttempts(db: DataSource, retentionMs: number, now 
   // The headers their attempts shared (request-headers-sql.ts) go with them: nothing else reads them.
   for (;;) {
     const [, count]: [unknown, number] = await db.query(
-      `DELETE FROM webhook_request_headers h
+      `DELETE FROM ${headers} h
         USING (SELECT h2.delivery_id
-                 FROM webhook_request_headers h2 JOIN webhook_deliveries d ON d.id = h2.delivery_id
+                 FROM ${headers} h2 JOIN webhook_deliveries d ON d.id = h2.delivery_id
                 WHERE h2.delivery_id < $1 AND d.status IN (${SETTLED})
                 LIMIT ${PRUNE_BATCH}) old
         WHERE h.delivery_id = old.delivery_id`,

@@ -14,6 +14,7 @@ import { LocalForwards1796000016000 } from './1796000016000-LocalForwards.js';
 import { DeliveryRollups1796000017000 } from './1796000017000-DeliveryRollups.js';
 import { DeliveryHeadersOnce1796000019000 } from './1796000019000-DeliveryHeadersOnce.js';
 import { NotificationFacts1796000021000 } from './1796000021000-NotificationFacts.js';
+import { TimePartitionedAttempts1796000023000 } from './1796000023000-TimePartitionedAttempts.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -32,4 +33,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   DeliveryRollups1796000017000,
   DeliveryHeadersOnce1796000019000,
   NotificationFacts1796000021000,
+  TimePartitionedAttempts1796000023000,
 ];

@@ -86,6 +86,16 @@ export interface UpdatedRow {
 /** The error of an attempt whose worker stopped (or died) before it finished. */
 export const INTERRUPTED = 'interrupted: the worker stopped before this attempt finished; the delivery was taken over';
 
+/**
+ * `key` lies between the smallest and the largest `column` of `source`: webhook_attempts and
+ * webhook_request_headers are partitioned by delivery id (platform/time-partitions.ts), and PostgreSQL
+ * prunes partitions by such a range once the subqueries have run, never by `= ANY` of an array it does
+ * not know when planning (a CTE's, or a prepared statement's parameter), nor through a join: without
+ * it these statements read every partition, a day's each (attempt-partition-plans.test.ts).
+ */
+const WITHIN_IDS_OF = (key: string, column: string, source: string) =>
+  `${key} BETWEEN (SELECT min(${column}) FROM ${source}) AND (SELECT max(${column}) FROM ${source})`;
+
 /** Closes an open attempt `a` as interrupted, with the time it was open as its duration. */
 const CLOSE_AS_INTERRUPTED = `finished = true, error = '${INTERRUPTED}',
                 duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int`;
@@ -220,7 +230,8 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
          -- against a few hundred ids, chose to read the whole table once it held some tens of thousands of rows.
          UPDATE webhook_attempts a
             SET ${CLOSE_AS_INTERRUPTED}
-          WHERE a.delivery_id = ANY (ARRAY(SELECT id FROM due)) AND a.trigger = ${SCHEDULED} AND NOT a.finished
+          WHERE a.delivery_id = ANY (ARRAY(SELECT id FROM due)) AND ${WITHIN_IDS_OF('a.delivery_id', 'id', 'due')}
+            AND a.trigger = ${SCHEDULED} AND NOT a.finished
        ), claimed AS (
          UPDATE webhook_deliveries d
             SET claim_token = $1, claim_expires_at = clock_timestamp() + $4 * interval '1 millisecond',
@@ -329,7 +340,7 @@ export const WRITE_RESULTS = `WITH r AS (
             SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
                 response_body_excerpt = r.excerpt, url = r.url, request_headers = ${attemptHeadersFromWorker('r', 'COALESCE(s.headers, h.headers)')}, finished = true
            FROM r LEFT JOIN shared s ON s.delivery_id = r.delivery_id LEFT JOIN webhook_request_headers h ON h.delivery_id = r.delivery_id
-          WHERE a.delivery_id = r.delivery_id AND a.number = r.number
+          WHERE a.delivery_id = r.delivery_id AND a.number = r.number AND ${WITHIN_IDS_OF('a.delivery_id', 'delivery_id', 'r')}
        ), moved_on AS (
          UPDATE webhook_deliveries d
             SET status = r.status, next_attempt_at = r.next_attempt_at,
@@ -399,8 +410,9 @@ export const RECORD_MANUAL_ATTEMPT = `WITH shared AS (
 /** The attempts of deliveries $1 (ids), oldest first per delivery, with their headers as sent. */
 export const ATTEMPTS_OF_DELIVERIES = `SELECT a.delivery_id, a.number, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, a.response_body_excerpt, a.url, a.finished,
               ${headersAsSent('a.request_headers', 'h.headers', 'a.delivery_id', 'a.number', 'a.started_at')} AS request_headers
-         FROM webhook_attempts a LEFT JOIN webhook_request_headers h ON h.delivery_id = a.delivery_id
-        WHERE a.delivery_id = ANY($1::text[])
+         FROM webhook_attempts a LEFT JOIN webhook_request_headers h
+              ON h.delivery_id = a.delivery_id AND h.delivery_id = ANY($1::text[]) AND ${WITHIN_IDS_OF('h.delivery_id', 'x', 'unnest($1::text[]) x')}
+        WHERE a.delivery_id = ANY($1::text[]) AND ${WITHIN_IDS_OF('a.delivery_id', 'x', 'unnest($1::text[]) x')}
         ORDER BY a.delivery_id, a.number`;
 
 /** After a manual attempt of delivery $1: success ($2) settles it; a failure leaves status and schedule as they were. */

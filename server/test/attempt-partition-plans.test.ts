@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS } from '../src/modules/webhooks/attempt-retention.js';
+import { rollUp } from '../src/modules/webhooks/delivery/attempt-rollup.js';
+import { ATTEMPTS_OF_DELIVERIES, CLAIM_DUE_DELIVERIES, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import { newWebhookId } from '../src/platform/ids.js';
+import { ensurePartitions, PARTITION_SPAN_MS } from '../src/platform/time-partitions.js';
+import { submitApp } from './helpers/factories.js';
+import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
+import { emitEvent } from './helpers/webhooks.js';
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+interface Explained {
+  Plan: PlanNode;
+  'Planning Time': number;
+  'Execution Time': number;
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+/** The partitions of `table` a plan read (a scan that ran at least once), and those it planned at all. */
+const partitionsOf = (plan: PlanNode, table: string) => {
+  const scans = nodesOf(plan).filter((n) => n['Relation Name']?.startsWith(`${table}_`));
+  return { read: new Set(scans.filter((n) => n['Actual Loops'] > 0).map((n) => n['Relation Name'])), planned: new Set(scans.map((n) => n['Relation Name'])) };
+};
+
+const DAYS = 60;
+const PER_DAY = 200;
+const DAY = PARTITION_SPAN_MS;
+
+let plaza: TestPlaza;
+let db: DataSource;
+/** Delivery ids per day, oldest day first. */
+const byDay: string[][] = [];
+let appId: string;
+
+/** EXPLAIN ANALYZE in a transaction rolled back after, as a custom plan (as an unnamed statement gets) or a generic one (as a prepared one may). */
+async function explain(statement: string, params: unknown[], generic = false): Promise<Explained> {
+  const runner = db.createQueryRunner();
+  await runner.startTransaction();
+  try {
+    await runner.query(`SET LOCAL plan_cache_mode = ${generic ? 'force_generic_plan' : 'force_custom_plan'}`);
+    if (!generic) return (await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`, params))[0]['QUERY PLAN'][0];
+    await runner.query(`PREPARE measured AS ${statement}`);
+    const literal = (v: unknown) => (v === null ? 'NULL' : `'${(typeof v === 'string' ? v : Array.isArray(v) ? `{${v.join(',')}}` : String(v)).replaceAll("'", "''")}'`);
+    try {
+      return (await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE measured(${params.map(literal).join(', ')})`))[0]['QUERY PLAN'][0];
+    } finally {
+      await runner.query('DEALLOCATE measured');
+    }
+  } finally {
+    await runner.rollbackTransaction();
+    await runner.release();
+  }
+}
+
+beforeAll(async () => {
+  plaza = await startTestPlaza({ RUN_WORKER: 'false' });
+  db = plaza.services.db;
+  const developer = await plaza.signIn('partition-plans@studio.test');
+  appId = (await submitApp(developer, { webhookUrl: 'https://hooks.example/plans' })).id;
+  const seed = await emitEvent(plaza, appId);
+  const now = Date.now();
+  for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS]) await ensurePartitions(db, t, now - (DAYS - 3) * DAY, now + 2 * DAY);
+  // DAYS days of settled deliveries, two attempts and the shared headers each (the seed delivery's event and app).
+  for (let d = DAYS - 3; d >= -1; d--) {
+    const ids = Array.from({ length: PER_DAY }, (_, k) => newWebhookId.delivery(now - d * DAY - k * 1000));
+    byDay.push(ids);
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, created_at, updated_at)
+       SELECT i, event_id, app_id, event_type, purchase_id, 'SUCCEEDED', 2, 2, now(), now() FROM webhook_deliveries, unnest($2::text[]) i WHERE id = $1`,
+      [seed.id, ids],
+    );
+    await db.query(
+      `INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, finished)
+       SELECT i, n, 'SCHEDULED', now(), 12, 200, true FROM unnest($1::text[]) i, generate_series(1, 2) n`,
+      [ids],
+    );
+    await db.query(`INSERT INTO webhook_request_headers (delivery_id, headers) SELECT i, '{"x-platform-event": "app.purchased"}' FROM unnest($1::text[]) i`, [ids]);
+  }
+  await db.query('ANALYZE webhook_deliveries, webhook_attempts, webhook_request_headers');
+}, 120_000);
+
+afterAll(async () => {
+  await plaza?.stop();
+});
+
+describe('attempts partitioned by day', () => {
+  it('has the partitions the plans below are measured with', async () => {
+    const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'webhook_attempts'::regclass`);
+    expect(n).toBeGreaterThanOrEqual(DAYS);
+  });
+
+  it('reads the attempts of a page of deliveries from the partitions holding them alone, planned once or per call', async () => {
+    const page = [...byDay.at(-2)!.slice(0, 25), ...byDay.at(-3)!.slice(0, 25)];
+    for (const generic of [false, true]) {
+      const explained = await explain(ATTEMPTS_OF_DELIVERIES, [page], generic);
+      const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
+      const headers = partitionsOf(explained.Plan, 'webhook_request_headers');
+      console.log(`ATTEMPTS_OF_DELIVERIES ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}, headers read ${headers.read.size}/${headers.planned.size}`);
+      expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
+      expect(headers.read.size, 'header partitions read').toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('closes interrupted attempts in the claim through the partitions of the claimed deliveries alone', async () => {
+    const due = byDay.at(-2)!.slice(0, 20);
+    await db.query(`UPDATE webhook_deliveries SET status = 'RETRYING', next_attempt_at = now() - interval '1 second' WHERE id = ANY($1::text[])`, [due]);
+    await db.query(`UPDATE webhook_attempts SET finished = false WHERE delivery_id = ANY($1::text[]) AND number = 2`, [due]);
+    try {
+      for (const generic of [false, true]) {
+        const explained = await explain(CLAIM_DUE_DELIVERIES, ['plan-test', 200, [], 45_000, '{}', 32, 0], generic);
+        const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
+        console.log(`CLAIM ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}`);
+        expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
+      }
+    } finally {
+      await db.query(`UPDATE webhook_deliveries SET status = 'SUCCEEDED', next_attempt_at = NULL WHERE id = ANY($1::text[])`, [due]);
+      await db.query(`UPDATE webhook_attempts SET finished = true WHERE delivery_id = ANY($1::text[])`, [due]);
+    }
+  });
+
+  it('writes attempt results through the partitions of those deliveries alone', async () => {
+    const written = byDay.at(-2)!.slice(0, 50);
+    const rows = written.map((id) => ({
+      keep: false,
+      delivery_id: id,
+      claim_token: 'not-held',
+      number: 2,
+      started_at: new Date().toISOString(),
+      duration_ms: 10,
+      status_code: 200,
+      error: null,
+      excerpt: null,
+      url: 'https://hooks.example/plans',
+      headers: null,
+      shared: null,
+      kept: null,
+      signature: null,
+      status: 'SUCCEEDED',
+      next_attempt_at: null,
+      held_reason: null,
+    }));
+    const { hourly, minutely } = rollUp([]);
+    for (const generic of [false, true]) {
+      const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely], generic);
+      const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
+      const headers = partitionsOf(explained.Plan, 'webhook_request_headers');
+      console.log(`WRITE_RESULTS ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}, headers read ${headers.read.size}/${headers.planned.size}`);
+      expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
+      expect(headers.read.size, 'header partitions read').toBeLessThanOrEqual(2);
+    }
+  });
+});
