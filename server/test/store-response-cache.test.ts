@@ -89,6 +89,28 @@ describe('the response cache for signed-out store reads', () => {
     expect(metrics).toContain('plaza_store_response_cache_total{result="stored"} 2');
   });
 
+  it('answers the web app’s own requests from memory (Apollo Client 4: operation name, extensions, its Accept header)', async () => {
+    await approvedApp();
+    const asTheStorePage = async () => {
+      const response = await fetch(`${plaza.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json,application/json;q=0.9', 'apollo-require-preflight': 'true' },
+        body: JSON.stringify({
+          operationName: 'StoreApps',
+          variables: { first: 24, category: null, search: null },
+          extensions: { clientLibrary: { name: '@apollo/client', version: '4.3.8' } },
+          query: STORE_APPS,
+        }),
+      });
+      return { headers: response.headers, text: await response.text() };
+    };
+    const first = await asTheStorePage();
+    expect(cacheHeader(first)).toBe('miss');
+    const second = await asTheStorePage();
+    expect(cacheHeader(second)).toBe('hit');
+    expect(second.text).toBe(first.text);
+  });
+
   it('shows a newly approved app on the very next read, though the page was just answered from memory', async () => {
     const before = await approvedApp();
     await post(STORE_APPS, { first: 5 });

@@ -10,12 +10,15 @@ export const STORE_CACHE_HEADER = 'x-plaza-cache';
 /** Documents whose verdict is remembered; past it the list starts again (the store sends three). */
 const MAX_VERDICTS = 200;
 
-type GraphQLBody = { query: string; operationName?: string | null; variables?: Record<string, unknown> | null };
+type GraphQLBody = { query: string; operationName?: string | null; variables?: Record<string, unknown> | null; extensions?: Record<string, unknown> | null };
+/** What a request body may hold to be kept; Apollo Client 4 sends `extensions.clientLibrary` with every operation. */
+const BODY_FIELDS: ReadonlySet<string> = new Set(['query', 'operationName', 'variables', 'extensions']);
 
 /**
  * Express middleware in front of Apollo on /graphql: answers a signed-out store read (publicStoreRead)
  * that was answered within the last second with the same bytes, headers included, and keeps the answers
- * to such reads. Signed-in requests (an Authorization header or a session cookie) never read or fill it:
+ * to such reads, keyed on the whole request body (document, operation name, variables, extensions) and the
+ * Accept header. Signed-in requests (an Authorization header or a session cookie) never read or fill it:
  * the GraphQL server answers them as before. Errors are never kept.
  */
 export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSchema, counted: { countStoreResponse(result: 'hit' | 'stored'): void }) {
@@ -69,21 +72,23 @@ export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSch
 
 /**
  * The request's identity for the cache, or undefined when it may not use the cache: only a signed-out
- * POST of a JSON body with nothing but the document, operation name and variables. The Accept header
- * picks the answer's content type, so it is part of the key.
+ * POST of a JSON body with nothing but the document, operation name, variables and extensions (Apollo
+ * Server reads only a persisted-query hash there, which it checks against the document). The Accept
+ * header picks the answer's content type, so it is part of the key.
  */
 function keyOf(req: Request): string | undefined {
   if (req.method !== 'POST' || req.headers.authorization !== undefined || requestCredential(req) !== undefined) return undefined;
   const body: unknown = req.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  for (const field of Object.keys(body)) if (field !== 'query' && field !== 'operationName' && field !== 'variables') return undefined;
-  const { query, operationName, variables } = body as Record<string, unknown>;
+  for (const field of Object.keys(body)) if (!BODY_FIELDS.has(field)) return undefined;
+  const { query, operationName, variables, extensions } = body as Record<string, unknown>;
   if (typeof query !== 'string') return undefined;
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
-  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
+  if (!isObjectOrAbsent(variables) || !isObjectOrAbsent(extensions)) return undefined;
   return `${req.headers.accept ?? ''}\n${JSON.stringify(body)}`;
 }
 
+const isObjectOrAbsent = (value: unknown) => value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value));
 const isEmptyText = (value: unknown) => value === undefined || value === null || value === '';
 
 /** Kept only when it has data and no error at all (a partial answer carries `errors`). */

@@ -9,7 +9,7 @@ import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import { DeliveryStatus, HELD_WHILE_DISABLED, WebhookState } from '../webhook.types.js';
 import { WRITE_RESULTS, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
-import { splitHeaders } from './request-headers.js';
+import { compactSignature, splitHeaders, type KeptHeaders } from './request-headers.js';
 
 /** One attempt as it ended, before it is written. */
 export interface AttemptResult {
@@ -19,6 +19,12 @@ export interface AttemptResult {
   url: string | null;
   headers: Record<string, string> | null;
   response: GuardedResponse;
+}
+
+/** The worker's split with its usual lone signature as bytes (`signature`, base64) instead of JSON (`kept` then null). */
+function compacted({ shared, kept }: { shared: KeptHeaders; kept: KeptHeaders }): { shared: KeptHeaders; kept: KeptHeaders | null; signature: string | null } {
+  const signature = compactSignature(kept);
+  return { shared, kept: signature === null ? kept : null, signature };
 }
 
 /** The wait before the next attempt once `scheduledAttemptsDone` scheduled attempts have failed; undefined when none is left. */
@@ -150,7 +156,7 @@ export class AttemptResults {
         url,
         headers,
         // Split here, so that the result write only compares them with what is stored (request-headers.ts).
-        ...(headers ? splitHeaders(headers, delivery.id, number, startedAt) : { shared: null, kept: null }),
+        ...(headers ? compacted(splitHeaders(headers, delivery.id, number, startedAt)) : { shared: null, kept: null, signature: null }),
         status,
         next_attempt_at: nextAttemptAt?.toISOString() ?? null,
         held_reason: held ? HELD_WHILE_DISABLED : null,

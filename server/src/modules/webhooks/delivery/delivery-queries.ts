@@ -1,6 +1,17 @@
 import { AttemptTrigger, DeliveryStatus, OPEN_STATUSES } from '../webhook.types.js';
 import { ROLL_UP } from './attempt-rollup.js';
-import { attemptHeaders, attemptHeadersFromWorker, expectedForDeliveryOnce, expectedOnce, headersAsSent, sharedHeaders } from './request-headers-sql.js';
+import {
+  attemptHeaders,
+  attemptHeadersFromWorker,
+  compactSignatureOf,
+  expectedForDeliveryOnce,
+  expectedOnce,
+  headersAsSent,
+  keptHeaders,
+  sharedHeaders,
+  urlAsSent,
+  urlToKeep,
+} from './request-headers-sql.js';
 
 /**
  * Every statement of the delivery engine, built once at load from the constants the code uses
@@ -328,17 +339,20 @@ const APP_HEALTH = `outcomes AS (
  */
 export const WRITE_RESULTS = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
-                error text, excerpt text, url text, headers jsonb, shared jsonb, kept jsonb, status text, next_attempt_at timestamptz, held_reason text)
+                error text, excerpt text, url text, headers jsonb, shared jsonb, kept jsonb, signature text, status text, next_attempt_at timestamptz, held_reason text)
        ), ${ROLL_UP('$3', '$4')}, shared AS (
-         -- The first attempt sent stores the headers its delivery's attempts share, as the worker split them (request-headers.ts).
-         INSERT INTO webhook_request_headers (delivery_id, headers)
-         SELECT DISTINCT ON (delivery_id) delivery_id, shared FROM r WHERE headers IS NOT NULL ORDER BY delivery_id, number
+         -- The first attempt sent stores the headers its delivery's attempts share, as the worker split them (request-headers.ts), and its URL.
+         INSERT INTO webhook_request_headers (delivery_id, headers, url)
+         SELECT DISTINCT ON (delivery_id) delivery_id, shared, url FROM r WHERE headers IS NOT NULL ORDER BY delivery_id, number
          ON CONFLICT (delivery_id) DO NOTHING
-         RETURNING delivery_id, headers
+         RETURNING delivery_id, headers, url
        ), attempts AS (
+         -- The worker's compact signature (r.signature) only where its split stands, as r.kept does.
          UPDATE webhook_attempts a
             SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
-                response_body_excerpt = r.excerpt, url = r.url, request_headers = ${attemptHeadersFromWorker('r', 'COALESCE(s.headers, h.headers)')}, finished = true
+                response_body_excerpt = r.excerpt, url = ${urlToKeep('r.url', 'r.headers IS NOT NULL', 'COALESCE(s.url, h.url)')},
+                request_headers = ${attemptHeadersFromWorker('r', 'COALESCE(s.headers, h.headers)')},
+                request_signature = CASE WHEN COALESCE(s.headers, h.headers) = r.shared THEN decode(r.signature, 'base64') END, finished = true
            FROM r LEFT JOIN shared s ON s.delivery_id = r.delivery_id LEFT JOIN webhook_request_headers h ON h.delivery_id = r.delivery_id
           WHERE a.delivery_id = r.delivery_id AND a.number = r.number AND ${WITHIN_IDS_OF('a.delivery_id', 'delivery_id', 'r')}
        ), moved_on AS (
@@ -397,19 +411,24 @@ export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
 
 /** Attempt $2 of delivery $1 finished: its record ($9: the headers sent, kept as WRITE_RESULTS keeps them). */
 export const RECORD_MANUAL_ATTEMPT = `WITH shared AS (
-         INSERT INTO webhook_request_headers (delivery_id, headers)
-         SELECT $1, ${sharedHeaders('$9::jsonb', 'x.expected')} FROM ${expectedForDeliveryOnce('x', '$1::text')} WHERE $9::jsonb IS NOT NULL
+         INSERT INTO webhook_request_headers (delivery_id, headers, url)
+         SELECT $1, ${sharedHeaders('$9::jsonb', 'x.expected')}, $8 FROM ${expectedForDeliveryOnce('x', '$1::text')} WHERE $9::jsonb IS NOT NULL
          ON CONFLICT (delivery_id) DO NOTHING
-         RETURNING headers
+         RETURNING headers, url
+       ), stored AS (
+         SELECT headers, url FROM shared UNION ALL SELECT headers, url FROM webhook_request_headers WHERE delivery_id = $1 LIMIT 1
        )
-       UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7, url = $8,
-              request_headers = ${attemptHeaders('$9::jsonb', 'x.expected')}, finished = true
-         FROM ${expectedOnce('x', 'COALESCE((SELECT headers FROM shared), (SELECT headers FROM webhook_request_headers WHERE delivery_id = $1))', '$1::text', '$2::int', '$3::timestamptz')}
+       UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7,
+              url = ${urlToKeep('$8', '$9::jsonb IS NOT NULL', '(SELECT url FROM stored)')},
+              request_headers = CASE WHEN ${compactSignatureOf('k.kept')} IS NULL THEN k.kept END, request_signature = ${compactSignatureOf('k.kept')}, finished = true
+         FROM ${expectedOnce('x', '(SELECT headers FROM stored)', '$1::text', '$2::int', '$3::timestamptz')},
+              LATERAL (SELECT ${attemptHeaders('$9::jsonb', 'x.expected')} AS kept OFFSET 0) k
         WHERE delivery_id = $1 AND number = $2`;
 
 /** The attempts of deliveries $1 (ids), oldest first per delivery, with their headers as sent. */
-export const ATTEMPTS_OF_DELIVERIES = `SELECT a.delivery_id, a.number, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, a.response_body_excerpt, a.url, a.finished,
-              ${headersAsSent('a.request_headers', 'h.headers', 'a.delivery_id', 'a.number', 'a.started_at')} AS request_headers
+export const ATTEMPTS_OF_DELIVERIES = `SELECT a.delivery_id, a.number, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, a.response_body_excerpt,
+              ${urlAsSent('a', 'h')} AS url, a.finished,
+              ${headersAsSent(keptHeaders('a.request_headers', 'a.request_signature'), 'h.headers', 'a.delivery_id', 'a.number', 'a.started_at')} AS request_headers
          FROM webhook_attempts a LEFT JOIN webhook_request_headers h
               ON h.delivery_id = a.delivery_id AND h.delivery_id = ANY($1::text[]) AND ${WITHIN_IDS_OF('h.delivery_id', 'x', 'unnest($1::text[]) x')}
         WHERE a.delivery_id = ANY($1::text[]) AND ${WITHIN_IDS_OF('a.delivery_id', 'x', 'unnest($1::text[]) x')}
