@@ -189,20 +189,21 @@ export async function seedDeliveries(client: pg.Client, appIds: string[], from: 
          FROM seed`,
     );
     // The headers its attempts share, once per delivery, as the engine keeps them (delivery/request-headers-sql.ts):
-    // the body signature and the event; the rest is known from the delivery and the attempt.
+    // the body signature and the event, and the URL they were sent to; the rest is known from the delivery and the attempt.
     await client.query(
-      `INSERT INTO webhook_request_headers (delivery_id, headers)
-       SELECT delivery_id, jsonb_build_object('x-platform-signature', 'sha256=' || md5(delivery_id) || md5(event_id), 'x-platform-event', type)
+      `INSERT INTO webhook_request_headers (delivery_id, headers, url)
+       SELECT delivery_id, jsonb_build_object('x-platform-signature', 'sha256=' || md5(delivery_id) || md5(event_id), 'x-platform-event', type),
+              'https://hooks.bench.example/plaza'
          FROM seed`,
     );
-    // Attempts 1 and 2 answered 500; the third 200 for a delivery that succeeded, 500 otherwise. Each keeps its timestamped signature.
+    // Attempts 1 and 2 answered 500; the third 200 for a delivery that succeeded, 500 otherwise. Each keeps its timestamped
+    // signature, as its 32 bytes (request_signature); its URL is the delivery's (null here).
     await client.query(
-      `INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, error, response_body_excerpt, url, request_headers, finished)
+      `INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, error, response_body_excerpt, url, request_signature, finished)
        SELECT delivery_id, n, 'SCHEDULED', at + (n - 1) * interval '5 minutes', 40 + (i * n) % 300, code,
               CASE WHEN code = 500 THEN 'HTTP 500' END,
               CASE WHEN code = 500 THEN '{"error":"upstream unavailable"}' ELSE '{"ok":true}' END,
-              'https://hooks.bench.example/plaza',
-              jsonb_build_object('webhook-signature', 'v1,' || encode(decode(md5(delivery_id || n) || md5(event_id || n), 'hex'), 'base64')),
+              NULL, decode(md5(delivery_id || n) || md5(event_id || n), 'hex'),
               true
          FROM seed, generate_series(1, 3) n,
               LATERAL (SELECT CASE WHEN n = 3 AND status = 'SUCCEEDED' THEN 200 ELSE 500 END AS code) c`,

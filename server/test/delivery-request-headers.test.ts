@@ -3,14 +3,23 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { newPurchaseId, newWebhookId } from '../src/platform/ids.js';
 import { webhookHeaders } from '../src/modules/webhooks/webhook-signing.js';
-import { splitHeaders } from '../src/modules/webhooks/delivery/request-headers.js';
-import { attemptHeaders, expectedForDeliveryOnce, expectedOnce, headersAsSent, sharedHeaders } from '../src/modules/webhooks/delivery/request-headers-sql.js';
+import { compactSignature, splitHeaders } from '../src/modules/webhooks/delivery/request-headers.js';
+import {
+  attemptHeaders,
+  compactSignatureOf,
+  expectedForDeliveryOnce,
+  expectedOnce,
+  headersAsSent,
+  keptHeaders,
+  sharedHeaders,
+} from '../src/modules/webhooks/delivery/request-headers-sql.js';
 import { ADMIN_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { createTestDatabase } from './helpers/database.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { DELIVERY, emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
+import { readAttempts } from '../src/modules/webhooks/delivery/attempt-reads.js';
 
 /** Every header Plaza sets on a webhook request (webhook-signing.ts), a test event's marker aside. */
 const SENT_NAMES = [
@@ -56,11 +65,21 @@ describe('request headers, kept once per delivery', () => {
       expect(headers['x-platform-attempt']).toBe(String(i + 1));
     }
 
-    // Stored: the body signature and event once for the delivery; per attempt, its timestamped signature alone.
-    const [shared] = await plaza.services.db.query('SELECT headers FROM webhook_request_headers WHERE delivery_id = $1', [delivery.id]);
+    expect(logged.attempts.map((a: any) => a.url)).toEqual([receiver.url(), receiver.url(), receiver.url()]);
+
+    // Stored: the body signature, event and URL once for the delivery; per attempt, its timestamped signature alone, as its 32 bytes.
+    const [shared] = await plaza.services.db.query('SELECT headers, url FROM webhook_request_headers WHERE delivery_id = $1', [delivery.id]);
     expect(shared.headers).toEqual({ 'x-platform-signature': requests[0]!.headers['x-platform-signature'], 'x-platform-event': 'app.purchased' });
-    const kept = await plaza.services.db.query('SELECT request_headers FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number', [delivery.id]);
-    expect(kept.map((row: any) => row.request_headers)).toEqual(requests.map((request) => ({ 'webhook-signature': request.headers['webhook-signature'] })));
+    expect(shared.url).toBe(receiver.url());
+    const kept = await plaza.services.db.query('SELECT request_headers, request_signature, url FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number', [delivery.id]);
+    expect(kept).toEqual(
+      requests.map((request) => ({
+        request_headers: null,
+        request_signature: Buffer.from(String(request.headers['webhook-signature']).slice('v1,'.length), 'base64'),
+        url: null,
+      })),
+    );
+    expect(kept.every((row: any) => row.request_signature.length === 32)).toBe(true);
   });
 
   it('are split by the worker exactly as the database would, for usual and unusual headers, and read back as sent', async () => {
@@ -110,6 +129,45 @@ describe('request headers, kept once per delivery', () => {
     });
   });
 
+  it('keep the usual lone signature as its 32 bytes and anything else as JSON, the worker and the database alike, each read back exactly', async () => {
+    const signature = (fill: number, length = 32) => `v1,${Buffer.alloc(length, fill).toString('base64')}`;
+    const usual = signature(7);
+    const cases: [string, Record<string, string | null>, boolean][] = [
+      ['the usual lone signature', { 'webhook-signature': usual }, true],
+      ['a rotation overlap’s two signatures', { 'webhook-signature': `${usual} ${signature(8)}` }, false],
+      ['the signature and another header', { 'webhook-signature': usual, 'x-platform-signature': 'sha256=00' }, false],
+      ['the signature and an expected header not sent', { 'webhook-signature': usual, 'user-agent': null }, false],
+      // The same bytes, but this spelling would read back as another string ("...Bwc=").
+      ['base64 not in its canonical form', { 'webhook-signature': `${usual.slice(0, -2)}d=` }, false],
+      ['a signature of another length', { 'webhook-signature': signature(7, 31) }, false],
+      ['another scheme', { 'webhook-signature': usual.replace('v1,', 'v2,') }, false],
+      ['nothing', {}, false],
+    ];
+    for (const [name, kept, compact] of cases) {
+      const bytes = compactSignature(kept);
+      expect(bytes !== null, name).toBe(compact);
+      const [sql] = await plaza.services.db.query(`SELECT ${compactSignatureOf('$1::jsonb')} AS signature`, [kept]);
+      expect(sql.signature, name).toEqual(bytes === null ? null : Buffer.from(bytes, 'base64'));
+      // As stored (request_headers, request_signature), then read.
+      const [read] = await plaza.services.db.query(`SELECT ${keptHeaders('$1::jsonb', '$2::bytea')} AS kept`, [compact ? null : kept, sql.signature]);
+      expect(read.kept, name).toEqual(kept);
+    }
+  });
+
+  it('keep a rotation overlap’s two signatures as JSON (not the compact bytes) and read them back as sent', async () => {
+    const receiver = await WebhookReceiver.start();
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    await developer.ok('mutation($appId: ID!) { rotateClientSecret(appId: $appId, overlapHours: 1) { value } }', { appId: app.id });
+    const delivery = await emitEvent(plaza, app.id);
+    const [request] = await receiver.waitForRequests(1);
+    const logged = await waitForDelivery(developer, delivery.id, isFinal);
+
+    expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(asMap(logged.attempts[0].requestHeaders)).toEqual(received(request.headers, SENT_NAMES));
+    const [kept] = await plaza.services.db.query('SELECT request_headers, request_signature FROM webhook_attempts WHERE delivery_id = $1', [delivery.id]);
+    expect(kept).toEqual({ request_headers: { 'webhook-signature': request.headers['webhook-signature'] }, request_signature: null });
+  });
+
   it('read back a test event’s marker header as sent', async () => {
     const receiver = await WebhookReceiver.start();
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
@@ -146,6 +204,40 @@ describe('request headers across a secret rotation', () => {
   });
 });
 
+describe('the webhook URL, kept once per delivery', () => {
+  it('reads back each attempt’s own URL when the developer changes it between attempts, scheduled and manual', async () => {
+    // Retries far enough apart that the URL can change between the first attempt and the second.
+    const plaza = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '3s,3s,3s,3s,3s', WEBHOOK_TIMEOUT: '2s' });
+    const developer = await plaza.signIn('moving@studio.test');
+    const first = await WebhookReceiver.start(() => ({ status: 500 }));
+    const second = await WebhookReceiver.start();
+    const app = await submitApp(developer, { webhookUrl: first.url() });
+    const moveTo = (webhookUrl: string) =>
+      developer.ok('mutation($id: ID!, $webhookUrl: String!) { updateApp(id: $id, input: { webhookUrl: $webhookUrl }) { id } }', { id: app.id, webhookUrl });
+    const delivery = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, delivery.id, (d) => d.attempts.length === 1 && d.attempts[0].finished);
+    await moveTo(second.url());
+    await second.waitForRequests(1, 15_000);
+    await waitForDelivery(developer, delivery.id, (d) => d.status === 'SUCCEEDED' && d.attempts.length === 2 && d.attempts[1].finished, 15_000);
+    // Back to the first URL, by hand: the same URL as the delivery's first attempt again.
+    await moveTo(first.url());
+    await developer.ok('mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id } }', { id: delivery.id });
+    const logged = await waitForDelivery(developer, delivery.id, (d) => d.attempts.length === 3 && d.attempts.every((a: any) => a.finished), 15_000);
+
+    expect((await first.waitForRequests(2)).length).toBe(2);
+    expect(logged.attempts.map((a: any) => [a.trigger, a.url, a.statusCode])).toEqual([
+      ['SCHEDULED', first.url(), 500],
+      ['SCHEDULED', second.url(), 200],
+      ['MANUAL', first.url(), 500],
+    ]);
+    // Stored once for the delivery (its first attempt's), and on an attempt only where it differs.
+    const [shared] = await plaza.services.db.query('SELECT url FROM webhook_request_headers WHERE delivery_id = $1', [delivery.id]);
+    expect(shared.url).toBe(first.url());
+    const own = await plaza.services.db.query('SELECT url FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number', [delivery.id]);
+    expect(own.map((row: any) => row.url)).toEqual([null, second.url(), null]);
+  });
+});
+
 describe('migration 1796000019000 on a populated database', () => {
   const MINE = 'DeliveryHeadersOnce1796000019000';
   let url: string;
@@ -169,9 +261,10 @@ describe('migration 1796000019000 on a populated database', () => {
 
   it('carries every attempt’s headers over exactly, narrows the attempts, and the log lists the same deliveries', async () => {
     url = await createTestDatabase();
-    const before = MIGRATIONS.filter((m) => new m().name !== MINE);
-    expect(before).toHaveLength(MIGRATIONS.length - 1);
-    const old = await migrate(before);
+    // The schema as it was just before this migration; the later ones run when Plaza starts on it below.
+    const mine = MIGRATIONS.findIndex((m) => new m().name === MINE);
+    expect(mine).toBeGreaterThan(0);
+    const old = await migrate(MIGRATIONS.slice(0, mine));
 
     // Today's shape: full headers on every attempt, as the engine wrote them until now.
     const appId = 'app_01KMIGRATIONHEADERS00000A';
@@ -259,7 +352,7 @@ describe('migration 1796000019000 on a populated database', () => {
     }
     await old.destroy();
 
-    const migrated = await migrate(MIGRATIONS);
+    const migrated = await migrate(MIGRATIONS.slice(0, mine + 1));
     try {
       // Narrow now: an ordinary attempt keeps its timestamped signature alone; the delivery its body signature and event.
       const kept = await migrated.query('SELECT number, request_headers FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number', [d1.id]);
@@ -288,6 +381,128 @@ describe('migration 1796000019000 on a populated database', () => {
       const expected = attempts.filter((a) => a.deliveryId === d.id);
       expect(logged.attempts.map((a: any) => a.number)).toEqual(expected.map((a) => a.number));
       expect(logged.attempts.map((a: any) => asMap(a.requestHeaders))).toEqual(expected.map((a) => a.headers ?? {}));
+    }
+  });
+});
+
+describe('migration 1796000024000 on a populated database', () => {
+  const MINE = 'NarrowAttempts1796000024000';
+
+  it('moves every attempt’s URL and usual signature to the narrow shape, and each reads back exactly as before', async () => {
+    const url = await createTestDatabase();
+    const migrate = async (migrations: typeof MIGRATIONS) => {
+      const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'schema_migrations' });
+      await dataSource.initialize();
+      await dataSource.runMigrations({ transaction: 'each' });
+      return dataSource;
+    };
+    const mine = MIGRATIONS.findIndex((m) => new m().name === MINE);
+    expect(mine).toBeGreaterThan(0);
+    const old = await migrate(MIGRATIONS.slice(0, mine));
+
+    const appId = 'app_01KMIGRATIONNARROW000000A';
+    const usualUrl = 'https://hooks.example/plaza';
+    const movedUrl = 'https://elsewhere.example/hooks/plaza';
+    const secret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+    await old.query(
+      `INSERT INTO apps (id, owner_id, name, short_description, icon_url, app_url, category, pricing, webhook_url, status, submitted_at, review_due_at)
+       VALUES ($1, 'dev_owner', 'Narrowed', 'an app', 'https://a.example/i.png', 'https://a.example/', 'utilities', 'FREE', $2, 'APPROVED', now(), now())`,
+      [appId, usualUrl],
+    );
+    const base = Date.now() - 3 * 60_000;
+    const [d1, d2, d3] = [0, 1, 2].map((k) => {
+      const at = base + k * 60_000;
+      return { id: newWebhookId.delivery(at), eventId: newWebhookId.event(at), at, purchaseId: newPurchaseId(at) };
+    }) as [{ id: string; eventId: string; at: number; purchaseId: string }, ...{ id: string; eventId: string; at: number; purchaseId: string }[]];
+    for (const d of [d1, d2!, d3!]) {
+      await old.query(`INSERT INTO webhook_events (id, type, app_id, user_id, purchase_id, payload, created_at) VALUES ($1, 'app.purchased', $2, 'usr_1', $3, '{}', $4)`, [
+        d.eventId,
+        appId,
+        d.purchaseId,
+        new Date(d.at),
+      ]);
+      await old.query(
+        `INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, created_at, updated_at)
+         VALUES ($1, $2, $3, 'app.purchased', $4, 'FAILED', 1, 1, $5, $5)`,
+        [d.id, d.eventId, appId, d.purchaseId, new Date(d.at)],
+      );
+    }
+    const signed = (deliveryId: string, number: number, at: number, extra: Partial<{ previousSecret: string }> = {}) =>
+      webhookHeaders({ deliveryId, eventName: 'app.purchased', attemptNumber: number, body: `body of ${deliveryId}`, clientSecret: secret, now: new Date(at), ...extra });
+    type Seeded = { deliveryId: string; number: number; at: number; url: string | null; headers: Record<string, string> | null; finished?: boolean; trigger?: string };
+    const attempts: Seeded[] = [
+      // Usual attempts to the usual URL; the third went to another URL the developer set, the fourth (by hand) back to the first.
+      { deliveryId: d1.id, number: 1, at: d1.at + 1_000, url: usualUrl, headers: signed(d1.id, 1, d1.at + 1_000) },
+      { deliveryId: d1.id, number: 2, at: d1.at + 5_000, url: usualUrl, headers: signed(d1.id, 2, d1.at + 5_000) },
+      { deliveryId: d1.id, number: 3, at: d1.at + 9_000, url: movedUrl, headers: signed(d1.id, 3, d1.at + 9_000) },
+      { deliveryId: d1.id, number: 4, at: d1.at + 20_000, url: usualUrl, headers: signed(d1.id, 4, d1.at + 20_000), trigger: 'MANUAL' },
+      // A rotation's overlap on a test event (two signatures), then headers that say otherwise than the row: both stay JSON.
+      {
+        deliveryId: d2!.id,
+        number: 1,
+        at: d2!.at + 10,
+        url: usualUrl,
+        headers: { ...signed(d2!.id, 1, d2!.at + 10, { previousSecret: `whsec_${Buffer.alloc(32, 6).toString('base64')}` }), 'x-platform-test': 'true' },
+      },
+      {
+        deliveryId: d2!.id,
+        number: 2,
+        at: d2!.at + 4_000,
+        url: usualUrl,
+        headers: (({ 'user-agent': _dropped, ...rest }) => ({ ...rest, 'x-extra': 'yes' }))(signed(d2!.id, 2, d2!.at + 4_000)),
+      },
+      // Not sent (disabled: no URL), not prepared (its URL, no headers), and one still in flight.
+      { deliveryId: d2!.id, number: 3, at: d2!.at + 8_000, url: null, headers: null },
+      { deliveryId: d2!.id, number: 4, at: d2!.at + 12_000, url: usualUrl, headers: null },
+      { deliveryId: d2!.id, number: 5, at: d2!.at + 16_000, url: null, headers: null, finished: false },
+    ];
+    // Stored as the engine stored them until now: the shared part once per delivery (its first attempt sent's), each attempt what differs.
+    for (const d of [d1, d2!]) {
+      const firstSent = attempts.find((a) => a.deliveryId === d.id && a.headers)!;
+      await old.query(
+        `INSERT INTO webhook_request_headers (delivery_id, headers) SELECT $1, ${sharedHeaders('$2::jsonb', 'x.expected')} FROM ${expectedForDeliveryOnce('x', '$1::text')}`,
+        [d.id, firstSent.headers],
+      );
+    }
+    for (const a of attempts) {
+      await old.query(
+        `INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, error, url, request_headers, finished)
+         SELECT $1, $2, $3, $4::timestamptz, 25, 500, 'HTTP 500', $5, ${attemptHeaders('$6::jsonb', 'x.expected')}, $7
+           FROM ${expectedOnce('x', '(SELECT headers FROM webhook_request_headers WHERE delivery_id = $1)', '$1::text', '$2::int', '$4::timestamptz')}`,
+        [a.deliveryId, a.number, a.trigger ?? 'SCHEDULED', new Date(a.at), a.url, a.headers, a.finished ?? true],
+      );
+    }
+    const readBack = async (db: DataSource) =>
+      (await readAttempts(db, [d1.id, d2!.id, d3!.id])).map((a) => ({ deliveryId: a.deliveryId, number: a.number, url: a.url, headers: a.requestHeaders }));
+    const asSeeded = attempts.map((a) => ({ deliveryId: a.deliveryId, number: a.number, url: a.url, headers: a.headers }));
+    await old.destroy();
+
+    const migrated = await migrate(MIGRATIONS);
+    try {
+      // Narrow now: the usual signature as bytes, the URL on an attempt only where it differs from its delivery's.
+      const stored = await migrated.query(
+        `SELECT delivery_id, number, url, request_headers IS NOT NULL AS json, octet_length(request_signature) AS signature_bytes
+           FROM webhook_attempts ORDER BY delivery_id, number`,
+      );
+      expect(stored.map((r: any) => [r.number, r.url, r.json, r.signature_bytes])).toEqual([
+        [1, null, false, 32],
+        [2, null, false, 32],
+        [3, movedUrl, false, 32],
+        [4, null, false, 32],
+        [1, null, true, null],
+        [2, null, true, null],
+        [3, null, false, null],
+        [4, usualUrl, false, null],
+        [5, null, false, null],
+      ]);
+      expect(await migrated.query('SELECT delivery_id, url FROM webhook_request_headers ORDER BY delivery_id')).toEqual([
+        { delivery_id: d1.id, url: usualUrl },
+        { delivery_id: d2!.id, url: usualUrl },
+      ]);
+      // Every attempt's URL and headers read back exactly as they were sent.
+      expect(await readBack(migrated)).toEqual(asSeeded);
+    } finally {
+      await migrated.destroy();
     }
   });
 });

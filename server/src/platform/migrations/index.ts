@@ -15,6 +15,7 @@ import { DeliveryRollups1796000017000 } from './1796000017000-DeliveryRollups.js
 import { DeliveryHeadersOnce1796000019000 } from './1796000019000-DeliveryHeadersOnce.js';
 import { NotificationFacts1796000021000 } from './1796000021000-NotificationFacts.js';
 import { TimePartitionedAttempts1796000023000 } from './1796000023000-TimePartitionedAttempts.js';
+import { NarrowAttempts1796000024000 } from './1796000024000-NarrowAttempts.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -34,4 +35,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   DeliveryHeadersOnce1796000019000,
   NotificationFacts1796000021000,
   TimePartitionedAttempts1796000023000,
+  NarrowAttempts1796000024000,
 ];

@@ -77,3 +77,30 @@ export const headersAsSent = (kept: string, shared: string, deliveryId: string, 
 export const attemptHeadersFromWorker = (r: string, stored: string) => `CASE WHEN ${r}.headers IS NULL THEN NULL
          WHEN ${stored} = ${r}.shared THEN ${r}.kept
          ELSE (SELECT ${differences(`${r}.headers`, 'e.expected')} FROM ${expectedOnce('e', stored, `${r}.delivery_id`, `${r}.number`, `${r}.started_at`)}) END`;
+
+/**
+ * What an attempt keeps (as the jsonb `attemptHeaders` gives) from its columns: the usual lone signature is
+ * stored as its 32 bytes (`signature`, request_signature; request-headers.ts compactSignature), anything
+ * else as JSON (`kept`, request_headers). The header value is rebuilt exactly: `v1,` and canonical base64.
+ */
+export const keptHeaders = (kept: string, signature: string) =>
+  `CASE WHEN ${signature} IS NOT NULL THEN jsonb_build_object('webhook-signature', 'v1,' || encode(${signature}, 'base64')) ELSE ${kept} END`;
+
+/** As compactSignature (request-headers.ts) in SQL, for `kept` worked out here: its signature's bytes, or null when it keeps more (or another form). */
+export const compactSignatureOf = (kept: string) => `CASE WHEN ${kept} = jsonb_build_object('webhook-signature', ${kept} -> 'webhook-signature')
+           AND ${kept} ->> 'webhook-signature' ~ '^v1,[A-Za-z0-9+/]{43}=$'
+         -- Nested, so that decode only ever sees valid base64; equal when encoded again: canonical, so it reads back as it was.
+         THEN CASE WHEN encode(decode(substr(${kept} ->> 'webhook-signature', 4), 'base64'), 'base64') = substr(${kept} ->> 'webhook-signature', 4)
+           THEN decode(substr(${kept} ->> 'webhook-signature', 4), 'base64') END END`;
+
+/**
+ * The URL an attempt was sent to is kept once per delivery too (webhook_request_headers.url, stored with
+ * the shared headers by the first attempt sent): an attempt sent to that same URL stores null. An attempt
+ * not sent (no headers) stores its own, null or not, so that a null there still reads as null.
+ * `url`: where it was sent; `sent`: whether it was (its headers are not null); `stored`: the delivery's.
+ */
+export const urlToKeep = (url: string, sent: string, stored: string) => `CASE WHEN ${sent} AND ${url} = ${stored} THEN NULL ELSE ${url} END`;
+
+/** An attempt `a`'s URL as sent, from its own and its delivery's stored `shared` one (urlToKeep says how). */
+export const urlAsSent = (a: string, shared: string) =>
+  `COALESCE(${a}.url, CASE WHEN ${a}.request_headers IS NOT NULL OR ${a}.request_signature IS NOT NULL THEN ${shared}.url END)`;

@@ -48,3 +48,21 @@ export function splitHeaders(headers: Headers, deliveryId: string, number: numbe
   };
   return { shared, kept: differences(headers, expected) };
 }
+
+/** The one signature of the usual attempt: `v1,` and the 32 bytes of an HMAC-SHA256, in canonical base64. */
+const USUAL_SIGNATURE = /^v1,[A-Za-z0-9+/]{43}=$/;
+
+/**
+ * The attempt's signature bytes (base64) when what it keeps is exactly its one timestamped signature, as
+ * almost every attempt's is: stored as 32 bytes (request_signature) instead of about 80 of JSON, and
+ * rebuilt to the very same header value when read (request-headers-sql.ts keptHeaders). Null otherwise
+ * (a rotation's overlap signs twice, another header differs...): those keep their JSON as before.
+ */
+export function compactSignature(kept: KeptHeaders): string | null {
+  const names = Object.keys(kept);
+  const signature = kept['webhook-signature'];
+  if (names.length !== 1 || typeof signature !== 'string' || !USUAL_SIGNATURE.test(signature)) return null;
+  const base64 = signature.slice(3);
+  // Canonical only (its unused low bits zero): anything else would read back as another string.
+  return Buffer.from(base64, 'base64').toString('base64') === base64 ? base64 : null;
+}
