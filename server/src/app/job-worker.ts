@@ -5,6 +5,7 @@ import { PRE_CHECKS_DUE_CHANNEL } from '../modules/review/pre-checks/pre-checks.
 import { DeliveryRunner } from '../modules/webhooks/delivery/delivery-runner.js';
 import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/delivery/delivery-wake-ups.js';
 import { ensureAttemptPartitions } from '../modules/webhooks/attempt-retention.js';
+import { ensureEventPartitions } from '../modules/webhooks/body-retention.js';
 import { definePruneAttemptsJob, PRUNE_ATTEMPTS_JOB, PRUNE_INTERVAL } from '../modules/webhooks/jobs/prune-attempts.job.js';
 import { createJobRuntime } from '../platform/jobs.js';
 import { listenContinuously } from '../platform/listen-connection.js';
@@ -24,11 +25,12 @@ export async function startJobWorker(config: Config, databaseUrl: string, servic
   // Before the first delivery: a fresh database (or one whose worker was down for days) has no partition for
   // today's attempts yet. Not fatal: attempts then go to the default partition, and the hourly job tries again.
   await ensureAttemptPartitions(services.db).catch((err: Error) => logger.warn({ err }, 'could not create the webhook attempt partitions ahead'));
+  await ensureEventPartitions(services.db).catch((err: Error) => logger.warn({ err }, 'could not create the webhook event partitions ahead'));
   const jobs = await createJobRuntime(config, databaseUrl, workerName);
   const deliveries = new DeliveryRunner(jobs, services.webhookEngine, services.deliveryLog, () => services.webhookHealth.sweep());
   const preChecks = definePreCheckWork(jobs, services.preChecks);
   let stopping = false;
-  definePruneAttemptsJob(jobs.agenda, services.db, config.webhookAttemptRetentionMs, () => stopping);
+  definePruneAttemptsJob(jobs.agenda, services.db, config.webhookAttemptRetentionMs, () => stopping, config.webhookBodyRetentionMs);
   await jobs.agenda.start();
   await deliveries.start();
   await preChecks.start();

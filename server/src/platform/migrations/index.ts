@@ -16,6 +16,7 @@ import { DeliveryHeadersOnce1796000019000 } from './1796000019000-DeliveryHeader
 import { NotificationFacts1796000021000 } from './1796000021000-NotificationFacts.js';
 import { TimePartitionedAttempts1796000023000 } from './1796000023000-TimePartitionedAttempts.js';
 import { NarrowAttempts1796000024000 } from './1796000024000-NarrowAttempts.js';
+import { PartitionedEvents1796000025000 } from './1796000025000-PartitionedEvents.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -36,4 +37,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   NotificationFacts1796000021000,
   TimePartitionedAttempts1796000023000,
   NarrowAttempts1796000024000,
+  PartitionedEvents1796000025000,
 ];
