@@ -74,7 +74,7 @@ export async function logQueriesBenchmark(size: BenchSize): Promise<LogQueriesRe
     const post = graphqlPoster(http, token);
     const principal = await plaza.services.identity.authenticate(token);
     const historyStart = Date.now() - large * SPACING_MS;
-    // A day's partition for each day of the history, as the hourly job leaves them (in the default partition the attempts would not be as stored).
+    // Attempt and header partitions over the whole history, as the hourly job leaves them (in the default partition the attempts would not be as stored).
     for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS]) await ensurePartitions(plaza.services.db, t, historyStart, Date.now());
 
     const measure = async (deliveries: number): Promise<LogQueryFigures> => {

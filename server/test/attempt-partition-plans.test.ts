@@ -30,7 +30,7 @@ const partitionsOf = (plan: PlanNode, table: string) => {
 
 const DAYS = 60;
 const PER_DAY = 200;
-const DAY = PARTITION_SPAN_MS;
+const DAY = 86_400_000;
 
 let plaza: TestPlaza;
 let db: DataSource;
@@ -89,10 +89,10 @@ afterAll(async () => {
   await plaza?.stop();
 });
 
-describe('attempts partitioned by day', () => {
+describe('attempts partitioned by time', () => {
   it('has the partitions the plans below are measured with', async () => {
     const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'webhook_attempts'::regclass`);
-    expect(n).toBeGreaterThanOrEqual(DAYS);
+    expect(n).toBeGreaterThanOrEqual(Math.floor((DAYS * 86_400_000) / PARTITION_SPAN_MS));
   });
 
   it('reads the attempts of a page of deliveries from the partitions holding them alone, planned once or per call', async () => {

@@ -3,7 +3,7 @@ import { ATTEMPT_PARTITIONS, ensureAttemptPartitions, pruneOldAttempts, REQUEST_
 import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
 import { loadConfig } from '../src/config.js';
 import { newPurchaseId } from '../src/platform/ids.js';
-import { ensurePartitions, partitionName, spanStart } from '../src/platform/time-partitions.js';
+import { ensurePartitions, PARTITION_SPAN_MS, partitionName, spanStart } from '../src/platform/time-partitions.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
@@ -88,10 +88,10 @@ describe('attempt retention', () => {
     expect(() => loadConfig({ WEBHOOK_ATTEMPT_RETENTION: 'forever' })).toThrow(/WEBHOOK_ATTEMPT_RETENTION/);
   });
 
-  it('drops whole days of attempts and headers past the retention, keeping an unsettled delivery’s, which still read back', async () => {
+  it('drops whole spans of attempts and headers past the retention, keeping an unsettled delivery’s, which still read back', async () => {
     const { db } = plaza.services;
     const now = Date.now();
-    // Days 52 and 51 ago (past a 30-day retention) and yesterday, each a partition of its own.
+    // 52 and 51 days ago, past a 30-day retention by more than a span (a week), and yesterday.
     await ensurePartitions(db, ATTEMPT_PARTITIONS, now - 52 * DAY, now);
     await ensurePartitions(db, REQUEST_HEADER_PARTITIONS, now - 52 * DAY, now);
     const oldSettled = [await deliveryFrom(52, 'SUCCEEDED', 2), await deliveryFrom(51, 'FAILED', 3)];
@@ -112,8 +112,8 @@ describe('attempt retention', () => {
 
     for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS]) {
       const left = await partitions(t.table);
-      // Every day past the retention is gone whole; the days within it stay.
-      for (const daysAgo of [52, 51, 31]) expect(left, `${t.table} ${daysAgo} days ago`).not.toContain(partitionName(t, dayOf(daysAgo)));
+      // Every span wholly past the retention is gone; those ending within it stay.
+      for (const daysAgo of [52, 51, 38]) expect(left, `${t.table} ${daysAgo} days ago`).not.toContain(partitionName(t, dayOf(daysAgo)));
       for (const daysAgo of [29, 1, 0]) expect(left, `${t.table} ${daysAgo} days ago`).toContain(partitionName(t, dayOf(daysAgo)));
       expect(left).toContain(`${t.table}_default`);
     }
@@ -136,8 +136,8 @@ describe('attempt retention', () => {
   });
 
   it('creates the partitions ahead of now, once', async () => {
-    const at = Date.now() + 20 * DAY;
-    const expected = [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS].flatMap((t) => [0, 1, 2].map((k) => partitionName(t, spanStart(at) + k * DAY)));
+    const at = Date.now() + 60 * DAY;
+    const expected = [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS].flatMap((t) => [0, 1, 2].map((k) => partitionName(t, spanStart(at) + k * PARTITION_SPAN_MS)));
     expect((await ensureAttemptPartitions(plaza.services.db, at)).sort()).toEqual(expected.sort());
     expect(await ensureAttemptPartitions(plaza.services.db, at)).toEqual([]);
   });

@@ -10,8 +10,8 @@ const SETTLED = sqlLiterals(...SETTLED_STATUSES);
 const PRUNE_BATCH = 5_000;
 
 /**
- * Attempts and their deliveries' shared request headers are partitioned by delivery id, a day per
- * partition (migration 1796000023000): retention drops a day at once. Attempts are updated after their
+ * Attempts and their deliveries' shared request headers are partitioned by delivery id, a week per
+ * partition (migration 1796000023000, PARTITION_SPAN_MS): retention drops a week at once. Attempts are updated after their
  * insert (the outcome), hence room on each page for that update (fillfactor, as the table had before).
  */
 export const ATTEMPT_PARTITIONS: TimePartitionedTable = { table: 'webhook_attempts', keyColumn: 'delivery_id', idPrefix: 'dlv_', storage: 'fillfactor = 70' };
@@ -34,11 +34,11 @@ const UNSETTLED = `EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = p.del
  * Deletes the attempts of finished (SUCCEEDED or FAILED) deliveries created more than `retentionMs`
  * ago; the deliveries stay, with their status and attempt count. Delivery ids start with their
  * creation time (ULID), so "older than" is a range of the attempts' primary key, and the tables are
- * partitioned by it: first every partition (of attempts and of shared request headers) whose whole day
+ * partitioned by it: first every partition (of attempts and of shared request headers) whose whole span
  * is past the retention is dropped, the rows of unsettled deliveries moved to the default partition
  * beforehand; then the default partition, which holds those and anything written outside the
- * partitions, is pruned row by row. A day partly past the retention is dropped once all of it is, so
- * attempts stay up to a day longer than the retention. Returns how many attempts it deleted row by row.
+ * partitions, is pruned row by row. A span partly past the retention is dropped once all of it is, so
+ * attempts stay up to a span (a week) longer than the retention. Returns how many attempts it deleted row by row.
  */
 export async function pruneOldAttempts(db: DataSource, retentionMs: number, now = Date.now(), shouldStop: () => boolean = () => false): Promise<number> {
   const cutoffMs = now - retentionMs;

@@ -13,9 +13,9 @@ const SPANS_AHEAD = 3;
 
 /**
  * webhook_attempts and webhook_request_headers partitioned by time (their delivery_id, a ULID), so that
- * attempt retention drops a day's partition instead of deleting its rows (issue 19; platform/time-partitions.ts).
+ * attempt retention drops a week's partition instead of deleting its rows (issue 19; platform/time-partitions.ts).
  * Each table is rebuilt: a partitioned parent with the same columns in the same order, defaults,
- * primary key and indexes, partitions from its oldest row's day to a few days ahead and a default
+ * primary key and indexes, partitions from its oldest row's span to a few spans ahead and a default
  * partition, the rows copied over, the old table dropped. Every statement that names the table reads
  * and writes it as before.
  */

@@ -102,7 +102,7 @@ export const INTERRUPTED = 'interrupted: the worker stopped before this attempt 
  * webhook_request_headers are partitioned by delivery id (platform/time-partitions.ts), and PostgreSQL
  * prunes partitions by such a range once the subqueries have run, never by `= ANY` of an array it does
  * not know when planning (a CTE's, or a prepared statement's parameter), nor through a join: without
- * it these statements read every partition, a day's each (attempt-partition-plans.test.ts).
+ * it these statements read every partition, a span (a week) each (attempt-partition-plans.test.ts).
  */
 const WITHIN_IDS_OF = (key: string, column: string, source: string) =>
   `${key} BETWEEN (SELECT min(${column}) FROM ${source}) AND (SELECT max(${column}) FROM ${source})`;
