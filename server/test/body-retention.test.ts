@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { EVENTS_TABLE, pruneOldBodies } from '../src/modules/webhooks/body-retention.js';
+import { EVENT_BODIES } from '../src/modules/webhooks/delivery-log.service.js';
 import { BODY_NOT_KEPT, WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { newPurchaseId, newWebhookId } from '../src/platform/ids.js';
@@ -72,7 +73,7 @@ describe('body retention', () => {
     developer = await plaza.signIn('bodies@studio.test');
     receiver = await WebhookReceiver.start((request) => ({ status: failing.has(purchaseOf(request.rawBody)) ? 500 : 200 }));
     appId = (await submitApp(developer, { webhookUrl: receiver.url() })).id;
-    // A database that has run for 50 days: a partition per day since then.
+    // A database that has run for 50 days: a partition per week since then.
     await ensurePartitions(plaza.services.db, EVENTS_TABLE, Date.now() - 50 * DAY, Date.now());
   });
 
@@ -83,7 +84,9 @@ describe('body retention', () => {
   let oldSucceeded: { id: string; eventId: string };
   let oldBody: string;
 
-  it('drops the bodies of finished deliveries past the retention a day at a time: they read payload "" and payloadKept false, by id and in the log', async () => {
+  // Partitions span a week (PARTITION_SPAN_MS): a body is dropped once its whole week is past the retention,
+  // so "old" here is at least a week older than the retention, and "recent" younger than it.
+  it('drops the bodies of finished deliveries past the retention a partition at a time: they read payload "" and payloadKept false, by id and in the log', async () => {
     const old = await emitAt(40);
     const recent = await emitAt(5);
     oldSucceeded = old;
@@ -93,7 +96,7 @@ describe('body retention', () => {
 
     const pruned = await pruneOldBodies(plaza.services.db, 30 * DAY);
 
-    // Whole days past the retention are gone (the 50 days before it, the event's among them); the rest stays.
+    // Whole weeks past the retention are gone (the event's among them); the rest stays.
     expect(pruned.droppedPartitions).toContain(partitionName(EVENTS_TABLE, spanStart(at(40).getTime())));
     expect(await exists(partitionName(EVENTS_TABLE, spanStart(at(40).getTime())))).toBe(false);
     expect(await exists(partitionName(EVENTS_TABLE, spanStart(at(5).getTime())))).toBe(true);
@@ -131,7 +134,7 @@ describe('body retention', () => {
   });
 
   it('keeps the body of a delivery still retrying, however old, and sends it byte for byte', async () => {
-    // Its day's partition again (the first prune dropped it), as on a database where it is still there.
+    // Its week's partition again (the first prune dropped it), as on a database where it is still there.
     await ensurePartitions(plaza.services.db, EVENTS_TABLE, at(45).getTime(), at(45).getTime() + 1);
     const dayOfIt = partitionName(EVENTS_TABLE, spanStart(at(45).getTime()));
     const purchaseId = newPurchaseId();
@@ -142,7 +145,7 @@ describe('body retention', () => {
 
     const pruned = await pruneOldBodies(plaza.services.db, 30 * DAY);
 
-    // Its day is dropped all the same; its event moved to the default partition first.
+    // Its week is dropped all the same; its event moved to the default partition first.
     expect(pruned.droppedPartitions).toContain(dayOfIt);
     expect(pruned.bodiesKept).toBe(1);
     expect(await partitionOf(retrying.eventId)).toBe('webhook_events_default');
@@ -164,7 +167,8 @@ describe('body retention', () => {
   it('recovers only the failed deliveries that still have their body, and says how many it skipped', async () => {
     // Held while the app's webhook was disabled: recorded FAILED, never sent (as the health sweep leaves them).
     await plaza.services.db.query(`UPDATE apps SET webhook_state = 'DISABLED' WHERE id = $1`, [appId]);
-    const heldOld = await emitAt(35);
+    // Its week's partition went with the first prune: it lands in the default partition, pruned row by row.
+    const heldOld = await emitAt(39);
     const heldRecent = await emitAt(3);
     await pruneOldBodies(plaza.services.db, 30 * DAY);
     await developer.ok('mutation($appId: ID!) { enableWebhook(appId: $appId) { id } }', { appId });
@@ -172,13 +176,43 @@ describe('body retention', () => {
 
     const { recoverWebhookDeliveries } = await developer.ok<{ recoverWebhookDeliveries: any }>(
       'mutation($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { deliveriesQueued deliveriesSkipped } }',
-      { appId, since: at(36).toISOString() },
+      { appId, since: at(40).toISOString() },
     );
 
     expect(recoverWebhookDeliveries).toEqual({ deliveriesQueued: 1, deliveriesSkipped: 1 });
     await waitForDelivery(developer, heldRecent.id, (d) => d.status === 'SUCCEEDED');
     expect(receiver.requests.slice(requestsBefore).map((r) => r.rawBody.toString('utf8'))).toEqual([heldRecent.payloadText]);
     expect(await read(heldOld.id)).toMatchObject({ status: 'FAILED', attemptCount: 0, payload: '', payloadKept: false });
+  });
+
+  it('reads bodies from the partitions holding them alone, however many weeks of them are kept', async () => {
+    const { db } = plaza.services;
+    // A year and more of weekly partitions.
+    await ensurePartitions(db, EVENTS_TABLE, Date.now() - 400 * DAY, Date.now());
+    const partitions = (await db.query(`SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'webhook_events'::regclass`))[0].n as number;
+    expect(partitions).toBeGreaterThan(50);
+    const [today, twoWeeksAgo] = [await emitAt(0), await emitAt(14)];
+    const scanned = async (sql: string, ids: string[]) => {
+      const [
+        {
+          'QUERY PLAN': [plan],
+        },
+      ] = await db.query(`EXPLAIN (FORMAT JSON) ${sql}`, [ids]);
+      return [...JSON.stringify(plan).matchAll(/"Relation Name":"(webhook_events[a-z0-9_]*)"/g)].map((m) => m[1]);
+    };
+
+    // The log's statement (the payload loader and webhookDelivery): planned for the two weeks asked for.
+    expect((await scanned(EVENT_BODIES, [today.eventId, twoWeeksAgo.eventId])).sort()).toEqual(
+      [partitionName(EVENTS_TABLE, spanStart(at(14).getTime())), partitionName(EVENTS_TABLE, spanStart(Date.now()))].sort(),
+    );
+    // Joined from the deliveries instead, every partition is planned (and, at a year of them, read).
+    const joined = await scanned('SELECT d.id, e.payload FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.id = ANY($1::text[])', [
+      today.id,
+      twoWeeksAgo.id,
+    ]);
+    expect(new Set(joined).size).toBe(partitions);
+    // Sent meanwhile: let them finish before the next test counts what the receiver got.
+    for (const d of [today, twoWeeksAgo]) await waitForDelivery(developer, d.id, isFinal);
   });
 
   it('never sends a claimed delivery without its body: its one attempt says why and it ends FAILED', async () => {
@@ -214,7 +248,7 @@ describe('migration 1796000025000 on a populated database', () => {
     await plaza?.stop();
   });
 
-  it('carries every event over into its day’s partition; bodies read back identical through the API and new events are recorded', async () => {
+  it('carries every event over into its week’s partition; bodies read back identical through the API and new events are recorded', async () => {
     const url = await createTestDatabase();
     const migrate = async (migrations: typeof MIGRATIONS) => {
       const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'schema_migrations' });
@@ -237,8 +271,8 @@ describe('migration 1796000025000 on a populated database', () => {
        VALUES ($1, 'dev_owner', 'Migrated', 'an app', 'https://a.example/i.png', 'https://a.example/', 'utilities', 'FREE', 'https://hooks.example/plaza', 'APPROVED', now(), now())`,
       [appId],
     );
-    // Events over the last ten days (bodies with non-ASCII text, byte for byte), settled and not.
-    const seeded = [10, 9, 9, 4, 1, 0].map((daysAgo, k) => {
+    // Events over the last three weeks (bodies with non-ASCII text, byte for byte), settled and not.
+    const seeded = [20, 9, 9, 4, 1, 0].map((daysAgo, k) => {
       const time = Date.now() - daysAgo * DAY - k * 1000;
       const purchaseId = newPurchaseId(time);
       return {

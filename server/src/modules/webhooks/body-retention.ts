@@ -5,7 +5,7 @@ import { defaultPartitionName, dropPartitionsBefore, ensurePartitions, PARTITION
 import { OPEN_STATUSES } from './webhook.types.js';
 import { sqlLiterals } from './delivery/delivery-queries.js';
 
-/** The bodies: webhook_events, partitioned by its id (`evt_` + ULID, the event's time) since migration 1796000025000. */
+/** The bodies: webhook_events, partitioned by its id (`evt_` + ULID, the event's time) since migration 1796000025000, a week a partition. */
 export const EVENTS_TABLE: TimePartitionedTable = { table: 'webhook_events', keyColumn: 'id', idPrefix: 'evt_' };
 
 /** Partitions made ahead of now, so that new events never land in the default partition between two hourly runs. */
@@ -30,7 +30,7 @@ export function ensureEventPartitions(db: DataSource, now = Date.now()): Promise
 
 /**
  * WEBHOOK_BODY_RETENTION: removes the bodies of finished deliveries created more than `retentionMs`
- * ago (null: never), a whole day's partition at a time once all of it is past the retention, after
+ * ago (null: never), a whole partition (a week) at a time once all of it is past the retention, after
  * moving the events of still-open deliveries into the default partition; there, past the retention, they
  * are deleted row by row once their deliveries have finished. The deliveries themselves stay, and the
  * API shows them with payload "" and payloadKept false. Also creates the partitions ahead.

@@ -28,12 +28,17 @@ import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { AttemptTrigger, EVENT_WIRE_NAME } from './webhook.types.js';
 
+/**
+ * The bodies of events $1, by their own ids. Not joined from the deliveries: webhook_events is partitioned
+ * by time (its id), and only ids known when the statement is planned (an unnamed statement is planned
+ * with its values) let PostgreSQL plan just the partitions holding them. Joined, it planned every
+ * partition (65: 0.6 ms for a page of 20 instead of 0.2), and with hundreds it read them all (370: 81 ms).
+ */
+export const EVENT_BODIES = 'SELECT id, payload FROM webhook_events WHERE id = ANY($1::text[])';
+
 /** Sending a delivery again needs its body, and it is no longer kept. */
 export const bodyGone = () =>
-  conflict(
-    'This delivery’s body is no longer kept: it is older than WEBHOOK_BODY_RETENTION, so it cannot be sent again. Nothing was changed.',
-    'BODY_NOT_KEPT',
-  );
+  conflict('This delivery’s body is no longer kept: it is older than WEBHOOK_BODY_RETENTION, so it cannot be sent again. Nothing was changed.', 'BODY_NOT_KEPT');
 
 /** Delivery ids are `dlv_` + ULID, so a creation time bounds them: time ranges become id ranges on the same index. */
 const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
@@ -73,11 +78,9 @@ export class DeliveryLogService {
     );
     this.payload = perTickLoader(
       async (deliveryIds: string[]) => {
-        const rows: { id: string; payload: string }[] = await this.db.query(
-          'SELECT d.id, e.payload FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.id = ANY($1::text[])',
-          [deliveryIds],
-        );
-        return new Map(rows.map((row) => [row.id, row.payload]));
+        const deliveries: { id: string; event_id: string }[] = await this.db.query('SELECT id, event_id FROM webhook_deliveries WHERE id = ANY($1::text[])', [deliveryIds]);
+        const bodies = await this.bodiesOf(deliveries.map((d) => d.event_id));
+        return new Map(deliveries.flatMap((d) => (bodies.has(d.event_id) ? [[d.id, bodies.get(d.event_id)!] as const] : [])));
       },
       // No row: the event is gone (deliveries themselves are never deleted).
       () => null,
@@ -131,13 +134,18 @@ export class DeliveryLogService {
   }
 
   async get(principal: Principal, id: string): Promise<WebhookDelivery | null> {
-    const [row] = await this.db.query(
-      // LEFT JOIN: a delivery whose body passed WEBHOOK_BODY_RETENTION is still shown, without it (payload null).
-      'SELECT d.*, e.payload, a.owner_id FROM webhook_deliveries d LEFT JOIN webhook_events e ON e.id = d.event_id JOIN apps a ON a.id = d.app_id WHERE d.id = $1',
-      [id],
-    );
+    const [row] = await this.db.query('SELECT d.*, a.owner_id FROM webhook_deliveries d JOIN apps a ON a.id = d.app_id WHERE d.id = $1', [id]);
     if (!row || (row.owner_id !== principal.userId && !seesEveryApp(principal))) return null;
-    return toDelivery(row);
+    // A delivery whose body passed WEBHOOK_BODY_RETENTION is still shown, without it (payload null).
+    const bodies = await this.bodiesOf([row.event_id]);
+    return toDelivery({ ...row, payload: bodies.get(row.event_id) ?? null });
+  }
+
+  /** The bodies of events `eventIds` still kept, by their ids (EVENT_BODIES: why not a join). */
+  private async bodiesOf(eventIds: string[]): Promise<Map<string, string>> {
+    if (eventIds.length === 0) return new Map();
+    const rows: { id: string; payload: string }[] = await this.db.query(EVENT_BODIES, [eventIds]);
+    return new Map(rows.map((row) => [row.id, row.payload]));
   }
 
   /** Owner or admin: one immediate attempt. */

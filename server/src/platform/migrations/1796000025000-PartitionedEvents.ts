@@ -10,10 +10,10 @@ const SPANS_AHEAD = 3;
 
 /**
  * webhook_events partitioned by time (its id, evt_ + ULID: the event's own time), so that
- * WEBHOOK_BODY_RETENTION drops a day's bodies as one partition instead of deleting their rows (issue 19;
+ * WEBHOOK_BODY_RETENTION drops a week's bodies as one partition instead of deleting their rows (issue 19;
  * platform/time-partitions.ts). The table is rebuilt: a partitioned parent with the same columns in the
  * same order, defaults, primary key (the id: it is the partition key, so the key stays unique) and any
- * other index, partitions from its oldest row's day to a few days ahead plus a default partition, the rows
+ * other index, partitions from its oldest row's span to a few spans ahead plus a default partition, the rows
  * copied over, the old table dropped. Every statement that names the table reads and writes it as before.
  */
 export class PartitionedEvents1796000025000 implements MigrationInterface {
