@@ -113,10 +113,12 @@ async function inTransaction<T>(db: DataSource | EntityManager, work: (tx: Query
 
 /**
  * A partition is attached under SHARE UPDATE EXCLUSIVE on the parent (reads and writes go on), not
- * created in place (CREATE TABLE ... PARTITION OF locks the parent exclusively). A lock wait longer than
- * this gives up: a long statement on the table would otherwise queue every later one behind the DDL.
+ * created in place (CREATE TABLE ... PARTITION OF locks the parent exclusively); detaching one locks the
+ * parent exclusively for as long as its kept rows take to copy. A lock wait longer than this gives up
+ * (the hourly job tries again): while the DDL waits behind a long statement, every later statement on
+ * the table waits behind the DDL.
  */
-const DDL_LOCK_TIMEOUT = '5s';
+const DDL_LOCK_TIMEOUT = '1s';
 
 /**
  * Creates the partitions of `t` missing for [fromMs, toMs) (and the default partition if missing) and
