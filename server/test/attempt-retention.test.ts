@@ -7,7 +7,10 @@ import { ensurePartitions, PARTITION_SPAN_MS, partitionName, spanStart } from '.
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
-import { DELIVERY } from './helpers/webhooks.js';
+import { DELIVERY, emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
+import { connectPlazaDatabase } from '../src/app/entities.js';
+import { createTestDatabase } from './helpers/database.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
 
 const DAY = 86_400_000;
 let plaza: TestPlaza;
@@ -140,5 +143,39 @@ describe('attempt retention', () => {
     const expected = [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS].flatMap((t) => [0, 1, 2].map((k) => partitionName(t, spanStart(at) + k * PARTITION_SPAN_MS)));
     expect((await ensureAttemptPartitions(plaza.services.db, at)).sort()).toEqual(expected.sort());
     expect(await ensureAttemptPartitions(plaza.services.db, at)).toEqual([]);
+  });
+});
+
+describe('attempt partitions at worker start', () => {
+  it('are created ahead before the first delivery, so a database left without them writes no attempt into the default partition', async () => {
+    const url = await createTestDatabase();
+    // Migrated, then left without partitions for now (as a database whose worker was down for weeks would be).
+    const migrated = await connectPlazaDatabase(url);
+    for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS]) {
+      const parts = await migrated.query(`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = $1::regclass`, [t.table]);
+      for (const { name } of parts) if (name !== `${t.table}_default`) await migrated.query(`DROP TABLE ${name}`);
+    }
+    await migrated.destroy();
+
+    const started = await startTestPlaza({ DATABASE_URL: url });
+    const receiver = await WebhookReceiver.start();
+    try {
+      const { db } = started.services;
+      const now = Date.now();
+      const made = (await db.query(`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'webhook_attempts'::regclass`)).map((r: { name: string }) => r.name);
+      expect(made).toEqual(expect.arrayContaining([0, 1].map((k) => partitionName(ATTEMPT_PARTITIONS, spanStart(now) + k * PARTITION_SPAN_MS))));
+
+      const owner = await started.signIn('worker-start@studio.test');
+      const app = await submitApp(owner, { webhookUrl: receiver.url() });
+      const delivery = await emitEvent(started, app.id);
+      await waitForDelivery(owner, delivery.id, isFinal);
+      for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS]) {
+        const placed = await db.query(`SELECT DISTINCT tableoid::regclass::text AS part FROM ${t.table} WHERE delivery_id = $1`, [delivery.id]);
+        expect(placed).toEqual([{ part: partitionName(t, spanStart(Date.now())) }]);
+      }
+    } finally {
+      await receiver.close();
+      await started.stop();
+    }
   });
 });
