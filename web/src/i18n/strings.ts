@@ -39,6 +39,7 @@ const en = {
   'webhooks.recoverQueued': '{count} failed deliveries queued to be sent again.',
   'webhooks.recoverProgress': 'Sent again: {done} of {count} ({succeeded} succeeded).',
   'webhooks.recoverNothing': 'No failed deliveries since then (or they are already queued).',
+  'webhooks.recoverSkipped': '{count} failed deliveries cannot be sent again: their bodies are no longer kept (older than the body retention).',
   // Issue 17's charts (features/insights): webhook health, earnings over time, the admin's platform view.
   'insights.health.heading': 'Webhook deliveries',
   'insights.health.headingAll': 'Webhook deliveries of all your apps',
@@ -569,6 +570,7 @@ const vi: Record<MessageKey, string> = {
   'webhooks.recoverQueued': 'Đã xếp hàng {count} lượt gửi thất bại để gửi lại.',
   'webhooks.recoverProgress': 'Đã gửi lại: {done}/{count} ({succeeded} thành công).',
   'webhooks.recoverNothing': 'Không có lượt gửi thất bại nào từ thời điểm đó (hoặc chúng đã được xếp hàng).',
+  'webhooks.recoverSkipped': '{count} lượt gửi thất bại không thể gửi lại: nội dung của chúng không còn được lưu (đã quá thời hạn lưu nội dung).',
   // Issue 17's charts (features/insights): webhook health, earnings over time, the admin's platform view.
   'insights.health.heading': 'Tình trạng gửi webhook',
   'insights.health.headingAll': 'Tình trạng gửi webhook của mọi ứng dụng',

@@ -98,6 +98,8 @@ interface Recovery {
   appId: string;
   since: string;
   deliveriesQueued: number;
+  /** FAILED since then but not queued: their bodies passed the server's WEBHOOK_BODY_RETENTION. */
+  deliveriesSkipped: number;
 }
 
 export async function recover(options: { app: string; since: string; wait: boolean; json?: boolean }): Promise<void> {
@@ -128,10 +130,12 @@ export async function recover(options: { app: string; since: string; wait: boole
   try {
     if (client) await ready;
     const { recoverWebhookDeliveries: recovery } = await api.request<{ recoverWebhookDeliveries: Recovery }>(
-      `mutation($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { appId since deliveriesQueued } }`,
+      `mutation($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { appId since deliveriesQueued deliveriesSkipped } }`,
       { appId: options.app, since: since.toISOString() },
     );
     if (options.json) printJson(recovery);
+    else if (recovery.deliveriesSkipped > 0)
+      process.stderr.write(colours.yellow(`${recovery.deliveriesSkipped} failed deliveries cannot be sent again: their bodies are no longer kept (WEBHOOK_BODY_RETENTION)\n`));
     if (!client || recovery.deliveriesQueued === 0) {
       spinner.success(`${recovery.deliveriesQueued} failed deliveries queued to send again${client ? '' : ' (plaza tail shows them go)'}`);
       return;

@@ -41,7 +41,7 @@ describe('webhook state and recovery in Webhook Logs', () => {
           noDeliveryStats,
           respond(EnableWebhook, { data: { enableWebhook: app('ENABLED') } }),
           respond(RecoverWebhookDeliveriesMutation, ({ since }) => ({
-            data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', appId: 'app_1', since, deliveriesQueued: 2 } },
+            data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', appId: 'app_1', since, deliveriesQueued: 2, deliveriesSkipped: 1 } },
           })),
         ],
         calls,
@@ -72,6 +72,8 @@ describe('webhook state and recovery in Webhook Logs', () => {
     await screen.findByText(/2 failed deliveries queued/);
     expect(calls.find((c) => c.operationName === 'RecoverWebhookDeliveries')?.variables).toEqual({ appId: 'app_1', since: new Date('2030-01-01T00:00').toISOString() });
     expect(screen.getByText(/Sent again: 0 of 2/)).toBeTruthy();
+    // One more failed since then, past the body retention: not queued, and said so.
+    expect(screen.getByText(/1 failed deliveries cannot be sent again: their bodies are no longer kept/)).toBeTruthy();
 
     const update = (id: string, status: DeliveryStatus) => act(() => live.simulateResult({ result: { data: { webhookDeliveryUpdated: delivery(id, status) } } }));
     update('dlv_1', 'RETRYING');

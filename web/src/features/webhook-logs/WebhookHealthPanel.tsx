@@ -14,6 +14,8 @@ import { AppWebhookStateQuery, EnableWebhookMutation, RecoverWebhookDeliveriesMu
 /** Where a recovery stands: the deliveries it queued, and those whose one attempt has ended since. */
 interface Recovery {
   count: number;
+  /** Failed deliveries it could not queue: their bodies are no longer kept (WEBHOOK_BODY_RETENTION). */
+  skipped: number;
   /** Delivery ids whose recovery attempt ended, with whether it succeeded. */
   ended: Map<string, boolean>;
 }
@@ -58,10 +60,10 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
     const instant = new Date(since);
     if (Number.isNaN(instant.getTime())) return;
     queued.current.clear();
-    setRecovery({ count: 0, ended: new Map() });
+    setRecovery({ count: 0, skipped: 0, ended: new Map() });
     const result = await recover({ variables: { appId, since: instant.toISOString() } }).catch(() => undefined);
-    const count = result?.data?.recoverWebhookDeliveries.deliveriesQueued;
-    setRecovery(count === undefined ? null : (current) => ({ count, ended: current?.ended ?? new Map() }));
+    const answer = result?.data?.recoverWebhookDeliveries;
+    setRecovery(answer === undefined ? null : (current) => ({ count: answer.deliveriesQueued, skipped: answer.deliveriesSkipped, ended: current?.ended ?? new Map() }));
   }
 
   const succeeded = recovery ? [...recovery.ended.values()].filter(Boolean).length : 0;
@@ -115,6 +117,7 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
               {recovery.count === 0
                 ? t('webhooks.recoverNothing')
                 : `${t('webhooks.recoverQueued', { count: recovery.count })} ${t('webhooks.recoverProgress', { done: Math.min(recovery.ended.size, recovery.count), count: recovery.count, succeeded })}`}
+              {recovery.skipped > 0 && ` ${t('webhooks.recoverSkipped', { count: recovery.skipped })}`}
             </p>
           )}
         </form>

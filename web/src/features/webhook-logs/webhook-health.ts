@@ -24,6 +24,7 @@ export const RecoverWebhookDeliveriesMutation = graphql(`
       appId
       since
       deliveriesQueued
+      deliveriesSkipped
     }
   }
 `);
