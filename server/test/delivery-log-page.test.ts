@@ -4,6 +4,7 @@ import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { DELIVERY, emitEvent } from './helpers/webhooks.js';
 import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
+import { databasePool } from '../src/platform/database.js';
 
 /** The Webhook Logs page reads deliveries without their bodies; a client that asks for `payload` still gets each one exactly. */
 let plaza: TestPlaza;
@@ -34,5 +35,67 @@ describe('webhookDeliveries, the log page', () => {
 
     const withoutBodies = await owner.ok<{ webhookDeliveries: { edges: { node: { id: string } }[] } }>('query { webhookDeliveries(first: 10) { edges { node { id } } } }');
     expect(withoutBodies.webhookDeliveries.edges.map((edge) => edge.node.id)).toEqual(listed.map((d) => d.id));
+  });
+});
+
+const CREATE_TOKEN = 'mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { id token } }';
+const PAGE_IDS = 'query { webhookDeliveries(first: 50) { edges { node { id appId } } } }';
+type PageIds = { webhookDeliveries: { edges: { node: { id: string; appId: string } }[] } };
+
+/** The texts of the statements the server sends through its pool while `work` runs. */
+async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const pool = databasePool(plaza.services.db);
+  const query = pool.query;
+  const texts: string[] = [];
+  pool.query = function (this: typeof pool, ...args: unknown[]) {
+    const [config] = args as [string | { text: string }];
+    texts.push(typeof config === 'string' ? config : config.text);
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof pool.query;
+  try {
+    await work();
+  } finally {
+    pool.query = query;
+  }
+  return texts;
+}
+
+describe('webhookDeliveries with an API token', () => {
+  it("costs two statements: the token's, which brings its owner's apps along, and the page's", async () => {
+    const { createApiToken } = await owner.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'log reader', scopes: ['deliveries:read'] } });
+    const reader = owner.withToken(createApiToken.token);
+    // The token's first use records when it was used: not part of every request.
+    await reader.ok(PAGE_IDS);
+    let page: PageIds | undefined;
+    const texts = await statementsDuring(async () => (page = await reader.ok<PageIds>(PAGE_IDS)));
+    expect(page!.webhookDeliveries.edges.map((edge) => edge.node.id)).toEqual([...deliveryIds].reverse());
+    expect(texts).toHaveLength(2);
+    expect(texts[0]).toContain('FROM api_tokens');
+    expect(texts[1]).toContain('FROM webhook_deliveries');
+  });
+
+  it('sees an app created since its last request, and is refused as soon as it is revoked: nothing is kept between requests', async () => {
+    const { createApiToken } = await owner.ok<{ createApiToken: { id: string; token: string } }>(CREATE_TOKEN, { input: { name: 'log reader', scopes: ['deliveries:read'] } });
+    const reader = owner.withToken(createApiToken.token);
+    const before = await reader.ok<PageIds>(PAGE_IDS);
+    const newApp = await submitApp(owner, { webhookUrl: 'https://hooks.example.com/plaza-second' });
+    const delivery = await emitEvent(plaza, newApp.id);
+    const after = await reader.ok<PageIds>(PAGE_IDS);
+    expect(after.webhookDeliveries.edges.map((edge) => edge.node.id)).toEqual([delivery.id, ...before.webhookDeliveries.edges.map((edge) => edge.node.id)]);
+    expect(after.webhookDeliveries.edges[0].node.appId).toBe(newApp.id);
+
+    await owner.ok('mutation($id: ID!) { revokeApiToken(id: $id) }', { id: createApiToken.id });
+    const refused = await reader.request(PAGE_IDS);
+    expect(refused.status).toBe(401);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it("brings no apps along for a principal that outlives one request (a graphql-ws connection's) or a token that cannot read deliveries", async () => {
+    const reader = await owner.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'log reader', scopes: ['deliveries:read'] } });
+    const appsOnly = await owner.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'apps reader', scopes: ['apps:read'] } });
+    const { identity } = plaza.services;
+    expect(await identity.authenticate(reader.createApiToken.token, { ownedApps: true })).toHaveProperty('ownedAppIds');
+    expect(await identity.authenticate(reader.createApiToken.token)).not.toHaveProperty('ownedAppIds');
+    expect(await identity.authenticate(appsOnly.createApiToken.token, { ownedApps: true })).not.toHaveProperty('ownedAppIds');
   });
 });

@@ -37,10 +37,13 @@ export class RequestGuards {
     sendPlazaError(res, rateLimited('address', wait));
   };
 
-  /** The context of one request or WebSocket connection; a bad credential or an empty bucket is a GraphQLError with its HTTP status. */
-  async context(token: string | undefined, ipAddress: string | null): Promise<RequestContext> {
+  /**
+   * The context of one request or WebSocket connection; a bad credential or an empty bucket is a GraphQLError with its HTTP status.
+   * `outlivesRequest` (a connection): the principal carries nothing read for one request (an API token's owned apps).
+   */
+  async context(token: string | undefined, ipAddress: string | null, { outlivesRequest = false }: { outlivesRequest?: boolean } = {}): Promise<RequestContext> {
     try {
-      const principal = token ? await this.authenticate(token, ipAddress) : null;
+      const principal = token ? await this.authenticate(token, ipAddress, !outlivesRequest) : null;
       this.admit(principal, ipAddress, { countAddress: false });
       return { principal, ipAddress };
     } catch (err) {
@@ -58,9 +61,9 @@ export class RequestGuards {
     else if (countAddress) this.byAddress.consume(ipAddress ?? 'unknown', 'address');
   }
 
-  private async authenticate(token: string, ipAddress: string | null): Promise<Principal> {
+  private async authenticate(token: string, ipAddress: string | null, ownedApps: boolean): Promise<Principal> {
     try {
-      return await this.identity.authenticate(token);
+      return await this.identity.authenticate(token, { ownedApps });
     } catch (err) {
       // Guessing API tokens costs the guesser's address, so the token path cannot dodge its limit.
       if (err instanceof PlazaError && err.code === ErrorCode.UNAUTHENTICATED && token.startsWith(API_TOKEN_PREFIX)) this.byAddress.take(ipAddress ?? 'unknown');

@@ -88,8 +88,10 @@ export class DeliveryLogService {
   }
 
   /** The apps whose deliveries `principal` may read; undefined means all (admins). */
-  private async readableAppIds(principal: Principal): Promise<string[] | undefined> {
+  private async readableAppIds(principal: Principal): Promise<readonly string[] | undefined> {
     if (seesEveryApp(principal)) return undefined;
+    // Read with the API token in its own statement, for this request: one round trip less per page.
+    if (principal.kind === 'apiToken' && principal.ownedAppIds) return principal.ownedAppIds;
     const apps = await queryPrepared<{ id: string }>(this.db.manager, 'plaza_log_readable_apps', 'SELECT id FROM apps WHERE owner_id = $1', [principal.userId]);
     return apps.map((a) => a.id);
   }

@@ -3,7 +3,21 @@ import type { ApiTokenScope, Role } from './roles.js';
 /** Who is asking: a signed-in person, or an integrator's API token acting for its owner. */
 export type Principal =
   | { kind: 'session'; userId: string; email: string; roles: ReadonlySet<Role>; sessionId: string; expiresAt?: Date }
-  | { kind: 'apiToken'; userId: string; email: string; roles: ReadonlySet<Role>; tokenId: string; scopes: ReadonlySet<string>; expiresAt?: Date };
+  | {
+      kind: 'apiToken';
+      userId: string;
+      email: string;
+      roles: ReadonlySet<Role>;
+      tokenId: string;
+      scopes: ReadonlySet<string>;
+      expiresAt?: Date;
+      /**
+       * The owner's app ids, read in the token's own statement (a token that may read deliveries, on an
+       * HTTP request), so the Webhook Logs need no statement of their own for them. Only for the request
+       * that authenticated: a graphql-ws connection's principal outlives it and carries none.
+       */
+      ownedAppIds?: readonly string[];
+    };
 
 /** The id that revokes this principal's credential: its session or its API token. */
 export const credentialIdOf = (principal: Principal) => (principal.kind === 'session' ? principal.sessionId : principal.tokenId);
