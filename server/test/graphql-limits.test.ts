@@ -107,6 +107,20 @@ describe('GraphQL documents', () => {
     expect(myApiTokens).toEqual([]);
   });
 
+  it("are judged with each request's own variables, though the document was judged before", async () => {
+    // The cost and the NUL check are remembered per parsed document (graphql-limits.ts): never across variables.
+    const expensive = `query($n: Int) { ${Array.from({ length: 5 }, (_, i) => deliveryPage(`q${i}`, '$n')).join(' ')} }`;
+    for (let round = 0; round < 2; round++) {
+      expect((await post({ query: expensive, variables: { n: 5 } })).body.errors).toBeUndefined();
+      const refused = await post({ query: expensive, variables: { n: 100 } });
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'QUERY_TOO_COMPLEX' });
+    }
+    const search = 'query($q: String) { storeApps(search: $q) { edges { cursor } } }';
+    expect((await post({ query: search, variables: { q: 'quiz' } })).body.errors).toBeUndefined();
+    const withNul = await post({ query: search, variables: { q: 'quiz\u0000' } });
+    expect(withNul.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'q' });
+  });
+
   it('ask for at most 100 items a page', async () => {
     const error = await developer.error('{ webhookDeliveries(first: 101) { edges { cursor } } }');
     expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });
