@@ -1,7 +1,9 @@
 import { ClassType, Field, ObjectType } from 'type-graphql';
 import { badInput } from './errors.js';
 
-@ObjectType({ description: 'Where a page sits in its list, and the cursors to page on from it' })
+// simpleResolvers: plain properties read without a type-graphql resolver per field (no middleware or auth on them),
+// which the compiled executor then reads inline: a page of 20 made 60 resolver calls on these types alone.
+@ObjectType({ description: 'Where a page sits in its list, and the cursors to page on from it', simpleResolvers: true })
 export class PageInfo {
   @Field({ description: "More items follow this page (in the list's order); with `before`, the items from that cursor on" })
   hasNextPage: boolean;
@@ -35,7 +37,7 @@ export const PAGE_ARGS = {
 
 /** A Relay connection type named `<name>Connection` with `<name>Edge` edges. */
 export function ConnectionType<T extends object>(NodeType: ClassType<T>, name: string) {
-  @ObjectType(`${name}Edge`, { description: `One ${name} in a page, with its cursor` })
+  @ObjectType(`${name}Edge`, { description: `One ${name} in a page, with its cursor`, simpleResolvers: true })
   class EdgeType {
     @Field({ description: 'Opaque; pass as after or before to page on from this item' })
     cursor: string;
@@ -44,7 +46,7 @@ export function ConnectionType<T extends object>(NodeType: ClassType<T>, name: s
     node: T;
   }
 
-  @ObjectType(`${name}Connection`, { description: `A page of ${name} items (Relay connection)` })
+  @ObjectType(`${name}Connection`, { description: `A page of ${name} items (Relay connection)`, simpleResolvers: true })
   class ConnectionClass {
     @Field(() => [EdgeType], { description: 'The items of this page, in the list’s order' })
     edges: EdgeType[];

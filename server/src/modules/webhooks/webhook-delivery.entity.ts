@@ -4,7 +4,9 @@ import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { DeliveryStatus } from './webhook.types.js';
 
 /** One event for one app's webhook URL: its status and when the next attempt is due. */
-@ObjectType({ description: 'One event for one app’s webhook URL: the signed body, its status and every attempt' })
+// simpleResolvers: its @Field properties are read inline by the compiled executor (no middleware or auth on them);
+// the derived fields (event, attempts...) keep their field resolvers. 160 resolver calls less per page of 20.
+@ObjectType({ description: 'One event for one app’s webhook URL: the signed body, its status and every attempt', simpleResolvers: true })
 @Entity('webhook_deliveries')
 // The engine's work queue: open deliveries by due time, and per app by due time (to step over a
 // saturated app's backlog instead of walking it). The same rows (a settled delivery has no next
