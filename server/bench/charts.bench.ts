@@ -159,9 +159,7 @@ async function seedHistory(client: pg.Client, appId: string, count: number): Pro
       [start, end, historyStart, spacing],
     );
     await client.query(
-      `INSERT INTO webhook_events (id, type, app_id, user_id, purchase_id, payload, created_at)
-       SELECT event_id, 'app.purchased', $1, 'usr_bench', purchase_id, '{"event":"app.purchased"}', at FROM seed`,
-      [appId],
+      `INSERT INTO webhook_events (id, payload) SELECT event_id, '{"event":"app.purchased"}' FROM seed`,
     );
     await client.query(
       `INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)

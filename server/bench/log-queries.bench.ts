@@ -185,11 +185,13 @@ export async function seedDeliveries(client: pg.Client, appIds: string[], from: 
       [appIds, start, historyStart, end],
     );
     await client.query(
-      `INSERT INTO webhook_events (id, type, app_id, user_id, purchase_id, payload, created_at)
-       SELECT event_id, type, app_id, user_id, purchase_id,
-              json_build_object('event', type, 'app_id', app_id, 'user_id', user_id, 'purchase_id', purchase_id, 'amount_vnd', amount_vnd,
-                                'developer_share_vnd', amount_vnd * 8 / 10, 'timestamp', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text,
-              at
+      // Byte for byte as JSON.stringify writes it (json_build_object would add a space around every ':' and after every ',': 21 bytes more).
+      // The values hold no character JSON escapes.
+      `INSERT INTO webhook_events (id, payload)
+       SELECT event_id,
+              '{"event":"' || type || '","app_id":"' || app_id || '","user_id":"' || user_id || '","purchase_id":"' || purchase_id
+              || '","amount_vnd":' || amount_vnd || ',"developer_share_vnd":' || amount_vnd * 8 / 10
+              || ',"timestamp":"' || to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}'
          FROM seed`,
     );
     await client.query(

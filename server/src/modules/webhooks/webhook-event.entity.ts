@@ -1,29 +1,17 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** What happened, once: the body signed and sent, byte for byte, on every attempt of its delivery. */
+/**
+ * What happened, once: the body signed and sent, byte for byte, on every attempt of its delivery. Only
+ * the id and the body (migration 1796000026500): the event's type, app, user and purchase are fields of
+ * the body (all but the user are columns of its delivery too); its time is the id's (a ULID) and the body's timestamp.
+ */
 @Entity('webhook_events')
 export class WebhookEvent {
   /** `evt_` + ULID */
   @PrimaryColumn({ type: 'text' })
   id: string;
 
-  /** Wire name, e.g. app.purchased */
-  @Column({ type: 'text' })
-  type: string;
-
-  @Column({ type: 'text', name: 'app_id' })
-  appId: string;
-
-  @Column({ type: 'text', name: 'user_id' })
-  userId: string;
-
-  @Column({ type: 'text', name: 'purchase_id' })
-  purchaseId: string;
-
   /** The exact JSON body; text, not jsonb, so the bytes never change. */
   @Column({ type: 'text' })
   payload: string;
-
-  @Column({ type: 'timestamptz', name: 'created_at' })
-  createdAt: Date;
 }

@@ -80,12 +80,13 @@ export class WebhookEventsService {
       manager,
       'plaza_record_webhook_events',
       `WITH input AS (
-         SELECT i.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[])
-                AS i(event_id, type, app_id, user_id, purchase_id, payload, at, delivery_id, filtered_as)
+         SELECT i.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::text[])
+                AS i(event_id, type, app_id, purchase_id, payload, at, delivery_id, filtered_as)
            JOIN apps a ON a.id = i.app_id AND a.webhook_url IS NOT NULL AND (i.filtered_as IS NULL OR i.filtered_as = ANY (a.webhook_events))
        ), events AS (
-         INSERT INTO webhook_events (id, type, app_id, user_id, purchase_id, payload, created_at)
-         SELECT event_id, type, app_id, user_id, purchase_id, payload, at FROM input
+         -- The id and the body only: the rest is in the body, on the delivery, and in the id (migration 1796000026500).
+         INSERT INTO webhook_events (id, payload)
+         SELECT event_id, payload FROM input
        )
        -- While the app's webhook is disabled, the delivery is recorded held: FAILED, never attempted, saying why.
        INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at, held_reason)
@@ -96,7 +97,6 @@ export class WebhookEventsService {
         column((r) => r.eventId),
         column((r) => r.type),
         column((r) => r.facts.appId),
-        column((r) => r.facts.userId),
         column((r) => r.facts.purchaseId),
         column((r) => r.payload),
         column((r) => r.at.toISOString()),

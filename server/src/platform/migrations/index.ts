@@ -17,6 +17,7 @@ import { NotificationFacts1796000021000 } from './1796000021000-NotificationFact
 import { TimePartitionedAttempts1796000023000 } from './1796000023000-TimePartitionedAttempts.js';
 import { NarrowAttempts1796000024000 } from './1796000024000-NarrowAttempts.js';
 import { PartitionedEvents1796000025000 } from './1796000025000-PartitionedEvents.js';
+import { EventBodiesOnly1796000026500 } from './1796000026500-EventBodiesOnly.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -38,4 +39,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   TimePartitionedAttempts1796000023000,
   NarrowAttempts1796000024000,
   PartitionedEvents1796000025000,
+  EventBodiesOnly1796000026500,
 ];
