@@ -71,9 +71,11 @@ describe('webhookDeliveries with an API token', () => {
     let page: PageIds | undefined;
     const texts = await statementsDuring(async () => (page = await reader.ok<PageIds>(PAGE_IDS)));
     expect(page!.webhookDeliveries.edges.map((edge) => edge.node.id)).toEqual([...deliveryIds].reverse());
-    expect(texts).toHaveLength(2);
-    expect(texts[0]).toContain('FROM api_tokens');
-    expect(texts[1]).toContain('FROM webhook_deliveries');
+    // Only the request's own statements (nothing else in this process reads these tables meanwhile).
+    const ofRequest = texts.filter((text) => /api_tokens|\bapps\b|webhook_deliveries/.test(text));
+    expect(ofRequest).toHaveLength(2);
+    expect(ofRequest[0]).toContain('FROM api_tokens');
+    expect(ofRequest[1]).toContain('FROM webhook_deliveries');
   });
 
   it('sees an app created since its last request, and is refused as soon as it is revoked: nothing is kept between requests', async () => {
@@ -84,7 +86,7 @@ describe('webhookDeliveries with an API token', () => {
     const delivery = await emitEvent(plaza, newApp.id);
     const after = await reader.ok<PageIds>(PAGE_IDS);
     expect(after.webhookDeliveries.edges.map((edge) => edge.node.id)).toEqual([delivery.id, ...before.webhookDeliveries.edges.map((edge) => edge.node.id)]);
-    expect(after.webhookDeliveries.edges[0].node.appId).toBe(newApp.id);
+    expect(after.webhookDeliveries.edges[0]?.node.appId).toBe(newApp.id);
 
     await owner.ok('mutation($id: ID!) { revokeApiToken(id: $id) }', { id: createApiToken.id });
     const refused = await reader.request(PAGE_IDS);
@@ -110,14 +112,14 @@ describe('the log page in the schema', () => {
       if (!isObjectType(type)) throw new Error(`${name} is not an object type`);
       return type.getFields();
     };
-    // No resolver: the compiled executor reads the property inline (a page of 20 made 220 resolver calls).
+    // No resolver: the compiled executor reads the property inline (a page of 20 made 260 resolver calls).
     for (const [type, fields] of [
       ['WebhookDeliveryConnection', ['edges', 'pageInfo']],
       ['WebhookDeliveryEdge', ['cursor', 'node']],
       ['PageInfo', ['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']],
-      ['WebhookDelivery', ['id', 'appId', 'purchaseId', 'status', 'attemptCount', 'nextAttemptAt', 'createdAt', 'updatedAt', 'heldReason']],
+      ['WebhookDelivery', ['id', 'appId', 'event', 'eventName', 'purchaseId', 'status', 'attemptCount', 'nextAttemptAt', 'createdAt', 'updatedAt', 'heldReason']],
     ] as const)
       for (const field of fields) expect(fieldsOf(type)[field]?.resolve, `${type}.${field}`).toBeUndefined();
-    for (const field of ['event', 'eventName', 'payload', 'attempts']) expect(fieldsOf('WebhookDelivery')[field]?.resolve, `WebhookDelivery.${field}`).toBeTypeOf('function');
+    for (const field of ['payload', 'attempts']) expect(fieldsOf('WebhookDelivery')[field]?.resolve, `WebhookDelivery.${field}`).toBeTypeOf('function');
   });
 });

@@ -17,7 +17,7 @@ import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { deliveryFromUpdate, type DeliveryUpdate } from './delivery-updates.js';
 import { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { AttemptOutcome, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType, WebhookState } from './webhook.types.js';
+import { AttemptOutcome, WebhookEventType, WebhookState } from './webhook.types.js';
 
 @ObjectType({ description: 'A page of webhook deliveries (Relay connection)' })
 export class WebhookDeliveryConnection extends ConnectionType(WebhookDelivery, 'WebhookDelivery') {}
@@ -167,18 +167,6 @@ export class WebhookResolver {
     }
     const everything = this.pubSub.subscribe(Topic.WEBHOOK_DELIVERY_UPDATED);
     return seesEveryApp(principal) ? everything : onlyOwnedBy(everything, principal.userId);
-  }
-
-  @FieldResolver(() => WebhookEventType, { description: 'What happened; eventName is its wire value' })
-  event(@Root() delivery: WebhookDelivery): WebhookEventType {
-    const event = EVENT_TYPE_BY_WIRE_NAME[delivery.eventType];
-    if (event === undefined) throw new Error(`delivery ${delivery.id} has an unknown event type ${delivery.eventType}`);
-    return event;
-  }
-
-  @FieldResolver(() => String, { description: 'The wire value, e.g. "app.purchased"' })
-  eventName(@Root() delivery: WebhookDelivery): string {
-    return delivery.eventType;
   }
 
   @FieldResolver(() => String, { description: 'The exact JSON body that is signed and sent; "" once it is no longer kept (payloadKept false)' })
