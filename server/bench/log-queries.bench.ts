@@ -201,12 +201,12 @@ export async function seedDeliveries(client: pg.Client, appIds: string[], from: 
               at, at + interval '15 minutes'
          FROM seed`,
     );
-    // The headers its attempts share, once per delivery, as the engine keeps them (delivery/request-headers-sql.ts):
-    // the body signature and the event, and the URL they were sent to; the rest is known from the delivery and the attempt.
+    // The headers its attempts share, once per delivery, as the engine keeps them (delivery/request-headers.ts compactShared):
+    // the body signature as its 32 bytes and the URL they were sent to; the event is the delivery's, the rest is known from
+    // the delivery and the attempt, so no JSON is left (headers null).
     await client.query(
-      `INSERT INTO webhook_request_headers (delivery_id, headers, url)
-       SELECT delivery_id, jsonb_build_object('x-platform-signature', 'sha256=' || md5(delivery_id) || md5(event_id), 'x-platform-event', type),
-              'https://hooks.bench.example/plaza'
+      `INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
+       SELECT delivery_id, NULL, decode(md5(delivery_id) || md5(event_id), 'hex'), 'https://hooks.bench.example/plaza'
          FROM seed`,
     );
     // Attempts 1 and 2 answered 500; the third 200 for a delivery that succeeded, 500 otherwise. Each keeps its timestamped

@@ -3,16 +3,19 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { newPurchaseId, newWebhookId } from '../src/platform/ids.js';
 import { webhookHeaders } from '../src/modules/webhooks/webhook-signing.js';
-import { compactSignature, splitHeaders } from '../src/modules/webhooks/delivery/request-headers.js';
+import { compactShared, compactSignature, splitHeaders } from '../src/modules/webhooks/delivery/request-headers.js';
 import {
   attemptHeaders,
+  compactSharedOnce,
   compactSignatureOf,
   expectedForDeliveryOnce,
   expectedOnce,
   headersAsSent,
   keptHeaders,
   sharedHeaders,
+  storedShared,
 } from '../src/modules/webhooks/delivery/request-headers-sql.js';
+import { RECORD_MANUAL_ATTEMPT } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { ADMIN_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { createTestDatabase } from './helpers/database.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
@@ -67,9 +70,12 @@ describe('request headers, kept once per delivery', () => {
 
     expect(logged.attempts.map((a: any) => a.url)).toEqual([receiver.url(), receiver.url(), receiver.url()]);
 
-    // Stored: the body signature, event and URL once for the delivery; per attempt, its timestamped signature alone, as its 32 bytes.
-    const [shared] = await plaza.services.db.query('SELECT headers, url FROM webhook_request_headers WHERE delivery_id = $1', [delivery.id]);
-    expect(shared.headers).toEqual({ 'x-platform-signature': requests[0]!.headers['x-platform-signature'], 'x-platform-event': 'app.purchased' });
+    // Stored: the body signature (as its 32 bytes) and URL once for the delivery, no JSON (the event is the delivery's own);
+    // per attempt, its timestamped signature alone, as its 32 bytes.
+    const [shared] = await plaza.services.db.query('SELECT headers, body_signature, url FROM webhook_request_headers WHERE delivery_id = $1', [delivery.id]);
+    expect(shared.headers).toBeNull();
+    expect('sha256=' + shared.body_signature.toString('hex')).toBe(requests[0]!.headers['x-platform-signature']);
+    expect(shared.body_signature).toHaveLength(32);
     expect(shared.url).toBe(receiver.url());
     const kept = await plaza.services.db.query('SELECT request_headers, request_signature, url FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number', [delivery.id]);
     expect(kept).toEqual(
@@ -152,6 +158,62 @@ describe('request headers, kept once per delivery', () => {
       const [read] = await plaza.services.db.query(`SELECT ${keptHeaders('$1::jsonb', '$2::bytea')} AS kept`, [compact ? null : kept, sql.signature]);
       expect(read.kept, name).toEqual(kept);
     }
+  });
+
+  it('keep a delivery’s usual body signature as its 32 bytes and its own event not at all, anything else as JSON, the worker and the database alike, each read back exactly', async () => {
+    const hex = Buffer.alloc(32, 0xab).toString('hex');
+    const usual = { 'x-platform-signature': `sha256=${hex}`, 'x-platform-event': 'app.purchased' };
+    const cases: [string, Record<string, string | null>, Record<string, string | null> | null, boolean][] = [
+      ['the usual signature and event', usual, null, true],
+      ['a test event’s marker', { ...usual, 'x-platform-test': 'true' }, { 'x-platform-test': 'true' }, true],
+      ['an event other than the delivery’s', { ...usual, 'x-platform-event': 'app.refunded' }, { 'x-platform-event': 'app.refunded' }, true],
+      ['no event header sent', { 'x-platform-signature': usual['x-platform-signature'] }, { 'x-platform-event': null }, true],
+      ['an expected header not sent', { ...usual, 'user-agent': null }, { 'user-agent': null }, true],
+      ['upper-case hex', { ...usual, 'x-platform-signature': `sha256=${hex.toUpperCase()}` }, { 'x-platform-signature': `sha256=${hex.toUpperCase()}` }, false],
+      ['a signature of another length', { ...usual, 'x-platform-signature': `sha256=${hex.slice(2)}` }, { 'x-platform-signature': `sha256=${hex.slice(2)}` }, false],
+      ['another scheme', { ...usual, 'x-platform-signature': `sha1=${hex}` }, { 'x-platform-signature': `sha1=${hex}` }, false],
+      ['the event alone', { 'x-platform-event': 'app.purchased' }, {}, false],
+      ['nothing', {}, { 'x-platform-event': null }, false],
+    ];
+    for (const [name, shared, json, compact] of cases) {
+      const worker = compactShared(shared, 'app.purchased');
+      expect(worker, name).toEqual({ headers: json, bodySignature: compact ? hex : null });
+      const [sql] = await plaza.services.db.query(`SELECT c.headers, c.body_signature FROM ${compactSharedOnce('c', '$1::jsonb', '$2::text')}`, [shared, 'app.purchased']);
+      expect(sql, name).toEqual({ headers: json, body_signature: compact ? Buffer.from(hex, 'hex') : null });
+      const [read] = await plaza.services.db.query(`SELECT ${storedShared('$1::jsonb', '$2::bytea', '$3::text')} AS shared`, [sql.headers, sql.body_signature, 'app.purchased']);
+      expect(read.shared, name).toEqual(shared);
+    }
+    // No row: none stored.
+    const [none] = await plaza.services.db.query(`SELECT ${storedShared('NULL::jsonb', 'NULL::bytea', '$1::text')} AS shared`, ['app.purchased']);
+    expect(none.shared).toBeNull();
+  });
+
+  it('store a delivery’s shared headers compactly when a manual attempt is the first one sent, and read it back as sent', async () => {
+    const receiver = await WebhookReceiver.start();
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const delivery = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, delivery.id, isFinal);
+    const { db } = plaza.services;
+    // As if nothing had been sent yet: no shared row, and attempt 2 reserved by hand (RESERVE_MANUAL_ATTEMPT's row).
+    await db.query('DELETE FROM webhook_request_headers WHERE delivery_id = $1', [delivery.id]);
+    await db.query('DELETE FROM webhook_attempts WHERE delivery_id = $1', [delivery.id]);
+    await db.query(`INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished) VALUES ($1, 2, 'MANUAL', now(), false)`, [delivery.id]);
+    const startedAt = new Date(Date.now() - 500);
+    const sent = webhookHeaders({
+      deliveryId: delivery.id,
+      eventName: 'app.purchased',
+      attemptNumber: 2,
+      body: '{"b":2}',
+      clientSecret: `whsec_${Buffer.alloc(32, 9).toString('base64')}`,
+      now: startedAt,
+    });
+    await db.query(RECORD_MANUAL_ATTEMPT, [delivery.id, 2, startedAt, 30, 200, null, 'ok', receiver.url(), sent]);
+
+    const [shared] = await db.query('SELECT headers, body_signature, url FROM webhook_request_headers WHERE delivery_id = $1', [delivery.id]);
+    expect(shared).toEqual({ headers: null, body_signature: Buffer.from(sent['x-platform-signature']!.slice('sha256='.length), 'hex'), url: receiver.url() });
+    const [attempt] = await readAttempts(db, [delivery.id]);
+    expect(attempt!.requestHeaders).toEqual(sent);
+    expect(attempt!.url).toBe(receiver.url());
   });
 
   it('keep a rotation overlap’s two signatures as JSON (not the compact bytes) and read them back as sent', async () => {
@@ -501,6 +563,97 @@ describe('migration 1796000024000 on a populated database', () => {
       ]);
       // Every attempt's URL and headers read back exactly as they were sent.
       expect(await readBack(migrated)).toEqual(asSeeded);
+    } finally {
+      await migrated.destroy();
+    }
+  });
+});
+
+describe('migration 1796000027000 on a populated database', () => {
+  const MINE = 'CompactSharedHeaders1796000027000';
+
+  it('moves every delivery’s shared headers to the compact shape, each attempt reads back exactly as sent, and down gives the JSON back', async () => {
+    const url = await createTestDatabase();
+    const dataSource = async (migrations: typeof MIGRATIONS) => {
+      const db = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'schema_migrations' });
+      await db.initialize();
+      await db.runMigrations({ transaction: 'each' });
+      return db;
+    };
+    const mine = MIGRATIONS.findIndex((m) => new m().name === MINE);
+    expect(mine).toBeGreaterThan(0);
+    const old = await dataSource(MIGRATIONS.slice(0, mine));
+
+    const appId = 'app_01KMIGRATIONSHARED000000A';
+    const hookUrl = 'https://hooks.example/plaza';
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const base = Date.now() - 5 * 60_000;
+    const ids = [0, 1, 2, 3, 4].map((k) => newWebhookId.delivery(base + k * 60_000));
+    const [usual, marked, otherEvent, unusual, orphan] = ids as [string, string, string, string, string];
+    // No delivery row for the orphan: its shared headers stay as they are but for the signature's bytes.
+    for (const id of [usual, marked, otherEvent, unusual]) {
+      await old.query(
+        `INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, created_at, updated_at)
+         VALUES ($1, $2, $3, 'app.purchased', $4, 'FAILED', 2, 2, now(), now())`,
+        [id, newWebhookId.event(base), appId, newPurchaseId(base)],
+      );
+    }
+    const signed = (deliveryId: string, number: number, at: number, extra: Partial<{ previousSecret: string }> = {}) =>
+      webhookHeaders({ deliveryId, eventName: 'app.purchased', attemptNumber: number, body: `body of ${deliveryId}`, clientSecret: secret, now: new Date(at), ...extra });
+    const sent: Record<string, Record<string, string>[]> = {
+      [usual]: [signed(usual, 1, base + 1_000), signed(usual, 2, base + 5_000)],
+      // A test event during a rotation's overlap: its marker stays JSON, its body signature (the old secret's) goes to bytes.
+      [marked]: [{ ...signed(marked, 1, base + 2_000, { previousSecret: `whsec_${Buffer.alloc(32, 8).toString('base64')}` }), 'x-platform-test': 'true' }],
+      // An event header that is not the delivery's event type: kept.
+      [otherEvent]: [{ ...signed(otherEvent, 1, base + 3_000), 'x-platform-event': 'app.refunded' }],
+      // No event header at all, and a body signature in upper case: both kept as JSON, so that they read back so.
+      [unusual]: [
+        (({ 'x-platform-event': _dropped, ...rest }) => ({ ...rest, 'x-platform-signature': rest['x-platform-signature']!.toUpperCase().replace('SHA256=', 'sha256=') }))(
+          signed(unusual, 1, base + 4_000),
+        ),
+      ],
+      [orphan]: [signed(orphan, 1, base + 6_000)],
+    };
+    // Stored as the engine stored them until now: the shared part as JSON once per delivery (its first attempt's), each attempt what differs.
+    for (const [deliveryId, attempts] of Object.entries(sent)) {
+      await old.query(
+        `INSERT INTO webhook_request_headers (delivery_id, headers, url) SELECT $1, ${sharedHeaders('$2::jsonb', 'x.expected')}, $3 FROM ${expectedForDeliveryOnce('x', '$1::text')}`,
+        [deliveryId, attempts[0], hookUrl],
+      );
+      for (const [k, headers] of attempts.entries()) {
+        await old.query(
+          `INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, error, url, request_headers, finished)
+           SELECT $1, $2, 'SCHEDULED', $3::timestamptz, 25, 500, 'HTTP 500', NULL, ${attemptHeaders('$4::jsonb', 'x.expected')}, true
+             FROM ${expectedOnce('x', '(SELECT headers FROM webhook_request_headers WHERE delivery_id = $1)', '$1::text', '$2::int', '$3::timestamptz')}`,
+          [deliveryId, k + 1, new Date(Number(headers['webhook-timestamp']) * 1000), headers],
+        );
+      }
+    }
+    const before = await old.query('SELECT delivery_id, headers, url FROM webhook_request_headers ORDER BY delivery_id');
+    await old.destroy();
+
+    // Up to this one, so that undoing the last migration below undoes this one.
+    const migrated = await dataSource(MIGRATIONS.slice(0, mine + 1));
+    try {
+      const signatureOf = (deliveryId: string) => Buffer.from(sent[deliveryId]![0]!['x-platform-signature']!.slice('sha256='.length), 'hex');
+      expect(await migrated.query('SELECT delivery_id, headers, body_signature, url FROM webhook_request_headers ORDER BY delivery_id')).toEqual([
+        { delivery_id: usual, headers: null, body_signature: signatureOf(usual), url: hookUrl },
+        { delivery_id: marked, headers: { 'x-platform-test': 'true' }, body_signature: signatureOf(marked), url: hookUrl },
+        { delivery_id: otherEvent, headers: { 'x-platform-event': 'app.refunded' }, body_signature: signatureOf(otherEvent), url: hookUrl },
+        { delivery_id: unusual, headers: { 'x-platform-signature': sent[unusual]![0]!['x-platform-signature'], 'x-platform-event': null }, body_signature: null, url: hookUrl },
+        { delivery_id: orphan, headers: { 'x-platform-event': 'app.purchased' }, body_signature: signatureOf(orphan), url: hookUrl },
+      ]);
+      // Every attempt of a delivery reads back exactly as it was sent.
+      const read = await readAttempts(migrated, [usual, marked, otherEvent, unusual]);
+      expect(read.map((a) => [a.deliveryId, a.number, a.url, a.requestHeaders])).toEqual(
+        [usual, marked, otherEvent, unusual].flatMap((id) => sent[id]!.map((headers, k) => [id, k + 1, hookUrl, headers])),
+      );
+
+      // Down: the JSON as it was.
+      await migrated.undoLastMigration({ transaction: 'each' });
+      expect(await migrated.query('SELECT delivery_id, headers, url FROM webhook_request_headers ORDER BY delivery_id')).toEqual(before);
+      const columns = await migrated.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'webhook_request_headers' ORDER BY ordinal_position`);
+      expect(columns.map((c: any) => c.column_name)).toEqual(['delivery_id', 'headers', 'url']);
     } finally {
       await migrated.destroy();
     }

@@ -18,6 +18,7 @@ import { TimePartitionedAttempts1796000023000 } from './1796000023000-TimePartit
 import { NarrowAttempts1796000024000 } from './1796000024000-NarrowAttempts.js';
 import { PartitionedEvents1796000025000 } from './1796000025000-PartitionedEvents.js';
 import { EventBodiesOnly1796000026500 } from './1796000026500-EventBodiesOnly.js';
+import { CompactSharedHeaders1796000027000 } from './1796000027000-CompactSharedHeaders.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -40,4 +41,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   NarrowAttempts1796000024000,
   PartitionedEvents1796000025000,
   EventBodiesOnly1796000026500,
+  CompactSharedHeaders1796000027000,
 ];

@@ -9,7 +9,7 @@ import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import { DeliveryStatus, HELD_WHILE_DISABLED, WebhookState } from '../webhook.types.js';
 import { WRITE_RESULTS, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
-import { compactSignature, splitHeaders, type KeptHeaders } from './request-headers.js';
+import { compactShared, compactSignature, splitHeaders, type KeptHeaders } from './request-headers.js';
 
 /** One attempt as it ended, before it is written. */
 export interface AttemptResult {
@@ -21,10 +21,14 @@ export interface AttemptResult {
   response: GuardedResponse;
 }
 
-/** The worker's split with its usual lone signature as bytes (`signature`, base64) instead of JSON (`kept` then null). */
-function compacted({ shared, kept }: { shared: KeptHeaders; kept: KeptHeaders }): { shared: KeptHeaders; kept: KeptHeaders | null; signature: string | null } {
+/**
+ * The worker's split as stored: the attempt's usual lone signature as bytes (`signature`, base64) instead of JSON
+ * (`kept` then null), and the delivery's shared headers as compactShared keeps them (`shared`, `shared_signature` hex).
+ */
+function compacted({ shared, kept }: { shared: KeptHeaders; kept: KeptHeaders }, eventType: string) {
   const signature = compactSignature(kept);
-  return { shared, kept: signature === null ? kept : null, signature };
+  const stored = compactShared(shared, eventType);
+  return { event_type: eventType, shared: stored.headers, shared_signature: stored.bodySignature, kept: signature === null ? kept : null, signature };
 }
 
 /** The wait before the next attempt once `scheduledAttemptsDone` scheduled attempts have failed; undefined when none is left. */
@@ -156,7 +160,9 @@ export class AttemptResults {
         url,
         headers,
         // Split here, so that the result write only compares them with what is stored (request-headers.ts).
-        ...(headers ? compacted(splitHeaders(headers, delivery.id, number, startedAt)) : { shared: null, kept: null, signature: null }),
+        ...(headers
+          ? compacted(splitHeaders(headers, delivery.id, number, startedAt), delivery.event_type)
+          : { event_type: delivery.event_type, shared: null, shared_signature: null, kept: null, signature: null }),
         status,
         next_attempt_at: nextAttemptAt?.toISOString() ?? null,
         held_reason: held ? HELD_WHILE_DISABLED : null,

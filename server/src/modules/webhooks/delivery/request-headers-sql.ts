@@ -10,7 +10,7 @@
  * SQL expressions, built once, for the statements that write and read attempts.
  */
 
-import { CONSTANT_HEADERS, DELIVERY_ID_HEADERS, PER_ATTEMPT_HEADERS } from './request-headers.js';
+import { BODY_SIGNATURE_HEADER, CONSTANT_HEADERS, DELIVERY_ID_HEADERS, EVENT_HEADER, PER_ATTEMPT_HEADERS } from './request-headers.js';
 
 /** A constant of request-headers.ts as an SQL string literal. */
 const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
@@ -70,12 +70,13 @@ export const headersAsSent = (kept: string, shared: string, deliveryId: string, 
 
 /**
  * WRITE_RESULTS' record of an attempt's headers (`r`: its input row with the worker's split, request-headers.ts;
- * `stored`: its delivery's shared part as stored). Usually the worker's `kept` as it is; when the stored
- * shared part is another (a rotation changed the body signature since the first attempt, or a first
- * attempt of the same delivery elsewhere stored it) or none is visible, worked out here against it.
+ * `same`: whether its delivery's shared part as stored is the worker's; `stored`: that part, as storedShared
+ * reads it). Usually the worker's `kept` as it is; when the stored shared part is another (a rotation
+ * changed the body signature since the first attempt, or a first attempt of the same delivery elsewhere
+ * stored it) or none is visible, worked out here against it.
  */
-export const attemptHeadersFromWorker = (r: string, stored: string) => `CASE WHEN ${r}.headers IS NULL THEN NULL
-         WHEN ${stored} = ${r}.shared THEN ${r}.kept
+export const attemptHeadersFromWorker = (r: string, same: string, stored: string) => `CASE WHEN ${r}.headers IS NULL THEN NULL
+         WHEN ${same} THEN ${r}.kept
          ELSE (SELECT ${differences(`${r}.headers`, 'e.expected')} FROM ${expectedOnce('e', stored, `${r}.delivery_id`, `${r}.number`, `${r}.started_at`)}) END`;
 
 /**
@@ -104,3 +105,34 @@ export const urlToKeep = (url: string, sent: string, stored: string) => `CASE WH
 /** An attempt `a`'s URL as sent, from its own and its delivery's stored `shared` one (urlToKeep says how). */
 export const urlAsSent = (a: string, shared: string) =>
   `COALESCE(${a}.url, CASE WHEN ${a}.request_headers IS NOT NULL OR ${a}.request_signature IS NOT NULL THEN ${shared}.url END)`;
+
+const EVENT = literal(EVENT_HEADER);
+const BODY_SIGNATURE = literal(BODY_SIGNATURE_HEADER);
+
+/**
+ * A delivery's shared headers (as sharedHeaders gives them) from its webhook_request_headers row: `headers`
+ * (the JSON kept), `bodySignature` (the usual body signature's 32 bytes) and the delivery's `eventType`,
+ * which the event header says unless the JSON says otherwise (a JSON null there: not sent). Null when
+ * there is no row (both null). request-headers.ts compactShared says how they are stored.
+ */
+export const storedShared = (headers: string, bodySignature: string, eventType: string) => `CASE WHEN ${bodySignature} IS NULL AND ${headers} IS NULL THEN NULL
+         ELSE (CASE WHEN ${headers} -> ${EVENT} = 'null'::jsonb THEN ${headers} - ${EVENT}
+                    ELSE jsonb_build_object(${EVENT}, ${eventType}::text) || COALESCE(${headers}, '{}'::jsonb) END)
+           || CASE WHEN ${bodySignature} IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(${BODY_SIGNATURE}, 'sha256=' || encode(${bodySignature}, 'hex')) END END`;
+
+/** The usual body signature's 32 bytes of the shared headers `shared` (jsonb), null when it is not there in that form; as compactShared. */
+const bodySignatureOf = (shared: string) =>
+  `CASE WHEN ${shared} ->> ${BODY_SIGNATURE} ~ '^sha256=[0-9a-f]{64}$' THEN decode(substr(${shared} ->> ${BODY_SIGNATURE}, 8), 'hex') END`;
+
+/**
+ * A FROM item (`alias`.headers, `alias`.body_signature) with the shared headers `shared` (jsonb, not null)
+ * of a delivery of `eventType` as webhook_request_headers stores them: request-headers.ts compactShared in SQL.
+ */
+export const compactSharedOnce = (alias: string, shared: string, eventType: string) => `LATERAL (
+         SELECT CASE WHEN c.body_signature IS NOT NULL AND c.rest = '{}'::jsonb THEN NULL ELSE c.rest END AS headers, c.body_signature
+           FROM (SELECT ${bodySignatureOf(shared)} AS body_signature,
+                        CASE WHEN NOT (${shared} ? ${EVENT}) THEN o.others || jsonb_build_object(${EVENT}, null)
+                             WHEN ${shared} -> ${EVENT} = to_jsonb(${eventType}::text) THEN o.others - ${EVENT}
+                             ELSE o.others END AS rest
+                   FROM (SELECT CASE WHEN ${bodySignatureOf(shared)} IS NULL THEN ${shared} ELSE ${shared} - ${BODY_SIGNATURE} END AS others) o
+                 OFFSET 0) c) ${alias}`;

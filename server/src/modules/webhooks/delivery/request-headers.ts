@@ -66,3 +66,27 @@ export function compactSignature(kept: KeptHeaders): string | null {
   // Canonical only (its unused low bits zero): anything else would read back as another string.
   return Buffer.from(base64, 'base64').toString('base64') === base64 ? base64 : null;
 }
+
+/** The headers compactShared stores in other ways than JSON. */
+export const BODY_SIGNATURE_HEADER = 'x-platform-signature';
+export const EVENT_HEADER = 'x-platform-event';
+
+/** The body signature header's usual value: `sha256=` and the 32 bytes of an HMAC-SHA256 in lowercase hex (webhook-signing.ts platformSignature). */
+const USUAL_BODY_SIGNATURE = /^sha256=[0-9a-f]{64}$/;
+
+/**
+ * A delivery's shared headers (splitHeaders `shared`) as webhook_request_headers stores them (issue 19):
+ * the usual body signature as its 32 bytes (`bodySignature`, hex; body_signature), the event header left
+ * out when it says the delivery's own event type (a JSON null there when it was not sent at all), and
+ * the JSON (`headers`) only for anything else, null when nothing else is left. Read back exactly by
+ * request-headers-sql.ts storedShared; the same as its SQL twin compactSharedOnce.
+ */
+export function compactShared(shared: KeptHeaders, eventType: string): { headers: KeptHeaders | null; bodySignature: string | null } {
+  const rest: KeptHeaders = { ...shared };
+  const signature = rest[BODY_SIGNATURE_HEADER];
+  const bodySignature = typeof signature === 'string' && USUAL_BODY_SIGNATURE.test(signature) ? signature.slice('sha256='.length) : null;
+  if (bodySignature !== null) delete rest[BODY_SIGNATURE_HEADER];
+  if (!Object.hasOwn(rest, EVENT_HEADER)) rest[EVENT_HEADER] = null;
+  else if (rest[EVENT_HEADER] === eventType) delete rest[EVENT_HEADER];
+  return { headers: bodySignature !== null && Object.keys(rest).length === 0 ? null : rest, bodySignature };
+}
