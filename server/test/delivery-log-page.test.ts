@@ -120,6 +120,9 @@ describe('the log page in the schema', () => {
       ['WebhookDelivery', ['id', 'appId', 'event', 'eventName', 'purchaseId', 'status', 'attemptCount', 'nextAttemptAt', 'createdAt', 'updatedAt', 'heldReason']],
     ] as const)
       for (const field of fields) expect(fieldsOf(type)[field]?.resolve, `${type}.${field}`).toBeUndefined();
+    // Timestamps leave the executor as text: a Date would be written by JSON.stringify's slow path (toJSON).
+    const dateTime = schema.getType('DateTime');
+    expect(dateTime && 'serialize' in dateTime ? dateTime.serialize(new Date(Date.UTC(2026, 10, 24, 1, 2, 3, 4))) : undefined).toBe('2026-11-24T01:02:03.004Z');
     for (const field of ['payload', 'attempts']) expect(fieldsOf('WebhookDelivery')[field]?.resolve, `WebhookDelivery.${field}`).toBeTypeOf('function');
   });
 });

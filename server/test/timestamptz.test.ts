@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { readTimestamptz } from '../src/platform/timestamptz.js';
+import { readTimestamptz, writeIsoTimestamp } from '../src/platform/timestamptz.js';
 
 // pg's own reader, for the forms the fast path hands over: the two must never disagree.
 const readWithPg = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => unknown;
@@ -53,5 +53,20 @@ describe('reading timestamptz', () => {
     // Local mean time before the zone had a standard offset: seconds in the offset.
     expect(rows.map((r) => r.text)).toContainEqual(expect.stringMatching(/^1800-06-01 12:00:00\+00:\d\d:\d\d$/));
     for (const { text } of rows) expect(readTimestamptz(text), text).toEqual(readWithPg(text));
+  });
+});
+
+describe('writing timestamps', () => {
+  it('writes every instant exactly as toISOString does, in and out of 1970..9999', () => {
+    const YEAR_10000_MS = 253_402_300_800_000;
+    for (const range of [fc.integer({ min: 0, max: YEAR_10000_MS - 1 }), fc.integer({ min: -8_640_000_000_000_000, max: 8_640_000_000_000_000 })])
+      fc.assert(
+        fc.property(range, (ms) => {
+          expect(writeIsoTimestamp(new Date(ms))).toBe(new Date(ms).toISOString());
+        }),
+        { numRuns: 20_000 },
+      );
+    for (const ms of [0, 1, 999, 86_399_999, 86_400_000, 951_782_400_000, 4_107_542_400_000, YEAR_10000_MS - 1, YEAR_10000_MS, -1])
+      expect(writeIsoTimestamp(new Date(ms)), String(ms)).toBe(new Date(ms).toISOString());
   });
 });
