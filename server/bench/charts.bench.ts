@@ -158,9 +158,7 @@ async function seedHistory(client: pg.Client, appId: string, count: number): Pro
          FROM (SELECT i, ($3::float8 + i * $4::float8)::bigint AS ms, 'APP-' || i || '-BENCH0' AS purchase_id FROM generate_series($1::bigint, $2::bigint - 1) i) s`,
       [start, end, historyStart, spacing],
     );
-    await client.query(
-      `INSERT INTO webhook_events (id, payload) SELECT event_id, '{"event":"app.purchased"}' FROM seed`,
-    );
+    await client.query(`INSERT INTO webhook_events (id, payload) SELECT event_id, '{"event":"app.purchased"}' FROM seed`);
     await client.query(
       `INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)
        SELECT delivery_id, event_id, $1, 'app.purchased', purchase_id, status, tries, tries, NULL, at, at + interval '1 minute' FROM seed`,

@@ -313,7 +313,11 @@ export const SETTINGS = {
     default: '5d',
     value: duration(),
   }),
-  WEBHOOK_ATTEMPT_RETENTION: setting({ doc: 'attempts of finished deliveries older than this are dropped, a week at a time; the deliveries stay', default: '90d', value: duration() }),
+  WEBHOOK_ATTEMPT_RETENTION: setting({
+    doc: 'attempts of finished deliveries older than this are dropped, a week at a time; the deliveries stay',
+    default: '90d',
+    value: duration(),
+  }),
   // At least WEBHOOK_ATTEMPT_RETENTION (checked in loadConfig): while an attempt is shown, so is the body it signed and sent.
   WEBHOOK_BODY_RETENTION: setting({
     doc: 'bodies (payloads) of finished deliveries older than this are deleted, a whole time partition at a time; the deliveries stay, with payload "" and payloadKept false, and can no longer be redelivered or recovered. `forever` keeps every body; otherwise at least WEBHOOK_ATTEMPT_RETENTION',

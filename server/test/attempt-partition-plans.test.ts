@@ -101,7 +101,9 @@ describe('attempts partitioned by time', () => {
       const explained = await explain(ATTEMPTS_OF_DELIVERIES, [page], generic);
       const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
       const headers = partitionsOf(explained.Plan, 'webhook_request_headers');
-      console.log(`ATTEMPTS_OF_DELIVERIES ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}, headers read ${headers.read.size}/${headers.planned.size}`);
+      console.log(
+        `ATTEMPTS_OF_DELIVERIES ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}, headers read ${headers.read.size}/${headers.planned.size}`,
+      );
       expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
       expect(headers.read.size, 'header partitions read').toBeLessThanOrEqual(2);
     }
@@ -115,7 +117,9 @@ describe('attempts partitioned by time', () => {
       for (const generic of [false, true]) {
         const explained = await explain(CLAIM_DUE_DELIVERIES, ['plan-test', 200, [], 45_000, '{}', 32, 0], generic);
         const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
-        console.log(`CLAIM ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}`);
+        console.log(
+          `CLAIM ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}`,
+        );
         expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
       }
     } finally {
@@ -150,7 +154,9 @@ describe('attempts partitioned by time', () => {
       const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely], generic);
       const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
       const headers = partitionsOf(explained.Plan, 'webhook_request_headers');
-      console.log(`WRITE_RESULTS ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}, headers read ${headers.read.size}/${headers.planned.size}`);
+      console.log(
+        `WRITE_RESULTS ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}, headers read ${headers.read.size}/${headers.planned.size}`,
+      );
       expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
       expect(headers.read.size, 'header partitions read').toBeLessThanOrEqual(2);
     }

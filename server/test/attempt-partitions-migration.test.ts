@@ -112,14 +112,16 @@ describe('migration 1796000023000 on a populated database', () => {
         );
         // From the oldest row's span to a few spans ahead, and the default partition.
         const spans: string[] = [];
-        for (let start = spanStart(now - 2 * DAY); start < now + 3 * PARTITION_SPAN_MS; start += PARTITION_SPAN_MS) spans.push(partitionName({ table, keyColumn: 'delivery_id', idPrefix: 'dlv_' }, start));
+        for (let start = spanStart(now - 2 * DAY); start < now + 3 * PARTITION_SPAN_MS; start += PARTITION_SPAN_MS)
+          spans.push(partitionName({ table, keyColumn: 'delivery_id', idPrefix: 'dlv_' }, start));
         expect(partitions.map((p) => p.name).sort()).toEqual([...spans, `${table}_default`].sort());
         // The attempts keep room on each page for the update that records an outcome, as the table had.
         if (table === 'webhook_attempts') for (const p of partitions) expect(p.reloptions, p.name).toEqual(['fillfactor=70']);
         // Each row in its delivery's span.
         const placed: { delivery_id: string; part: string }[] = await migrated.query(`SELECT delivery_id, tableoid::regclass::text AS part FROM ${table}`);
         expect(placed).toHaveLength(table === 'webhook_attempts' ? 8 : 4);
-        for (const row of placed) expect(row.part).toBe(partitionName({ table, keyColumn: 'delivery_id', idPrefix: 'dlv_' }, spanStart(seeded.find((s) => s.id === row.delivery_id)!.at)));
+        for (const row of placed)
+          expect(row.part).toBe(partitionName({ table, keyColumn: 'delivery_id', idPrefix: 'dlv_' }, spanStart(seeded.find((s) => s.id === row.delivery_id)!.at)));
       }
     } finally {
       await migrated.destroy();

@@ -126,7 +126,9 @@ describe('attempt retention', () => {
     expect(await partitionOf('webhook_attempts', oldRetrying)).toEqual(['webhook_attempts_default']);
     expect(await partitionOf('webhook_request_headers', oldRetrying)).toEqual(['webhook_request_headers_default']);
     expect((await developer.ok<{ webhookDelivery: any }>(DELIVERY, { id: oldRetrying })).webhookDelivery).toEqual(before);
-    const headersLeft = await db.query(`SELECT delivery_id FROM webhook_request_headers WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id`, [[...oldSettled, oldRetrying, recent]]);
+    const headersLeft = await db.query(`SELECT delivery_id FROM webhook_request_headers WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id`, [
+      [...oldSettled, oldRetrying, recent],
+    ]);
     expect(headersLeft.map((r: { delivery_id: string }) => r.delivery_id)).toEqual([oldRetrying, recent].sort());
     // The deliveries stay, with their outcome and attempt count.
     const [settled] = await db.query(`SELECT status, attempt_count FROM webhook_deliveries WHERE id = $1`, [oldSettled[1]]);

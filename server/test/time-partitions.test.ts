@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
 import { newWebhookId } from '../src/platform/ids.js';
-import { dropPartitionsBefore, ensurePartitions, listPartitions, PARTITION_SPAN_MS, partitionBoundFor, partitionName, spanStart, type TimePartitionedTable } from '../src/platform/time-partitions.js';
+import {
+  dropPartitionsBefore,
+  ensurePartitions,
+  listPartitions,
+  PARTITION_SPAN_MS,
+  partitionBoundFor,
+  partitionName,
+  spanStart,
+  type TimePartitionedTable,
+} from '../src/platform/time-partitions.js';
 import { createTestDatabase } from './helpers/database.js';
 
 const SPAN = PARTITION_SPAN_MS;
@@ -11,7 +20,9 @@ let db: DataSource;
 beforeAll(async () => {
   db = new DataSource({ type: 'postgres', url: await createTestDatabase() });
   await db.initialize();
-  await db.query(`CREATE TABLE things (thing_id text NOT NULL, n int NOT NULL DEFAULT 7, keep boolean NOT NULL DEFAULT false, PRIMARY KEY (thing_id, n)) PARTITION BY RANGE (thing_id)`);
+  await db.query(
+    `CREATE TABLE things (thing_id text NOT NULL, n int NOT NULL DEFAULT 7, keep boolean NOT NULL DEFAULT false, PRIMARY KEY (thing_id, n)) PARTITION BY RANGE (thing_id)`,
+  );
 });
 
 afterAll(async () => {

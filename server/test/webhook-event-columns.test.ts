@@ -116,7 +116,14 @@ describe('migration 1796000026500 (webhook_events keeps the id and the body) on 
       const { webhookDelivery } = await admin.ok<{ webhookDelivery: any }>('query($id: ID!) { webhookDelivery(id: $id) { id eventName purchaseId payload payloadKept status } }', {
         id: s.deliveryId,
       });
-      expect(webhookDelivery).toEqual({ id: s.deliveryId, eventName: JSON.parse(s.payload).event, purchaseId: s.purchaseId, payload: s.payload, payloadKept: true, status: s.status });
+      expect(webhookDelivery).toEqual({
+        id: s.deliveryId,
+        eventName: JSON.parse(s.payload).event,
+        purchaseId: s.purchaseId,
+        payload: s.payload,
+        payloadKept: true,
+        status: s.status,
+      });
       expect(Buffer.from(webhookDelivery.payload, 'utf8').equals(Buffer.from(s.payload, 'utf8'))).toBe(true);
     }
     const list = await admin.ok<{ webhookDeliveries: any }>('query { webhookDeliveries(first: 10) { edges { node { id payload } } } }');
@@ -146,7 +153,10 @@ describe('migration 1796000026500 (webhook_events keeps the id and the body) on 
       const time = Date.now() - 3 * DAY;
       const eventId = newWebhookId.event(time);
       const purchaseId = newPurchaseId(time);
-      const payload = webhookPayload({ type: WebhookEventType.APP_PURCHASED, appId: 'app_X', userId: 'usr_Lê_✓', purchaseId, amountVnd: 1000, developerShareVnd: 800 }, new Date(time));
+      const payload = webhookPayload(
+        { type: WebhookEventType.APP_PURCHASED, appId: 'app_X', userId: 'usr_Lê_✓', purchaseId, amountVnd: 1000, developerShareVnd: 800 },
+        new Date(time),
+      );
       await db.query(`INSERT INTO webhook_events (id, payload) VALUES ($1, $2)`, [eventId, payload]);
       await db.query(
         `INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, created_at, updated_at)
@@ -157,7 +167,9 @@ describe('migration 1796000026500 (webhook_events keeps the id and the body) on 
       expect(await db.query(`SELECT id, type, app_id, user_id, purchase_id, payload, created_at FROM webhook_events`)).toEqual([
         { id: eventId, type: 'app.purchased', app_id: 'app_X', user_id: 'usr_Lê_✓', purchase_id: purchaseId, payload, created_at: new Date(time) },
       ]);
-      const notNull = await db.query(`SELECT attname FROM pg_attribute WHERE attrelid = 'webhook_events'::regclass AND attnum > 0 AND NOT attisdropped AND attnotnull ORDER BY attname`);
+      const notNull = await db.query(
+        `SELECT attname FROM pg_attribute WHERE attrelid = 'webhook_events'::regclass AND attnum > 0 AND NOT attisdropped AND attnotnull ORDER BY attname`,
+      );
       expect(notNull.map((c: { attname: string }) => c.attname)).toEqual(['app_id', 'created_at', 'id', 'payload', 'purchase_id', 'type', 'user_id']);
     } finally {
       await db.destroy();

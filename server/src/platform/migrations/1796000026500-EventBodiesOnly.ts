@@ -15,9 +15,7 @@ export class EventBodiesOnly1796000026500 implements MigrationInterface {
   name = 'EventBodiesOnly1796000026500';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
-      `ALTER TABLE "webhook_events" DROP COLUMN "type", DROP COLUMN "app_id", DROP COLUMN "user_id", DROP COLUMN "purchase_id", DROP COLUMN "created_at"`,
-    );
+    await queryRunner.query(`ALTER TABLE "webhook_events" DROP COLUMN "type", DROP COLUMN "app_id", DROP COLUMN "user_id", DROP COLUMN "purchase_id", DROP COLUMN "created_at"`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

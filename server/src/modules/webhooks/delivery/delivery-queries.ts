@@ -106,8 +106,7 @@ export const INTERRUPTED = 'interrupted: the worker stopped before this attempt 
  * not know when planning (a CTE's, or a prepared statement's parameter), nor through a join: without
  * it these statements read every partition, a span (a week) each (attempt-partition-plans.test.ts).
  */
-const WITHIN_IDS_OF = (key: string, column: string, source: string) =>
-  `${key} BETWEEN (SELECT min(${column}) FROM ${source}) AND (SELECT max(${column}) FROM ${source})`;
+const WITHIN_IDS_OF = (key: string, column: string, source: string) => `${key} BETWEEN (SELECT min(${column}) FROM ${source}) AND (SELECT max(${column}) FROM ${source})`;
 
 /** Closes an open attempt `a` as interrupted, with the time it was open as its duration. */
 const CLOSE_AS_INTERRUPTED = `finished = true, error = '${INTERRUPTED}',
