@@ -39,11 +39,12 @@ export class RequestGuards {
 
   /**
    * The context of one request or WebSocket connection; a bad credential or an empty bucket is a GraphQLError with its HTTP status.
-   * `outlivesRequest` (a connection): the principal carries nothing read for one request (an API token's owned apps).
+   * `ownedApps`: an API token's principal also carries its owner's app ids, read in the token's statement; only for one
+   * HTTP request that will list deliveries (never a connection, which outlives what was read).
    */
-  async context(token: string | undefined, ipAddress: string | null, { outlivesRequest = false }: { outlivesRequest?: boolean } = {}): Promise<RequestContext> {
+  async context(token: string | undefined, ipAddress: string | null, { ownedApps = false }: { ownedApps?: boolean } = {}): Promise<RequestContext> {
     try {
-      const principal = token ? await this.authenticate(token, ipAddress, !outlivesRequest) : null;
+      const principal = token ? await this.authenticate(token, ipAddress, ownedApps) : null;
       this.admit(principal, ipAddress, { countAddress: false });
       return { principal, ipAddress };
     } catch (err) {

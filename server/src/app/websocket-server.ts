@@ -157,7 +157,7 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
         const token = credentialOf({ authorization: ctx.connectionParams?.authorization, cookie: ctx.extra.request.headers.cookie });
         if (!token) return false;
         try {
-          const context = await guards.context(token, ctx.extra.request.socket.remoteAddress ?? null, { outlivesRequest: true });
+          const context = await guards.context(token, ctx.extra.request.socket.remoteAddress ?? null);
           ctx.extra.context = { ...context, log: logger.child({ requestId: requestIds.get(ctx.extra.request) ?? requestIdFrom(undefined) }) };
           if (context.principal) ctx.extra.socket.once('close', endWithCredential(ctx.extra.socket, context.principal, services.pubSub));
           return true;

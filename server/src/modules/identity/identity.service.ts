@@ -113,12 +113,12 @@ export class IdentityService {
       last_used_at: Date | null;
       user_id: string;
       email: string;
-      app_ids: string[] | null;
+      app_ids: string | null;
     }>(
       this.db.manager,
       'plaza_authenticate_api_token_with_apps',
       `SELECT t.id AS token_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, a.id AS user_id, a.email,
-              CASE WHEN $2::boolean AND 'deliveries:read' = ANY(t.scopes) THEN ARRAY(SELECT p.id FROM apps p WHERE p.owner_id = a.id) END AS app_ids
+              CASE WHEN $2::boolean AND 'deliveries:read' = ANY(t.scopes) THEN coalesce((SELECT string_agg(p.id, ',') FROM apps p WHERE p.owner_id = a.id), '') END AS app_ids
          FROM api_tokens t JOIN accounts a ON a.id = t.owner_id
         WHERE t.token_hash = $1`,
       [sha256(token), ownedApps],
@@ -138,7 +138,8 @@ export class IdentityService {
       tokenId: row.token_id,
       scopes: new Set(row.scopes),
       expiresAt: row.expires_at,
-      ...(row.app_ids ? { ownedAppIds: row.app_ids } : {}),
+      // One text split here: pg's array reader cost more than the ids' own statement (app ids hold no commas).
+      ...(row.app_ids !== null ? { ownedAppIds: row.app_ids ? row.app_ids.split(',') : [] } : {}),
     };
   }
 
