@@ -84,8 +84,9 @@ export const PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
  * status and no code, which its formatting then fills in as INTERNAL_SERVER_ERROR.
  */
 function isUncodedClientError(error: unknown): boolean {
-  if (!(error instanceof GraphQLError) || error.extensions.code !== undefined) return false;
-  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  // graphql-jit's errors (compiled operations) are GraphQLErrors with no extensions at all when the original had none.
+  if (!(error instanceof GraphQLError) || error.extensions?.code !== undefined) return false;
+  const status = (error.extensions?.http as { status?: unknown } | undefined)?.status;
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
