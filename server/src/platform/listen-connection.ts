@@ -8,7 +8,8 @@ export interface ListenConnection {
 }
 
 const FIRST_RETRY_MS = 250;
-const MAX_RETRY_MS = 5000;
+/** Retries at least every second: whatever is sent before the connection LISTENs again is lost to it. */
+const MAX_RETRY_MS = 1000;
 
 /**
  * A connection that LISTENs on `channels` and stays listening: when PostgreSQL restarts or the
