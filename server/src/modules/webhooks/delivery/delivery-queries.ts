@@ -334,9 +334,9 @@ const APP_HEALTH = `outcomes AS (
  * WRITE_RESULTS: the stored shared headers of an attempt's delivery (`s` inserted now, or `h` there before)
  * are the worker's split of its own (`r`): compared as stored, two small values, instead of read back.
  */
-const SAME_SHARED = `(s.delivery_id IS NOT NULL OR h.delivery_id IS NOT NULL)
-                AND COALESCE(s.headers, h.headers) IS NOT DISTINCT FROM r.shared
-                AND COALESCE(s.body_signature, h.body_signature) IS NOT DISTINCT FROM decode(r.shared_signature, 'hex')`;
+const SAME_SHARED = `(r.s_delivery_id IS NOT NULL OR h.delivery_id IS NOT NULL)
+                AND COALESCE(r.s_headers, h.headers) IS NOT DISTINCT FROM r.shared
+                AND COALESCE(r.s_body_signature, h.body_signature) IS NOT DISTINCT FROM decode(r.shared_signature, 'hex')`;
 
 /**
  * Records a batch of attempts' outcomes ($1, a JSON array of rows) and adds them to the charts' rollups
@@ -356,15 +356,21 @@ export const WRITE_RESULTS = `WITH r AS (
          SELECT DISTINCT ON (delivery_id) delivery_id, shared, decode(shared_signature, 'hex'), url FROM r WHERE headers IS NOT NULL ORDER BY delivery_id, number
          ON CONFLICT (delivery_id) DO NOTHING
          RETURNING delivery_id, headers, body_signature, url
+       ), with_shared AS MATERIALIZED (
+         -- Each result with the shared row inserted for its delivery just now, if it was (s_*), joined apart from the
+         -- attempts (and materialised, not inlined): joined with them, the planner, expecting one attempt row from the partitions, scanned all of
+         -- \`shared\` once per result (600 x 600 rows for a batch of 600: most of the statement's time).
+         SELECT r.*, s.delivery_id AS s_delivery_id, s.headers AS s_headers, s.body_signature AS s_body_signature, s.url AS s_url
+           FROM r LEFT JOIN shared s ON s.delivery_id = r.delivery_id
        ), attempts AS (
          -- The worker's compact signature (r.signature) only where its split stands, as r.kept does. A delivery's row is
          -- either inserted just now (s) or was there before (h), never both: COALESCE takes the one there is, column by column.
          UPDATE webhook_attempts a
             SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
-                response_body_excerpt = r.excerpt, url = ${urlToKeep('r.url', 'r.headers IS NOT NULL', 'COALESCE(s.url, h.url)')},
-                request_headers = ${attemptHeadersFromWorker('r', SAME_SHARED, storedShared('COALESCE(s.headers, h.headers)', 'COALESCE(s.body_signature, h.body_signature)', 'r.event_type'))},
+                response_body_excerpt = r.excerpt, url = ${urlToKeep('r.url', 'r.headers IS NOT NULL', 'COALESCE(r.s_url, h.url)')},
+                request_headers = ${attemptHeadersFromWorker('r', SAME_SHARED, storedShared('COALESCE(r.s_headers, h.headers)', 'COALESCE(r.s_body_signature, h.body_signature)', 'r.event_type'))},
                 request_signature = CASE WHEN ${SAME_SHARED} THEN decode(r.signature, 'base64') END, finished = true
-           FROM r LEFT JOIN shared s ON s.delivery_id = r.delivery_id LEFT JOIN webhook_request_headers h ON h.delivery_id = r.delivery_id
+           FROM with_shared r LEFT JOIN webhook_request_headers h ON h.delivery_id = r.delivery_id
           WHERE a.delivery_id = r.delivery_id AND a.number = r.number AND ${WITHIN_IDS_OF('a.delivery_id', 'delivery_id', 'r')}
        ), moved_on AS (
          UPDATE webhook_deliveries d
