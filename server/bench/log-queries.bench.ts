@@ -250,6 +250,8 @@ ${rows.join('\n')}
 |---|---|---|---|
 ${sizeRows.join('\n')}
 
+Bytes on disk per delivery (every table above, heap and indexes, partitions summed): ${[r.small, r.large].map((f) => `${fmt(Math.round(bytesPerDelivery(f)))} at ${fmt(f.deliveries)}`).join(', ')}.
+
 | Target | Now |
 |---|---|
 | p99 <= 15 ms at ${fmt(r.large.deliveries)} | ${verdict(worstLarge <= 15)} (${worstLarge} ms) |
@@ -260,6 +262,9 @@ What bounds it now: ${boundsText(r)}
 `;
 }
 
+/** Heap and indexes of every delivery table, per delivery. */
+const bytesPerDelivery = (f: LogQueryFigures) => f.sizes.reduce((sum, s) => sum + s.heapBytes + s.indexBytes, 0) / f.deliveries;
+
 /** Where the time of the larger size goes: the SQL (service) against everything around it, and how each grew. */
 function boundsText(r: LogQueriesResult): string {
   const { large, small } = r;
@@ -267,8 +272,9 @@ function boundsText(r: LogQueriesResult): string {
   const http = Math.max(large.byAppAndStatus.p50Ms, large.byPurchase.p50Ms);
   const sqlGrowth = (large.serviceByAppAndStatus.p50Ms + large.serviceByPurchase.p50Ms) / (small.serviceByAppAndStatus.p50Ms + small.serviceByPurchase.p50Ms);
   return `each filter is one range scan of its own index, newest first (\`idx_webhook_deliveries_app_status\`
-(app_id, status, id) and \`idx_webhook_deliveries_purchase\` (purchase_id, id)), stopped after ${PAGE + 1} rows, then one
-primary-key probe per row into \`webhook_events\` for the body; before it, one indexed read of the developer's app ids.
+(app_id, status, id) and \`idx_webhook_deliveries_purchase\` (purchase_id, id)), stopped after ${PAGE + 1} rows (the list
+reads no body: a client that asks for \`payload\` gets the page's bodies in one more statement, by event id); the developer's
+app ids come with the API token's own statement.
 That work does not depend on how much history lies behind the page: the in-process median moved ${sqlGrowth.toFixed(2)}x
 from ${fmt(small.deliveries)} to ${fmt(large.deliveries)} deliveries. At ${fmt(large.deliveries)} the SQL is at most ${sql} ms of a ${http} ms
 median; the rest is per request, whatever the history: HTTP, the API-token lookup (one indexed SELECT), and GraphQL
