@@ -4,6 +4,7 @@ import { devUserId } from '../modules/identity/identity.service.js';
 import type { WebhookDeliveryFilter } from '../modules/webhooks/dto/webhook-delivery-filter.input.js';
 import { DeliveryStatus } from '../modules/webhooks/webhook.types.js';
 import { ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS } from '../modules/webhooks/attempt-retention.js';
+import { EVENTS_TABLE } from '../modules/webhooks/body-retention.js';
 import { ensurePartitions } from '../platform/time-partitions.js';
 import { createApps, percentile, startBenchDatabase, startBenchPlaza } from './harness.js';
 import { fmt, verdict, type BenchSize } from './report-format.js';
@@ -74,8 +75,8 @@ export async function logQueriesBenchmark(size: BenchSize): Promise<LogQueriesRe
     const post = graphqlPoster(http, token);
     const principal = await plaza.services.identity.authenticate(token);
     const historyStart = Date.now() - large * SPACING_MS;
-    // Attempt and header partitions over the whole history, as the hourly job leaves them (in the default partition the attempts would not be as stored).
-    for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS]) await ensurePartitions(plaza.services.db, t, historyStart, Date.now());
+    // Attempt, header and event partitions over the whole history, as the hourly job leaves them (in the default partition the rows would not be as stored).
+    for (const t of [ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS, EVENTS_TABLE]) await ensurePartitions(plaza.services.db, t, historyStart, Date.now());
 
     const measure = async (deliveries: number): Promise<LogQueryFigures> => {
       const purchaseIds = (await seeder.query<{ purchase_id: string }>('SELECT purchase_id FROM webhook_deliveries ORDER BY random() LIMIT $1', [requests])).rows.map(
