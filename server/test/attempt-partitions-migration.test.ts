@@ -6,7 +6,7 @@ import { PARTITION_SPAN_MS, partitionName, spanStart } from '../src/platform/tim
 import { webhookHeaders } from '../src/modules/webhooks/webhook-signing.js';
 import { splitHeaders } from '../src/modules/webhooks/delivery/request-headers.js';
 import { ADMIN_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
-import { createTestDatabase } from './helpers/database.js';
+import { createTestDatabase, migratedDataSource, migrationIndex } from './helpers/database.js';
 import { DELIVERY } from './helpers/webhooks.js';
 
 const MINE = 'TimePartitionedAttempts1796000023000';
@@ -22,18 +22,8 @@ describe('migration 1796000023000 on a populated database', () => {
 
   it('partitions attempts and headers by time with every row as it was, in its span’s partition, and the log reads them back the same', async () => {
     const url = await createTestDatabase();
-    const migrate = async (migrations: typeof MIGRATIONS) => {
-      const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'schema_migrations' });
-      await dataSource.initialize();
-      try {
-        await dataSource.runMigrations({ transaction: 'each' });
-        return dataSource;
-      } catch (err) {
-        await dataSource.destroy();
-        throw err;
-      }
-    };
-    const mine = MIGRATIONS.findIndex((m) => new m().name === MINE);
+    const migrate = (migrations: typeof MIGRATIONS) => migratedDataSource(url, migrations);
+    const mine = migrationIndex(MINE);
     expect(mine).toBeGreaterThan(0);
     const old = await migrate(MIGRATIONS.slice(0, mine));
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataSource } from 'typeorm';
+// The decorated classes imported below need it loaded first (the typeorm import that did it is gone).
+import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { EVENTS_TABLE, pruneOldBodies } from '../src/modules/webhooks/body-retention.js';
 import { EVENT_BODIES } from '../src/modules/webhooks/delivery-log.service.js';
@@ -8,7 +9,7 @@ import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { newPurchaseId, newWebhookId } from '../src/platform/ids.js';
 import { ensurePartitions, partitionName, spanStart } from '../src/platform/time-partitions.js';
 import { ADMIN_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
-import { createTestDatabase } from './helpers/database.js';
+import { createTestDatabase, migratedDataSource, migrationIndex } from './helpers/database.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -250,19 +251,9 @@ describe('migration 1796000025000 on a populated database', () => {
 
   it('carries every event over into its week’s partition; bodies read back identical through the API and new events are recorded', async () => {
     const url = await createTestDatabase();
-    const migrate = async (migrations: typeof MIGRATIONS) => {
-      const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'schema_migrations' });
-      await dataSource.initialize();
-      try {
-        await dataSource.runMigrations({ transaction: 'each' });
-        return dataSource;
-      } catch (err) {
-        await dataSource.destroy();
-        throw err;
-      }
-    };
+    const migrate = (migrations: typeof MIGRATIONS) => migratedDataSource(url, migrations);
     // The schema as it was just before this migration (the later ones run after it below).
-    const mine = MIGRATIONS.findIndex((m) => new m().name === MINE);
+    const mine = migrationIndex(MINE);
     expect(mine).toBeGreaterThan(0);
     const old = await migrate(MIGRATIONS.slice(0, mine));
 

@@ -17,7 +17,7 @@ import {
 } from '../src/modules/webhooks/delivery/request-headers-sql.js';
 import { RECORD_MANUAL_ATTEMPT } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { ADMIN_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
-import { createTestDatabase } from './helpers/database.js';
+import { createTestDatabase, migratedDataSource, migrationIndex } from './helpers/database.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -305,17 +305,7 @@ describe('migration 1796000019000 on a populated database', () => {
   let url: string;
   let plaza: TestPlaza | undefined;
 
-  const migrate = async (migrations: typeof MIGRATIONS) => {
-    const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'schema_migrations' });
-    await dataSource.initialize();
-    try {
-      await dataSource.runMigrations({ transaction: 'each' });
-      return dataSource;
-    } catch (err) {
-      await dataSource.destroy();
-      throw err;
-    }
-  };
+  const migrate = (migrations: typeof MIGRATIONS) => migratedDataSource(url, migrations);
 
   afterAll(async () => {
     await plaza?.stop();
@@ -324,7 +314,7 @@ describe('migration 1796000019000 on a populated database', () => {
   it('carries every attempt’s headers over exactly, narrows the attempts, and the log lists the same deliveries', async () => {
     url = await createTestDatabase();
     // The schema as it was just before this migration; the later ones run when Plaza starts on it below.
-    const mine = MIGRATIONS.findIndex((m) => new m().name === MINE);
+    const mine = migrationIndex(MINE);
     expect(mine).toBeGreaterThan(0);
     const old = await migrate(MIGRATIONS.slice(0, mine));
 
@@ -452,13 +442,8 @@ describe('migration 1796000024000 on a populated database', () => {
 
   it('moves every attempt’s URL and usual signature to the narrow shape, and each reads back exactly as before', async () => {
     const url = await createTestDatabase();
-    const migrate = async (migrations: typeof MIGRATIONS) => {
-      const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'schema_migrations' });
-      await dataSource.initialize();
-      await dataSource.runMigrations({ transaction: 'each' });
-      return dataSource;
-    };
-    const mine = MIGRATIONS.findIndex((m) => new m().name === MINE);
+    const migrate = (migrations: typeof MIGRATIONS) => migratedDataSource(url, migrations);
+    const mine = migrationIndex(MINE);
     expect(mine).toBeGreaterThan(0);
     const old = await migrate(MIGRATIONS.slice(0, mine));
 
@@ -574,13 +559,8 @@ describe('migration 1796000027000 on a populated database', () => {
 
   it('moves every delivery’s shared headers to the compact shape, each attempt reads back exactly as sent, and down gives the JSON back', async () => {
     const url = await createTestDatabase();
-    const dataSource = async (migrations: typeof MIGRATIONS) => {
-      const db = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'schema_migrations' });
-      await db.initialize();
-      await db.runMigrations({ transaction: 'each' });
-      return db;
-    };
-    const mine = MIGRATIONS.findIndex((m) => new m().name === MINE);
+    const dataSource = (migrations: typeof MIGRATIONS) => migratedDataSource(url, migrations);
+    const mine = migrationIndex(MINE);
     expect(mine).toBeGreaterThan(0);
     const old = await dataSource(MIGRATIONS.slice(0, mine));
 

@@ -9,25 +9,13 @@ import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { newPurchaseId, newWebhookId } from '../src/platform/ids.js';
 import { sealSecret } from '../src/platform/secret-crypto.js';
 import { ensurePartitions } from '../src/platform/time-partitions.js';
-import { createTestDatabase } from './helpers/database.js';
+import { createTestDatabase, migratedDataSource, migrationIndex } from './helpers/database.js';
 import { ADMIN_EMAIL, startTestPlaza, TEST_ENCRYPTION_KEY, type TestPlaza } from './helpers/plaza.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
 
 const DAY = 86_400_000;
 const MINE = 'EventBodiesOnly1796000026500';
-
-const migrate = async (url: string, migrations: typeof MIGRATIONS) => {
-  const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'schema_migrations' });
-  await dataSource.initialize();
-  try {
-    await dataSource.runMigrations({ transaction: 'each' });
-    return dataSource;
-  } catch (err) {
-    await dataSource.destroy();
-    throw err;
-  }
-};
 
 /** The columns of `table` (a partition or the parent) in order, dropped ones left out. */
 const columnsOf = async (db: DataSource, table: string) =>
@@ -48,9 +36,9 @@ describe('migration 1796000026500 (webhook_events keeps the id and the body) on 
     const url = await createTestDatabase();
     const receiver = await WebhookReceiver.start(() => ({ status: 200 }));
     // The schema just before this migration: webhook_events partitioned by week, with all seven columns.
-    const mine = MIGRATIONS.findIndex((m) => new m().name === MINE);
+    const mine = migrationIndex(MINE);
     expect(mine).toBeGreaterThan(0);
-    const old = await migrate(url, MIGRATIONS.slice(0, mine));
+    const old = await migratedDataSource(url, MIGRATIONS.slice(0, mine));
     // A database that has run for three weeks: a partition per week (an older event lands in the default partition).
     await ensurePartitions(old, EVENTS_TABLE, Date.now() - 21 * DAY, Date.now());
 
@@ -100,7 +88,7 @@ describe('migration 1796000026500 (webhook_events keeps the id and the body) on 
     expect(partitions.length).toBeGreaterThan(3);
     await old.destroy();
 
-    const migrated = await migrate(url, MIGRATIONS);
+    const migrated = await migratedDataSource(url, MIGRATIONS);
     try {
       // The parent and every partition made before (whose rows keep the old layout) have the id and the body alone.
       for (const table of ['webhook_events', ...partitions]) expect(await columnsOf(migrated, table), table).toEqual(['id', 'payload']);
@@ -148,7 +136,7 @@ describe('migration 1796000026500 (webhook_events keeps the id and the body) on 
   it('puts the columns back when undone, with the values the deliveries and the bodies hold', async () => {
     const url = await createTestDatabase();
     // Up to this migration, so that it is the last one to undo.
-    const db = await migrate(url, MIGRATIONS.slice(0, MIGRATIONS.findIndex((m) => new m().name === MINE) + 1));
+    const db = await migratedDataSource(url, MIGRATIONS.slice(0, migrationIndex(MINE) + 1));
     try {
       const time = Date.now() - 3 * DAY;
       const eventId = newWebhookId.event(time);

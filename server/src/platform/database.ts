@@ -9,6 +9,9 @@ import { whileHoldingSchemaLock } from './startup-lock.js';
 /** The entity classes of every feature; the wiring (`app/entities.ts`) lists them. */
 export type EntityList = NonNullable<DataSourceOptions['entities']>;
 
+/** Where TypeORM records which migrations have run. */
+export const MIGRATIONS_TABLE = 'schema_migrations';
+
 /**
  * The TypeORM data source. The schema only ever changes through MIGRATIONS (never `synchronize`);
  * a test checks that the migrations produce exactly what the entities describe.
@@ -20,7 +23,7 @@ export function createDataSource(url: string, entities: EntityList, poolSize = 2
     url,
     entities,
     migrations: MIGRATIONS,
-    migrationsTableName: 'schema_migrations',
+    migrationsTableName: MIGRATIONS_TABLE,
     subscribers: [AfterCommitHooks],
     synchronize: false,
     logging: false,

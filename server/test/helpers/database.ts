@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { DataSource } from 'typeorm';
 import { inject } from 'vitest';
+import { MIGRATIONS_TABLE } from '../../src/platform/database.js';
+import { MIGRATIONS } from '../../src/platform/migrations/index.js';
 
 /** A fresh, empty database on the run's PostgreSQL; Plaza's migrations build its schema. */
 export async function createTestDatabase(): Promise<string> {
@@ -13,4 +16,23 @@ export async function createTestDatabase(): Promise<string> {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** Where the migration named `name` stands in MIGRATIONS; -1 when there is none. */
+export const migrationIndex = (name: string): number => MIGRATIONS.findIndex((m) => new m().name === name);
+
+/**
+ * A data source on `url` once `migrations` have run, each in its own transaction as Plaza runs them:
+ * given the migrations before one, the schema that one starts from, to populate before it runs.
+ */
+export async function migratedDataSource(url: string, migrations: typeof MIGRATIONS): Promise<DataSource> {
+  const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: MIGRATIONS_TABLE });
+  await dataSource.initialize();
+  try {
+    await dataSource.runMigrations({ transaction: 'each' });
+    return dataSource;
+  } catch (err) {
+    await dataSource.destroy();
+    throw err;
+  }
 }
