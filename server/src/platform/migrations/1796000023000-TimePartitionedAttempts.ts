@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { decodeTime } from 'ulid';
-import { ensurePartitions, PARTITION_SPAN_MS, type TimePartitionedTable } from '../time-partitions.js';
+import type { TimePartitionedTable } from '../time-partitions.js';
+import { partitionTable, unpartitionTable } from './partition-table.js';
 
 /** The tables as they were when this migration was made; each one's storage options are read as found. */
 const TABLES: TimePartitionedTable[] = [
@@ -14,87 +14,16 @@ const SPANS_AHEAD = 3;
 /**
  * webhook_attempts and webhook_request_headers partitioned by time (their delivery_id, a ULID), so that
  * attempt retention drops a week's partition instead of deleting its rows (issue 19; platform/time-partitions.ts).
- * Each table is rebuilt: a partitioned parent with the same columns in the same order, defaults,
- * primary key and indexes, partitions from its oldest row's span to a few spans ahead and a default
- * partition, the rows copied over, the old table dropped. Every statement that names the table reads
- * and writes it as before.
+ * Each table is rebuilt as partition-table.ts says; every statement that names it reads and writes it as before.
  */
 export class TimePartitionedAttempts1796000023000 implements MigrationInterface {
   name = 'TimePartitionedAttempts1796000023000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    for (const found of TABLES) {
-      const { table, keyColumn } = found;
-      const old = `${table}_unpartitioned`;
-      const [{ reloptions }]: [{ reloptions: string[] | null }] = await queryRunner.query(`SELECT reloptions FROM pg_class WHERE oid = $1::regclass`, [table]);
-      const [primaryKey]: [{ name: string; definition: string }] = await queryRunner.query(
-        `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'`,
-        [table],
-      );
-      const otherIndexes: { name: string; definition: string }[] = await queryRunner.query(
-        `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indrelid = $1::regclass AND NOT indisprimary`,
-        [table],
-      );
-      const [{ oldest }]: [{ oldest: string | null }] = await queryRunner.query(`SELECT min(${keyColumn}) AS oldest FROM ${table}`);
-
-      // The old table gives up its name and its index names (unique per schema) to the new one.
-      await queryRunner.query(`ALTER TABLE "${table}" DROP CONSTRAINT "${primaryKey.name}"`);
-      for (const index of otherIndexes) await queryRunner.query(`DROP INDEX ${index.name}`);
-      await queryRunner.query(`ALTER TABLE "${table}" RENAME TO "${old}"`);
-      await queryRunner.query(`CREATE TABLE "${table}" (LIKE "${old}" INCLUDING DEFAULTS INCLUDING STORAGE) PARTITION BY RANGE ("${keyColumn}")`);
-      await queryRunner.query(`ALTER TABLE "${table}" ADD CONSTRAINT "${primaryKey.name}" ${primaryKey.definition}`);
-      for (const index of otherIndexes) await queryRunner.query(index.definition);
-
-      // A partitioned parent holds no storage options: each partition gets the old table's.
-      const partitioned: TimePartitionedTable = { ...found, storage: reloptions?.length ? reloptions.join(', ') : undefined };
-      const now = Date.now();
-      const from = Math.min(now, timeOf(oldest, found.idPrefix) ?? now);
-      await ensurePartitions(queryRunner.manager, partitioned, from, now + SPANS_AHEAD * PARTITION_SPAN_MS);
-
-      const columns: { name: string }[] = await queryRunner.query(
-        `SELECT quote_ident(attname) AS name FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
-        [old],
-      );
-      const list = columns.map((c) => c.name).join(', ');
-      await queryRunner.query(`INSERT INTO "${table}" (${list}) SELECT ${list} FROM "${old}" ORDER BY ${primaryKey.definition.replace(/^PRIMARY KEY \((.*)\)$/, '$1')}`);
-      await queryRunner.query(`DROP TABLE "${old}"`);
-    }
+    for (const table of TABLES) await partitionTable(queryRunner, table, SPANS_AHEAD);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const { table } of TABLES) {
-      const old = `${table}_partitioned`;
-      const [primaryKey]: [{ name: string; definition: string }] = await queryRunner.query(
-        `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'`,
-        [table],
-      );
-      const otherIndexes: { name: string; definition: string }[] = await queryRunner.query(
-        `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indrelid = $1::regclass AND NOT indisprimary`,
-        [table],
-      );
-      const [options]: [{ reloptions: string[] | null } | undefined] = await queryRunner.query(
-        `SELECT c.reloptions FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass LIMIT 1`,
-        [table],
-      );
-      await queryRunner.query(`ALTER TABLE "${table}" RENAME TO "${old}"`);
-      await queryRunner.query(`ALTER TABLE "${old}" DROP CONSTRAINT "${primaryKey.name}"`);
-      for (const index of otherIndexes) await queryRunner.query(`DROP INDEX ${index.name}`);
-      await queryRunner.query(`CREATE TABLE "${table}" (LIKE "${old}" INCLUDING DEFAULTS INCLUDING STORAGE)`);
-      if (options?.reloptions?.length) await queryRunner.query(`ALTER TABLE "${table}" SET (${options.reloptions.join(', ')})`);
-      await queryRunner.query(`INSERT INTO "${table}" SELECT * FROM "${old}"`);
-      await queryRunner.query(`DROP TABLE "${old}"`);
-      await queryRunner.query(`ALTER TABLE "${table}" ADD CONSTRAINT "${primaryKey.name}" ${primaryKey.definition}`);
-      for (const index of otherIndexes) await queryRunner.query(index.definition);
-    }
-  }
-}
-
-/** The time a delivery id was made at, or null for an id that is not a ULID. */
-function timeOf(id: string | null, prefix: string): number | null {
-  if (!id?.startsWith(prefix)) return null;
-  try {
-    return decodeTime(id.slice(prefix.length, prefix.length + 26));
-  } catch {
-    return null;
+    for (const { table } of TABLES) await unpartitionTable(queryRunner, table);
   }
 }
