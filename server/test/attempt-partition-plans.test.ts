@@ -58,6 +58,30 @@ async function explain(statement: string, params: unknown[], generic = false): P
   }
 }
 
+/** A row of WRITE_RESULTS' input (as attempt-results.ts writes them): attempt `number` of `deliveryId` answered 200, from a run that no longer holds it. */
+const succeededResult = (deliveryId: string, number: number, sent: { headers?: object; event_type?: string; shared?: object } = {}) => ({
+  keep: false,
+  delivery_id: deliveryId,
+  claim_token: 'not-held',
+  number,
+  started_at: new Date().toISOString(),
+  duration_ms: 10,
+  status_code: 200,
+  error: null,
+  excerpt: null,
+  url: 'https://hooks.example/plans',
+  headers: null,
+  event_type: null,
+  shared: null,
+  shared_signature: null,
+  kept: null,
+  signature: null,
+  status: 'SUCCEEDED',
+  next_attempt_at: null,
+  held_reason: null,
+  ...sent,
+});
+
 beforeAll(async () => {
   plaza = await startTestPlaza({ RUN_WORKER: 'false' });
   db = plaza.services.db;
@@ -132,27 +156,7 @@ describe('attempts partitioned by time', () => {
   // headers inserted by the same statement were read in full once per result (600 x 600 rows a batch).
   it("writes a batch of first attempts' results reading the headers it inserts once, not once per result", async () => {
     const written = byDay.at(-3)!.slice(0, 60);
-    const rows = written.map((id) => ({
-      keep: false,
-      delivery_id: id,
-      claim_token: 'not-held',
-      number: 1,
-      started_at: new Date().toISOString(),
-      duration_ms: 10,
-      status_code: 200,
-      error: null,
-      excerpt: null,
-      url: 'https://hooks.example/plans',
-      headers: { 'x-platform-delivery': id },
-      event_type: 'app.purchased',
-      shared: { 'x-plans': 'shared' },
-      shared_signature: null,
-      kept: null,
-      signature: null,
-      status: 'SUCCEEDED',
-      next_attempt_at: null,
-      held_reason: null,
-    }));
+    const rows = written.map((id) => succeededResult(id, 1, { headers: { 'x-platform-delivery': id }, event_type: 'app.purchased', shared: { 'x-plans': 'shared' } }));
     const { hourly, minutely } = rollUp([]);
     const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely], false);
     const readsOfInserted = nodesOf(explained.Plan)
@@ -164,25 +168,7 @@ describe('attempts partitioned by time', () => {
 
   it('writes attempt results through the partitions of those deliveries alone', async () => {
     const written = byDay.at(-2)!.slice(0, 50);
-    const rows = written.map((id) => ({
-      keep: false,
-      delivery_id: id,
-      claim_token: 'not-held',
-      number: 2,
-      started_at: new Date().toISOString(),
-      duration_ms: 10,
-      status_code: 200,
-      error: null,
-      excerpt: null,
-      url: 'https://hooks.example/plans',
-      headers: null,
-      shared: null,
-      kept: null,
-      signature: null,
-      status: 'SUCCEEDED',
-      next_attempt_at: null,
-      held_reason: null,
-    }));
+    const rows = written.map((id) => succeededResult(id, 2));
     const { hourly, minutely } = rollUp([]);
     for (const generic of [false, true]) {
       const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely], generic);
