@@ -17,7 +17,7 @@ const PRUNE_BATCH = 5_000;
 export const ATTEMPT_PARTITIONS: TimePartitionedTable = { table: 'webhook_attempts', keyColumn: 'delivery_id', idPrefix: 'dlv_', storage: 'fillfactor = 70' };
 export const REQUEST_HEADER_PARTITIONS: TimePartitionedTable = { table: 'webhook_request_headers', keyColumn: 'delivery_id', idPrefix: 'dlv_' };
 
-/** Partitions kept ready ahead of now, so that in normal operation no attempt is written into the default partition. */
+/** Spans kept partitioned ahead of now (attempts, headers, and events: body-retention.ts), so that in normal operation no row is written into a default partition. */
 export const SPANS_AHEAD = 2;
 
 /** Creates the attempt and header partitions for now .. now + SPANS_AHEAD spans that are missing; returns their names. */

@@ -2,14 +2,12 @@ import type { DataSource } from 'typeorm';
 import { encodeTime } from 'ulid';
 import { logger } from '../../platform/logger.js';
 import { defaultPartitionName, dropPartitionsBefore, ensurePartitions, PARTITION_SPAN_MS, type TimePartitionedTable } from '../../platform/time-partitions.js';
+import { SPANS_AHEAD } from './attempt-retention.js';
 import { OPEN_STATUSES } from './webhook.types.js';
 import { sqlLiterals } from './delivery/delivery-queries.js';
 
 /** The bodies: webhook_events, partitioned by its id (`evt_` + ULID, the event's time) since migration 1796000025000, a week a partition. */
 export const EVENTS_TABLE: TimePartitionedTable = { table: 'webhook_events', keyColumn: 'id', idPrefix: 'evt_' };
-
-/** Partitions made ahead of now, so that new events never land in the default partition between two hourly runs. */
-export const EVENT_SPANS_AHEAD = 2;
 
 /**
  * An event whose delivery is still open (PENDING or RETRYING: it will be sent, or is being sent) is never
@@ -23,9 +21,9 @@ const OPEN_DELIVERY = (event: string) => `EXISTS (SELECT 1 FROM webhook_deliveri
 /** Rows deleted per statement from the default partition: each delete holds its locks and WAL briefly. */
 const PRUNE_BATCH = 5_000;
 
-/** Creates the event partitions from now to EVENT_SPANS_AHEAD spans ahead (idempotent); returns the names created. */
+/** Creates the event partitions from now to SPANS_AHEAD spans ahead, as for the attempts (idempotent); returns the names created. */
 export function ensureEventPartitions(db: DataSource, now = Date.now()): Promise<string[]> {
-  return ensurePartitions(db, EVENTS_TABLE, now, now + EVENT_SPANS_AHEAD * PARTITION_SPAN_MS);
+  return ensurePartitions(db, EVENTS_TABLE, now, now + SPANS_AHEAD * PARTITION_SPAN_MS);
 }
 
 /**
