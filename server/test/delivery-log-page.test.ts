@@ -44,20 +44,27 @@ const CREATE_TOKEN = 'mutation($input: CreateApiTokenInput!) { createApiToken(in
 const PAGE_IDS = 'query { webhookDeliveries(first: 50) { edges { node { id appId } } } }';
 type PageIds = { webhookDeliveries: { edges: { node: { id: string; appId: string } }[] } };
 
-/** The texts of the statements the server sends through its pool while `work` runs. */
+/** The texts of the statements the server sends while `work` runs: prepared ones through its pool, the others through TypeORM. */
 async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
   const pool = databasePool(plaza.services.db);
   const query = pool.query;
+  const db = plaza.services.db;
+  const typeormQuery = db.query;
   const texts: string[] = [];
   pool.query = function (this: typeof pool, ...args: unknown[]) {
     const [config] = args as [string | { text: string }];
     texts.push(typeof config === 'string' ? config : config.text);
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof pool.query;
+  db.query = function (this: typeof db, text: string, ...rest: unknown[]) {
+    texts.push(text);
+    return (typeormQuery as (...a: unknown[]) => unknown).apply(this, [text, ...rest]);
+  } as typeof db.query;
   try {
     await work();
   } finally {
     pool.query = query;
+    db.query = typeormQuery;
   }
   return texts;
 }
@@ -76,6 +83,19 @@ describe('webhookDeliveries with an API token', () => {
     expect(ofRequest).toHaveLength(2);
     expect(ofRequest[0]).toContain('FROM api_tokens');
     expect(ofRequest[1]).toContain('FROM webhook_deliveries');
+  });
+
+  it('reads the bodies a page asks for in one more statement, by their events', async () => {
+    const { createApiToken } = await owner.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'body reader', scopes: ['deliveries:read'] } });
+    const reader = owner.withToken(createApiToken.token);
+    const PAGE_BODIES = 'query { webhookDeliveries(first: 50) { edges { node { id payload payloadKept } } } }';
+    await reader.ok(PAGE_BODIES);
+    let page: { webhookDeliveries: { edges: { node: { id: string; payload: string; payloadKept: boolean } }[] } } | undefined;
+    const texts = await statementsDuring(async () => (page = await reader.ok(PAGE_BODIES)));
+    expect(page!.webhookDeliveries.edges.map((edge) => edge.node.payloadKept)).toEqual(deliveryIds.map(() => true));
+    const ofRequest = texts.filter((text) => /api_tokens|\bapps\b|webhook_deliveries|webhook_events/.test(text));
+    expect(ofRequest).toHaveLength(3);
+    expect(ofRequest[2]).toContain('FROM webhook_events');
   });
 
   it('sees an app created since its last request, and is refused as soon as it is revoked: nothing is kept between requests', async () => {

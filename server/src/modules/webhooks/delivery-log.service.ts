@@ -55,6 +55,8 @@ export class DeliveryLogService {
    * turn ask together. null when it is no longer kept (WEBHOOK_BODY_RETENTION removed its event).
    */
   readonly payload: (deliveryId: string) => Promise<string | null>;
+  /** As `payload`, for a delivery read with its event id (a page of the log): its body straight from the event. */
+  readonly bodyOfEvent: (eventId: string) => Promise<string | null>;
   private readonly wakeUps: DeliveryWakeUps;
 
   constructor(
@@ -83,6 +85,10 @@ export class DeliveryLogService {
         return new Map(deliveries.flatMap((d) => (bodies.has(d.event_id) ? [[d.id, bodies.get(d.event_id)!] as const] : [])));
       },
       // No row: the event is gone (deliveries themselves are never deleted).
+      () => null,
+    );
+    this.bodyOfEvent = perTickLoader(
+      (eventIds: string[]) => this.bodiesOf(eventIds),
       () => null,
     );
   }

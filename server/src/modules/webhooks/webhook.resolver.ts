@@ -182,9 +182,13 @@ export class WebhookResolver {
     return (await this.bodyOf(delivery)) !== null;
   }
 
-  /** The body as loaded with the delivery, or from the loader (one query per turn); null when it is gone. */
+  /**
+   * The body as loaded with the delivery, or from a loader (one query per turn): by its event when the delivery
+   * was read with it (a page of the log), else by delivery id (a live update carries no event id); null when it is gone.
+   */
   private async bodyOf(delivery: WebhookDelivery): Promise<string | null> {
-    return delivery.payloadText !== undefined ? delivery.payloadText : this.deliveryLog.payload(delivery.id);
+    if (delivery.payloadText !== undefined) return delivery.payloadText;
+    return delivery.eventId ? this.deliveryLog.bodyOfEvent(delivery.eventId) : this.deliveryLog.payload(delivery.id);
   }
 
   @FieldResolver(() => [DeliveryAttempt], { description: 'Oldest first' })
