@@ -121,6 +121,19 @@ describe('GraphQL documents', () => {
     expect(withNul.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'q' });
   });
 
+  it('are priced with the values a variable left out takes from its default, request by request', async () => {
+    // `$n: Int = 100` sent without n runs with n = 100: priced as the default page of 20 it was let through.
+    const defaulted = `query($n: Int = 100) { ${Array.from({ length: 5 }, (_, i) => deliveryPage(`d${i}`, '$n')).join(' ')} }`;
+    for (let round = 0; round < 2; round++) {
+      const refused = await post({ query: defaulted });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'QUERY_TOO_COMPLEX' });
+      // The same document with a small page sent, and with an explicit null (the field's own default page of 20), passes.
+      expect((await post({ query: defaulted, variables: { n: 5 } })).body.errors).toBeUndefined();
+      expect((await post({ query: defaulted, variables: { n: null } })).body.errors).toBeUndefined();
+    }
+  });
+
   it('ask for at most 100 items a page', async () => {
     const error = await developer.error('{ webhookDeliveries(first: 101) { edges { cursor } } }');
     expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });

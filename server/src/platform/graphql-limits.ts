@@ -2,6 +2,7 @@ import {
   getNamedType,
   getNullableType,
   getOperationAST,
+  getVariableValues,
   isInterfaceType,
   isIntrospectionType,
   isListType,
@@ -185,6 +186,7 @@ export function listBoundOf(schema: GraphQLSchema, coordinate: string): number |
  * limit. Needs the variables (a `first: $n` is only known then), so it runs after validation.
  */
 function assertCostWithinLimit(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null): void {
+  // Keyed by the variables as sent: the coerced values the estimate prices follow from them and the document.
   const cost = remembered(costs, schema, document, `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`, () =>
     estimateCost(schema, document, variables ?? {}, operationName ?? undefined),
   );
@@ -235,10 +237,13 @@ const COST_CEILING = Number.MAX_SAFE_INTEGER;
  * than taken from graphql-query-complexity, whose ESM build loads graphql's CommonJS files: a second
  * graphql instance that breaks the schema outside the test runner.
  */
-export function estimateCost(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, operationName?: string): number {
+export function estimateCost(schema: GraphQLSchema, document: DocumentNode, sent: Record<string, unknown>, operationName?: string): number {
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!operation || !root) return 0;
+  // Priced with the values the operation runs with: `$n: Int = 100` sent without n is 100, not a default page.
+  // Variables that do not coerce are refused before anything runs, so what was sent prices them.
+  const variables = getVariableValues(schema, operation.variableDefinitions ?? [], sent).coerced ?? sent;
 
   const included = (node: SelectionNode) =>
     (node.directives ?? []).every((directive) => {
