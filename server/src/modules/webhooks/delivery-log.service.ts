@@ -16,6 +16,7 @@ import {
   RECORD_MANUAL_ATTEMPT,
   RESERVE_MANUAL_ATTEMPT,
   SETTLE_AFTER_MANUAL_ATTEMPT,
+  WEBHOOK_DISABLED_FOR_DELIVERY,
   type ClaimedDelivery,
   type UpdatedRow,
 } from './delivery/delivery-queries.js';
@@ -39,6 +40,13 @@ export const EVENT_BODIES = 'SELECT id, payload FROM webhook_events WHERE id = A
 /** Sending a delivery again needs its body, and it is no longer kept. */
 export const bodyGone = () =>
   conflict('This delivery’s body is no longer kept: it is older than WEBHOOK_BODY_RETENTION, so it cannot be sent again. Nothing was changed.', 'BODY_NOT_KEPT');
+
+/** Sending deliveries again (one, or a recovery) while the app's webhook is disabled: nothing may go out until enableWebhook. */
+export const webhookDisabled = () =>
+  conflict(
+    'This app’s webhook is disabled after sustained failures: enable it (enableWebhook) before sending its deliveries again. Nothing was sent or recorded.',
+    'WEBHOOK_DISABLED',
+  );
 
 /** Delivery ids are `dlv_` + ULID, so a creation time bounds them: time ranges become id ranges on the same index. */
 const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
@@ -156,7 +164,7 @@ export class DeliveryLogService {
     return new Map(rows.map((row) => [row.id, row.payload]));
   }
 
-  /** Owner or admin: one immediate attempt. */
+  /** Owner or admin: one immediate attempt; refused, recording nothing, while the app's webhook is disabled. */
   async redeliver(principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
     const delivery = await this.get(principal, deliveryId);
     if (!delivery) throw notFound('Delivery');
@@ -171,8 +179,11 @@ export class DeliveryLogService {
    */
   private async attemptNow(deliveryId: string): Promise<void> {
     const [delivery]: ClaimedDelivery[] = await this.db.query(RESERVE_MANUAL_ATTEMPT, [deliveryId]);
-    // Read a moment ago with its body, which the hourly retention may have removed since: nothing was reserved.
-    if (!delivery) throw bodyGone();
+    // Nothing reserved: the webhook is disabled, or the body was removed by the hourly retention since it was read.
+    if (!delivery) {
+      const [{ disabled }]: [{ disabled: boolean }] = await this.db.query(WEBHOOK_DISABLED_FOR_DELIVERY, [deliveryId]);
+      throw disabled ? webhookDisabled() : bodyGone();
+    }
     const { number, startedAt, url, headers, response } = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
     const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
       await manager.query(RECORD_MANUAL_ATTEMPT, [

@@ -7,11 +7,10 @@ import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { DIRECT, Topic, type DirectSource, type PostgresPubSub } from '../../platform/pubsub.js';
 import { wiredResolver } from '../../platform/resolver-container.js';
 import { App, type AppService } from '../apps/index.js';
-import { conflict } from '../../platform/errors.js';
 import type { WebhookHealthService } from './webhook-health.service.js';
 import { WebhookRecovery } from './webhook-recovery.type.js';
 import type { MarketplaceService } from '../marketplace/index.js';
-import type { DeliveryLogService } from './delivery-log.service.js';
+import { webhookDisabled, type DeliveryLogService } from './delivery-log.service.js';
 import type { WebhookEventsService } from './webhook-events.service.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { deliveryFromUpdate, type DeliveryUpdate } from './delivery-updates.js';
@@ -87,7 +86,7 @@ export class WebhookResolver {
       allowAdmin: true,
       forbiddenMessage: 'Only the developer who owns this app (or an admin) can recover its deliveries',
     });
-    if (app.webhookState === WebhookState.DISABLED) throw conflict('This app’s webhook is disabled; enable it (enableWebhook) before recovering its deliveries');
+    if (app.webhookState === WebhookState.DISABLED) throw webhookDisabled();
     return this.deliveryLog.recoverFailed(appId, since);
   }
 

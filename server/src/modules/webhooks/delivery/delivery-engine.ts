@@ -263,7 +263,7 @@ export class DeliveryEngine {
 
   private async post(delivery: ClaimedDelivery, number: number): Promise<AttemptResult> {
     const startedAt = new Date();
-    // Claimed as (or redelivered while) its app's webhook was disabled: held, nothing is sent.
+    // Claimed as its app's webhook was disabled: held, nothing is sent (a redelivery is refused before this).
     if (delivery.webhook_state === WebhookState.DISABLED) {
       return {
         delivery,

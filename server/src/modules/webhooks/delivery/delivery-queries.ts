@@ -1,4 +1,4 @@
-import { AttemptTrigger, DeliveryStatus, OPEN_STATUSES } from '../webhook.types.js';
+import { AttemptTrigger, DeliveryStatus, OPEN_STATUSES, WebhookState } from '../webhook.types.js';
 import { ROLL_UP } from './attempt-rollup.js';
 import {
   attemptHeaders,
@@ -409,14 +409,18 @@ export const HAND_BACK = `WITH held AS (
          UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
            FROM released WHERE a.delivery_id = released.id AND a.number = released.number AND NOT a.finished`;
 
+/** The app of delivery `alias` sends its webhooks: not DISABLED after sustained failures (webhook-health.service.ts). */
+const WEBHOOK_ENABLED = (alias: string) => `EXISTS (SELECT 1 FROM apps ap WHERE ap.id = ${alias}.app_id AND ap.webhook_state <> ${sqlLiterals(WebhookState.DISABLED)})`;
+
 /**
  * A manual attempt of delivery $1: counts it and records it as started, and returns what sending it
  * needs (no claim: a manual attempt runs beside the schedule, whoever holds the delivery).
  */
 export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
          UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, updated_at = clock_timestamp()
-          -- Nothing to send, and nothing reserved, once its body is gone (WEBHOOK_BODY_RETENTION).
-          WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')}
+          -- Nothing to send, and nothing reserved, once its body is gone (WEBHOOK_BODY_RETENTION) or while its
+          -- app's webhook is disabled (checked here, not only before: a disable may land in between).
+          WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')} AND ${WEBHOOK_ENABLED('webhook_deliveries')}
          RETURNING id, app_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at
        ), started AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
@@ -425,6 +429,9 @@ export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
        SELECT r.*, 0::float AS wait_ms, '' AS claim_token, false AS recovering, a.webhook_state, ${ATTEMPT_MATERIALS('r')}
          FROM reserved r
          ${JOIN_ATTEMPT_MATERIALS('r')}`;
+
+/** Why RESERVE_MANUAL_ATTEMPT reserved nothing for delivery $1: its app's webhook is disabled (else its body is gone). */
+export const WEBHOOK_DISABLED_FOR_DELIVERY = `SELECT NOT ${WEBHOOK_ENABLED('d')} AS disabled FROM webhook_deliveries d WHERE d.id = $1`;
 
 /** Attempt $2 of delivery $1 finished: its record ($9: the headers sent, kept as WRITE_RESULTS keeps them). */
 export const RECORD_MANUAL_ATTEMPT = `WITH delivery AS (
