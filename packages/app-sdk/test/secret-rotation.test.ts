@@ -1,3 +1,4 @@
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { createWebhookReceiver, verifyStandardWebhook, verifyWebhookSignature } from '../src/server/index.js';
 import { eventBody, newClientSecret, platformSignatureForTest, standardHeadersForTest } from './support/webhook-fixtures.js';
@@ -70,6 +71,20 @@ describe('verifying with a list of secrets (rotation)', () => {
     expect(
       (await receive(Buffer.from(forged), { ...standardHeadersForTest(forged, stranger, 'dlv_d'), 'x-platform-signature': platformSignatureForTest(forged, stranger) })).status,
     ).toBe(401);
+  });
+
+  it('lets a receiver holding only the new secret, or only the old, accept the overlap’s requests (webhook-signature), as standardwebhooks does', async () => {
+    for (const held of [newSecret, oldSecret]) {
+      const receive = createWebhookReceiver({ clientSecret: held, onEvent: () => undefined });
+      const during = eventBody();
+      const headers = overlapHeaders(during, newSecret, oldSecret, 'dlv_overlap');
+      expect(new StandardWebhook(held.slice('whsec_'.length)).verify(during, headers)).toEqual(JSON.parse(during));
+      expect((await receive(Buffer.from(during), headers)).status).toBe(200);
+    }
+    // After the switch both headers are the new secret's: the old alone is refused.
+    const after = eventBody();
+    const afterHeaders = { ...standardHeadersForTest(after, newSecret, 'dlv_after'), 'x-platform-signature': platformSignatureForTest(after, newSecret) };
+    expect((await createWebhookReceiver({ clientSecret: oldSecret, onEvent: () => undefined })(Buffer.from(after), afterHeaders)).status).toBe(401);
   });
 
   it('refuses to start with an empty list or an empty entry', () => {

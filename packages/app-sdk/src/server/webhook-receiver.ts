@@ -19,9 +19,10 @@ export type WebhookEventListener = (event: WebhookEvent, meta: WebhookDeliveryMe
 
 export interface WebhookHandlerOptions {
   /**
-   * Your app's client secret (`whsec_...`), or a list while you rotate it: deploy `[new, old]` after
-   * rotateClientSecret, and drop the old one once the rotation has finished. A request is accepted when
-   * any of them signed it. Server-side only: never ship it to a browser.
+   * Your app's client secret (`whsec_...`), or a list while you rotate it. During the overlap the new
+   * secret alone verifies (webhook-signature carries both); `[new, old]` also covers requests already in
+   * flight; drop the old one once the rotation has finished. A request is accepted when any of them
+   * signed it. Server-side only: never ship it to a browser.
    */
   clientSecret: ClientSecrets;
   /** Runs after the platform has been answered 200; a throw is reported to `onError`, not to the platform. */
@@ -33,10 +34,11 @@ export interface WebhookHandlerOptions {
   /** Larger bodies are answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /**
-   * Replay protection: the Standard Webhooks headers must also verify and `webhook-timestamp` must be
-   * within this many seconds of now, either way, so a captured request cannot be replayed later.
-   * Default 300 (5 minutes, as the Standard Webhooks libraries). `false` turns it off: only
-   * `X-Platform-Signature`, which covers no time, is checked.
+   * Replay protection: the Standard Webhooks headers must be present and verify, and `webhook-timestamp`
+   * must be within this many seconds of now, either way, so a captured request cannot be replayed later.
+   * Default 300 (5 minutes, as the Standard Webhooks libraries). `false` turns the time check off:
+   * `webhook-signature` is still the one verified when present, and a request without it is judged by
+   * `X-Platform-Signature`, which covers no time.
    */
   replayToleranceSeconds?: number | false;
 }
@@ -73,6 +75,30 @@ export function errorReporter(options: Pick<WebhookHandlerOptions, 'onError'>): 
   return options.onError ?? reportToConsole;
 }
 
+/**
+ * Why the request is not Plaza's, or undefined when it is. `webhook-signature` is the one checked when
+ * present: it covers the timestamp, and during a rotation's overlap it carries the new secret's
+ * signature too, while X-Platform-Signature stays on the old one, so a receiver already on the new
+ * secret alone would refuse every request if it went by X-Platform-Signature. X-Platform-Signature is
+ * the fallback only for a request without `webhook-signature`, and only with replay protection off:
+ * with it on, stripping the Standard Webhooks headers must not turn a captured request into one that
+ * verifies forever.
+ */
+function signatureProblem(rawBody: Buffer, headers: IncomingHttpHeaders, clientSecret: ClientSecrets, replayToleranceSeconds: number | false): string | undefined {
+  const invalid = 'Invalid webhook signature';
+  if (headerValue(headers, 'webhook-signature') === undefined && replayToleranceSeconds === false) {
+    return verifyWebhookSignature(rawBody, headerValue(headers, 'x-platform-signature'), clientSecret) ? undefined : invalid;
+  }
+  // One clock reading for the timestamp and the signature, so a request on the boundary gets one consistent answer.
+  const now = new Date();
+  if (replayToleranceSeconds !== false) {
+    const stale = webhookTimestampProblem(headers, replayToleranceSeconds, now);
+    if (stale) return stale;
+  }
+  const toleranceSeconds = replayToleranceSeconds === false ? Number.POSITIVE_INFINITY : replayToleranceSeconds;
+  return verifyStandardWebhook(rawBody, headers, clientSecret, { toleranceSeconds, now: () => now }) ? undefined : invalid;
+}
+
 /** The framework-free core shared by the node:http handler and the express middleware. */
 export function createWebhookReceiver(options: WebhookHandlerOptions): WebhookReceiver {
   const { clientSecret, onEvent, replayToleranceSeconds = DEFAULT_REPLAY_TOLERANCE_SECONDS } = options;
@@ -85,18 +111,8 @@ export function createWebhookReceiver(options: WebhookHandlerOptions): WebhookRe
   const onError = errorReporter(options);
 
   return async (rawBody, headers) => {
-    if (!verifyWebhookSignature(rawBody, headerValue(headers, 'x-platform-signature'), clientSecret)) {
-      return { status: 401, message: 'Invalid webhook signature' };
-    }
-    if (replayToleranceSeconds !== false) {
-      // One clock reading for both checks, so a request on the boundary gets one consistent answer.
-      const now = new Date();
-      const stale = webhookTimestampProblem(headers, replayToleranceSeconds, now);
-      if (stale) return { status: 401, message: stale };
-      if (!verifyStandardWebhook(rawBody, headers, clientSecret, { toleranceSeconds: replayToleranceSeconds, now: () => now })) {
-        return { status: 401, message: 'Invalid webhook-signature' };
-      }
-    }
+    const refusal = signatureProblem(rawBody, headers, clientSecret, replayToleranceSeconds);
+    if (refusal) return { status: 401, message: refusal };
 
     let event: WebhookEvent;
     try {

@@ -50,10 +50,10 @@ export function webhookReceiverCases(start: StartReceiver): void {
     const body = eventBody();
     const wrongSecret = await post(body, deliveryHeaders(body, newClientSecret()));
     const changedBody = await post(body.replace('50000', '5'), deliveryHeaders(body, clientSecret));
-    const { 'x-platform-signature': _dropped, ...unsigned } = deliveryHeaders(body, clientSecret);
-    const missing = await post(body, unsigned);
+    // webhook-signature is the one judged when present: a valid X-Platform-Signature beside a forged one does not help.
+    const forgedStandard = await post(body, { ...deliveryHeaders(body, newClientSecret()), 'x-platform-signature': platformSignatureForTest(body, clientSecret) });
 
-    for (const response of [wrongSecret, changedBody, missing]) {
+    for (const response of [wrongSecret, changedBody, forgedStandard]) {
       expect(response.status).toBe(401);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(await response.text()).toBe('Invalid webhook signature');
@@ -204,17 +204,34 @@ export function webhookReceiverCases(start: StartReceiver): void {
     const captured = deliveryHeaders(body, clientSecret, { at: new Date(Date.now() - 60 * 60_000) });
     const refreshed = await post(body, { ...captured, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) });
     expect(refreshed.status).toBe(401);
-    expect(await refreshed.text()).toBe('Invalid webhook-signature');
+    expect(await refreshed.text()).toBe('Invalid webhook signature');
+    // Without webhook-signature, a valid X-Platform-Signature (which covers no time) is not enough.
+    const { 'webhook-signature': _signature, ...stripped } = captured;
+    const downgraded = await post(body, stripped);
+    expect(downgraded.status).toBe(401);
+    expect(await downgraded.text()).toMatch(/^Missing webhook-signature: /);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(started).toHaveLength(0);
   });
 
-  it('with replayToleranceSeconds: false, checks X-Platform-Signature only', async () => {
+  it('accepts a request whose webhook-signature verifies even when X-Platform-Signature is another secret’s or absent (a rotation’s overlap)', async () => {
+    const { post, started } = await receiver();
+    const overlap = eventBody();
+    const unsigned = eventBody();
+    expect((await post(overlap, { ...deliveryHeaders(overlap, clientSecret), 'x-platform-signature': platformSignatureForTest(overlap, newClientSecret()) })).status).toBe(200);
+    const { 'x-platform-signature': _dropped, ...withoutPlatform } = deliveryHeaders(unsigned, clientSecret);
+    expect((await post(unsigned, withoutPlatform)).status).toBe(200);
+    await vi.waitFor(() => expect(started).toHaveLength(2));
+  });
+
+  it('with replayToleranceSeconds: false, judges no time: webhook-signature when present, X-Platform-Signature only without it', async () => {
     const { post, started } = await receiver({ replayToleranceSeconds: false });
     const old = eventBody();
     const bare = eventBody();
+    const forged = eventBody();
     expect((await post(old, deliveryHeaders(old, clientSecret, { at: new Date(Date.now() - 60 * 60_000) }))).status).toBe(200);
     expect((await post(bare, { 'content-type': 'application/json', 'x-platform-signature': platformSignatureForTest(bare, clientSecret) })).status).toBe(200);
+    expect((await post(forged, { ...deliveryHeaders(forged, newClientSecret()), 'x-platform-signature': platformSignatureForTest(forged, clientSecret) })).status).toBe(401);
     await vi.waitFor(() => expect(started).toHaveLength(2));
   });
 
