@@ -99,6 +99,12 @@ async function verifiesWith(secret: string, request: Received) {
   };
 }
 
+/** What the SDK's receiver, deployed with `secrets`, answers to one request Plaza sent (a fresh receiver: nothing deduplicated). */
+async function sdkAnswers(secrets: string | string[], request: Received): Promise<number> {
+  const receive = createWebhookReceiver({ clientSecret: secrets, onEvent: () => undefined });
+  return (await receive(Buffer.from(request.body, 'utf8'), request.headers)).status;
+}
+
 const ALL = { platform: true, standardwebhooks: true, svix: true };
 const NONE = { platform: false, standardwebhooks: false, svix: false };
 const STANDARD_ONLY = { platform: false, standardwebhooks: true, svix: true };
@@ -176,9 +182,17 @@ describe('rotating the client secret with an overlap', () => {
     const overlapRequests = [endpoint.request(intoOverlap.id, 2), ...during.map((d) => endpoint.request(d.id, 1)), endpoint.request(pastFinish.id, 1)];
     const afterRequests = [endpoint.request(pastFinish.id, 2), endpoint.request(after.id, 1)];
 
+    // Four receivers at each moment: the old secret only, the new only, both; each with the third-party libraries and with the SDK.
+    const sdk = async (request: Received) => ({
+      old: await sdkAnswers(oldSecret, request),
+      new: await sdkAnswers(newSecret, request),
+      both: await sdkAnswers([newSecret, oldSecret], request),
+    });
     for (const request of beforeRequests) {
       expect(request.headers['webhook-signature']).toMatch(ONE_SIGNATURE);
       expect(await verifiesWith(oldSecret, request)).toEqual(ALL);
+      expect(await verifiesWith(newSecret, request)).toEqual(NONE);
+      expect(await sdk(request), `${request.deliveryId} #${request.attempt}`).toEqual({ old: 200, new: 401, both: 200 });
     }
     for (const request of overlapRequests) {
       expect(request.headers['webhook-signature']).toMatch(TWO_SIGNATURES);
@@ -186,11 +200,14 @@ describe('rotating the client secret with an overlap', () => {
       expect(await verifiesWith(oldSecret, request), `${request.deliveryId} #${request.attempt}`).toEqual(ALL);
       // Only the new secret: webhook-signature verifies; X-Platform-Signature is still the old secret's.
       expect(await verifiesWith(newSecret, request), `${request.deliveryId} #${request.attempt}`).toEqual(STANDARD_ONLY);
+      // The SDK goes by webhook-signature, as those libraries do: a receiver already on the new secret alone accepts.
+      expect(await sdk(request), `${request.deliveryId} #${request.attempt}`).toEqual({ old: 200, new: 200, both: 200 });
     }
     for (const request of afterRequests) {
       expect(request.headers['webhook-signature']).toMatch(ONE_SIGNATURE);
       expect(await verifiesWith(oldSecret, request)).toEqual(NONE);
       expect(await verifiesWith(newSecret, request)).toEqual(ALL);
+      expect(await sdk(request), `${request.deliveryId} #${request.attempt}`).toEqual({ old: 401, new: 200, both: 200 });
     }
     // The receiver holding both (the SDK) accepted every request it was asked about.
     const asked = endpoint.received.filter((r) => r.sdkStatus !== null);
@@ -202,6 +219,16 @@ describe('rotating the client secret with an overlap', () => {
 
     const audit = (await developer.ok<{ app: any }>(AUDIT, { id: app.id })).app.clientSecretAudit.map((e: any) => e.action);
     expect(audit).toEqual(['FINISH_ROTATION', 'REVEAL', 'ROTATE', 'REVEAL']);
+  });
+
+  it('lets a receiver redeployed with only the new secret (the SDK) accept every delivery of the overlap on its first attempt', async () => {
+    const { app, endpoint } = await appWithEndpoint();
+    const rotated = (await developer.ok<{ rotateClientSecret: any }>(ROTATE, { appId: app.id, overlapHours: 24 })).rotateClientSecret;
+    endpoint.deploy(rotated.value);
+    const during = [await emitEvent(plaza, app.id), await emitEvent(plaza, app.id)];
+    // The first attempt's answer is the fact: before the SDK read webhook-signature, it answered 401 here.
+    await expect.poll(() => during.map((d) => endpoint.received.find((r) => r.deliveryId === d.id)?.sdkStatus ?? null), { timeout: 10_000 }).toEqual([200, 200]);
+    for (const d of during) expect(await waitForDelivery(developer, d.id, succeeded)).toMatchObject({ attemptCount: 1 });
   });
 
   it('ends on its own at previousValidUntil, with no job: the next attempt is signed by the new secret alone', async () => {
@@ -249,5 +276,74 @@ describe('rotating the client secret with an overlap', () => {
     expect((await developer.ok<{ revealClientSecret: any }>(REVEAL, { appId: app.id })).revealClientSecret).toMatchObject({ value: first.value, previousValue: null });
     const audit = (await developer.ok<{ app: any }>(AUDIT, { id: app.id })).app.clientSecretAudit.map((e: any) => e.action);
     expect(audit).toEqual(['REVEAL', 'REVEAL']);
+  });
+});
+
+describe('a second rotation while an overlap runs', () => {
+  const reveal = async (appId: string) => (await developer.ok<{ revealClientSecret: any }>(REVEAL, { appId })).revealClientSecret;
+
+  it('is refused with CONFLICT / ROTATION_IN_PROGRESS naming the overlap’s end, changes nothing, and both secrets keep verifying', async () => {
+    const { app, endpoint, first } = await appWithEndpoint();
+    const rotated = (await developer.ok<{ rotateClientSecret: any }>(ROTATE, { appId: app.id, overlapHours: 24 })).rotateClientSecret;
+    endpoint.deploy([rotated.value, first.value]);
+
+    const error = await developer.error(ROTATE, { appId: app.id, overlapHours: 24 });
+    expect(error.extensions).toMatchObject({ code: 'CONFLICT', reason: 'ROTATION_IN_PROGRESS', previousValidUntil: rotated.previousValidUntil });
+    expect(error.message).toContain(rotated.previousValidUntil);
+    expect(error.message).toMatch(/finishClientSecretRotation.*overlapHours: 0/);
+    // The default overlap is refused alike.
+    expect((await developer.error(`mutation($appId: ID!) { rotateClientSecret(appId: $appId) { value } }`, { appId: app.id })).extensions).toMatchObject({
+      reason: 'ROTATION_IN_PROGRESS',
+    });
+    expect(await reveal(app.id)).toMatchObject({ value: rotated.value, previousValue: first.value, previousValidUntil: rotated.previousValidUntil });
+
+    // The next request verifies with the original secret (both headers) and the newest (webhook-signature), as documented.
+    const next = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, next.id, succeeded);
+    const request = endpoint.request(next.id, 1);
+    expect(await verifiesWith(first.value, request)).toEqual(ALL);
+    expect(await verifiesWith(rotated.value, request)).toEqual(STANDARD_ONLY);
+    // Refusals are not audited as rotations.
+    const audit = (await developer.ok<{ app: any }>(AUDIT, { id: app.id })).app.clientSecretAudit.map((e: any) => e.action);
+    expect(audit).toEqual(['REVEAL', 'ROTATE', 'REVEAL']);
+  });
+
+  it('lets one of two concurrent rotations through and refuses the other', async () => {
+    const { app, first } = await appWithEndpoint();
+    const answers = await Promise.all([1, 2].map(() => developer.request<{ rotateClientSecret: any }>(ROTATE, { appId: app.id, overlapHours: 24 })));
+    const won = answers.filter((a) => a.data?.rotateClientSecret);
+    const refused = answers.filter((a) => (a.errors?.[0]?.extensions as { reason?: string } | undefined)?.reason === 'ROTATION_IN_PROGRESS');
+    expect([won.length, refused.length]).toEqual([1, 1]);
+    expect(await reveal(app.id)).toMatchObject({ value: won[0]!.data!.rotateClientSecret.value, previousValue: first.value });
+  });
+
+  it('with overlapHours: 0 (a leak) ends every older secret at once: only the newest signs, both headers', async () => {
+    const { app, endpoint, first } = await appWithEndpoint();
+    const rotated = (await developer.ok<{ rotateClientSecret: any }>(ROTATE, { appId: app.id, overlapHours: 24 })).rotateClientSecret;
+    const leaked = (await developer.ok<{ rotateClientSecret: any }>(ROTATE, { appId: app.id, overlapHours: 0 })).rotateClientSecret;
+    expect(leaked).toMatchObject({ previousValue: null, previousValidUntil: null });
+    expect(await reveal(app.id)).toMatchObject({ value: leaked.value, previousValue: null, previousValidUntil: null });
+    endpoint.deploy(leaked.value);
+
+    const next = await emitEvent(plaza, app.id);
+    await waitForDelivery(developer, next.id, succeeded);
+    const request = endpoint.request(next.id, 1);
+    expect(request.headers['webhook-signature']).toMatch(ONE_SIGNATURE);
+    expect(await verifiesWith(leaked.value, request)).toEqual(ALL);
+    expect(await verifiesWith(rotated.value, request)).toEqual(NONE);
+    expect(await verifiesWith(first.value, request)).toEqual(NONE);
+  });
+
+  it('is allowed again once the overlap has been finished or has ended on its own', async () => {
+    const { app } = await appWithEndpoint();
+    const rotated = (await developer.ok<{ rotateClientSecret: any }>(ROTATE, { appId: app.id, overlapHours: 24 })).rotateClientSecret;
+    await developer.ok(FINISH, { appId: app.id });
+    const second = (await developer.ok<{ rotateClientSecret: any }>(ROTATE, { appId: app.id, overlapHours: 24 })).rotateClientSecret;
+    expect(second.previousValue).toBe(rotated.value);
+
+    // The overlap's end moved into the past, as the clock would move it.
+    await plaza.services.db.query(`UPDATE client_secrets SET previous_valid_until = now() - interval '1 second' WHERE app_id = $1`, [app.id]);
+    const third = (await developer.ok<{ rotateClientSecret: any }>(ROTATE, { appId: app.id, overlapHours: 1 })).rotateClientSecret;
+    expect(third.previousValue).toBe(second.value);
   });
 });

@@ -17,7 +17,7 @@ export class SecretsResolver {
   @Authorized()
   @Mutation(() => ClientSecret, {
     description:
-      'Owner only: a new client secret. During the overlap (24 h by default, 0 = at once, at most 168) webhook-signature carries both signatures and X-Platform-Signature keeps the old secret; audited',
+      'Owner only: a new client secret. During the overlap (24 h by default, 0 = at once, at most 168) webhook-signature carries both signatures and X-Platform-Signature keeps the old secret; while an overlap runs only overlapHours 0 is accepted (a leak: every older secret stops at once), anything else is CONFLICT with reason ROTATION_IN_PROGRESS; audited',
   })
   rotateClientSecret(@Args() { appId, overlapHours }: RotateClientSecretArgs, @Ctx() context: RequestContext): Promise<ClientSecret> {
     return this.secrets.rotate(requirePrincipal(context), appId, overlapHours ?? DEFAULT_OVERLAP_HOURS, context.ipAddress);

@@ -8,10 +8,17 @@ import type { Principal } from '../../platform/auth/principal.js';
 import { StoredClientSecret } from './client-secret.entity.js';
 import type { ClientSecret } from './client-secret.type.js';
 import { SecretAuditAction, SecretAuditEntry } from './secret-audit.entity.js';
+import { rotationInProgress } from './secrets.errors.js';
 import { generateClientSecret, openSecret, sealSecret } from '../../platform/secret-crypto.js';
 
 /** Audit entries shown per app; the query cost estimate counts `clientSecretAudit` by it (graphql-limits LIST_BOUNDS). */
 export const AUDIT_TRAIL_LENGTH = 100;
+
+/** When the running overlap ends, or null when none runs at `now` (an overlap ends on its own). */
+function overlapEnd(stored: StoredClientSecret, now: Date): Date | null {
+  const overlapping = stored.previousCiphertext !== null && stored.previousKeyId !== null && stored.previousValidUntil !== null && stored.previousValidUntil > now;
+  return overlapping ? stored.previousValidUntil : null;
+}
 
 export class SecretsService {
   constructor(
@@ -58,13 +65,18 @@ export class SecretsService {
   /**
    * A new secret. With an overlap the replaced one keeps signing until then (both in webhook-signature,
    * the old alone in X-Platform-Signature), so receivers move over without a failed delivery; 0 switches
-   * at once. Rotating during an overlap replaces the secret that was new; the oldest stops at once.
+   * at once. While an overlap runs only 0 is allowed (a leak: every older secret stops at once): another
+   * overlap would drop the original secret at once and put a third in X-Platform-Signature, failing
+   * every receiver that deployed [new, old] as documented.
    */
   async rotate(principal: Principal, appId: string, overlapHours: number, ipAddress: string | null): Promise<ClientSecret> {
     return this.db.transaction(async (manager) => {
       await this.assertOwner(manager, principal, appId);
+      // Locked, so of two rotations at once the second sees the first one's overlap.
       const stored = await this.lockStored(manager, appId);
       const createdAt = new Date();
+      const running = overlapEnd(stored, createdAt);
+      if (running !== null && overlapHours > 0) throw rotationInProgress(running);
       const replaced = overlapHours > 0 ? openSecret(stored, appId, this.config.encryptionKeys) : null;
       const previousValidUntil = replaced === null ? null : new Date(createdAt.getTime() + overlapHours * 3_600_000);
       const value = generateClientSecret();
@@ -95,8 +107,7 @@ export class SecretsService {
   /** Both secrets in clear; the replaced one only while its overlap runs at `now` (an overlap ends on its own). */
   private inClear(stored: StoredClientSecret, appId: string, now: Date): ClientSecret {
     const value = openSecret(stored, appId, this.config.encryptionKeys);
-    const overlapping = stored.previousCiphertext !== null && stored.previousKeyId !== null && stored.previousValidUntil !== null && stored.previousValidUntil > now;
-    if (!overlapping) return { appId, value, createdAt: stored.createdAt, previousValue: null, previousValidUntil: null };
+    if (overlapEnd(stored, now) === null) return { appId, value, createdAt: stored.createdAt, previousValue: null, previousValidUntil: null };
     const previousValue = openSecret({ keyId: stored.previousKeyId!, ciphertext: stored.previousCiphertext! }, appId, this.config.encryptionKeys);
     return { appId, value, createdAt: stored.createdAt, previousValue, previousValidUntil: stored.previousValidUntil };
   }
