@@ -41,8 +41,23 @@ export class MarketplaceService {
     return app as App & { publishedListing: NonNullable<App['publishedListing']> };
   }
 
-  private async completedPurchase(manager: EntityManager, appId: string, userId: string): Promise<Purchase | null> {
-    return manager.findOneBy(Purchase, { appId, userId, kind: PurchaseKind.PURCHASE, status: PurchaseStatus.COMPLETED });
+  /**
+   * The user's completed purchase of the app. With `lock`, its row is held (FOR SHARE) until the caller's
+   * transaction ends: a refund (FOR UPDATE on the same row) then waits for that transaction, or, if the
+   * refund came first, PostgreSQL rereads the row after it and it no longer counts as completed.
+   */
+  private async completedPurchase(manager: EntityManager, appId: string, userId: string, lock?: 'pessimistic_read'): Promise<Purchase | null> {
+    const query = manager
+      .getRepository(Purchase)
+      .createQueryBuilder('p')
+      .where('p.app_id = :appId AND p.user_id = :userId AND p.kind = :kind AND p.status = :status', {
+        appId,
+        userId,
+        kind: PurchaseKind.PURCHASE,
+        status: PurchaseStatus.COMPLETED,
+      });
+    if (lock) query.setLock(lock);
+    return query.getOne();
   }
 
   /** Runs `work` in one transaction, turning a lost race on a unique index into a clear CONFLICT. */
@@ -135,7 +150,9 @@ export class MarketplaceService {
       if (await this.hasActiveInstallation(manager, principal.userId, appId)) throw alreadyInstalled();
       let originalPurchaseId: string | null = null;
       if (app.publishedListing.pricing === Pricing.PAID) {
-        const bought = await this.completedPurchase(manager, appId, principal.userId);
+        // Locked, so a refund of it cannot commit between this read and the installation below: either
+        // the refund waits and then ends this installation too, or this install sees it refunded.
+        const bought = await this.completedPurchase(manager, appId, principal.userId, 'pessimistic_read');
         if (!bought) throw marketplaceErrors.paidApp(app.publishedListing.pricePoints);
         originalPurchaseId = bought.purchaseId;
       }
@@ -225,6 +242,8 @@ export class MarketplaceService {
       await manager.insert(PointMovement, { userId: purchase.userId, delta: purchase.pricePoints, reason: 'refund', purchaseId, actorId: admin.userId, createdAt: now });
       await manager.insert(RevenueEntry, { purchaseId, appId: purchase.appId, developerId: app.ownerId, kind: 'REFUND', ...this.ledgerAmounts(purchase, -1), createdAt: now });
       // Whichever installation is current ends, the purchase's own or a later reinstall (it remembers the purchase).
+      // A reinstall holds this purchase's row while it installs (install), so by this statement every
+      // reinstall of it has committed and is seen here, and none can begin until this transaction ends.
       await manager.query('UPDATE installations SET uninstalled_at = $4 WHERE app_id = $2 AND user_id = $3 AND original_purchase_id = $1 AND uninstalled_at IS NULL', [
         purchaseId,
         purchase.appId,
