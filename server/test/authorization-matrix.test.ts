@@ -110,12 +110,13 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     platformStats: { document: '{ platformStats { deliveriesPerMinute { start } } }', expect: ADMIN_ONLY },
     userByEmail: { document: '{ userByEmail(email: "owner@studio.test") { id } }', reveals: (f) => f.ownerId, expect: ADMIN_ONLY },
     webhookDelivery: { document: 'query($id: ID!) { webhookDelivery(id: $id) { id } }', variables: byId((f) => f.deliveryId), reveals: (f) => f.deliveryId, expect: DELIVERY_READ },
-    // plaza listen: the signed request of a delivery one may see; NOT_FOUND for anyone else, as if there were none.
+    // plaza listen: the delivery signed now (replayable at the receiver for its window), so the owner's alone;
+    // NOT_FOUND for anyone else, admins included, as if there were none.
     webhookForwardRequest: {
       document: 'query($deliveryId: ID!) { webhookForwardRequest(deliveryId: $deliveryId) { deliveryId } }',
       variables: (f) => ({ deliveryId: f.deliveryId }),
       reveals: (f) => f.deliveryId,
-      expect: DELIVERY_WRITE,
+      expect: { ...DELIVERY_WRITE, admin: 'NOT_FOUND' },
     },
     // Nothing was forwarded locally in the fixture: those who may see the delivery get an empty list (HIDDEN), anyone else NOT_FOUND.
     webhookLocalForwards: {

@@ -25,7 +25,8 @@ export class LocalForwardResolver {
   // Freshly signed requests are what redeliverWebhook can already cause to be sent, so the same scope (deliveries:write), not read.
   @Authorized(tokenScope('deliveries:write'))
   @Query(() => WebhookForwardRequest, {
-    description: 'One delivery of your apps as its receiver gets it (body and headers, signed now), for plaza listen to forward to a local URL',
+    description:
+      'One delivery of your apps as its receiver gets it (body and headers, signed now), for plaza listen to forward to a local URL; the app’s owner only (anyone else, admins included, NOT_FOUND)',
   })
   async webhookForwardRequest(@Arg('deliveryId', () => ID, { description: 'dlv_<ULID>' }) deliveryId: string, @Ctx() context: RequestContext): Promise<WebhookForwardRequest> {
     const request = await this.forwards.forwardRequest(requirePrincipal(context), deliveryId);

@@ -23,6 +23,9 @@ const INSERT_FORWARD = `INSERT INTO webhook_local_forwards (id, delivery_id, app
 /** The newest 100 forwards of a delivery, oldest first: a bound any number of listeners cannot grow (the cost estimate counts it). */
 const FORWARDS = `SELECT * FROM (SELECT * FROM webhook_local_forwards WHERE delivery_id = $1 ORDER BY created_at DESC, id DESC LIMIT 100) newest ORDER BY created_at, id`;
 
+/** The principal without the roles that open other people's apps: what it may see here is its own apps' only. */
+const asOwnerOnly = (principal: Principal): Principal => ({ ...principal, roles: new Set() });
+
 /** An hour: longer than any local receiver should take; a bigger number is a mistake, not a measurement. */
 const MAX_DURATION_MS = 3_600_000;
 const MAX_ERROR_LENGTH = 500;
@@ -82,9 +85,13 @@ export class LocalForwardService {
     return Object.entries(headers).map(([name, value]) => ({ name, value }));
   }
 
-  /** The delivery's request as its receiver gets it, signed now (so webhook-timestamp is fresh); null when `principal` may not see it. */
+  /**
+   * The delivery's request as its receiver gets it, signed now (so webhook-timestamp is fresh); null
+   * unless `principal` owns the app. Not for admins, who may read the log: a freshly signed request is
+   * one the app's receiver accepts for its whole replay window, so it is the owner's alone to ask for.
+   */
   async forwardRequest(principal: Principal, deliveryId: string): Promise<WebhookForwardRequest | null> {
-    const delivery = await this.deliveryLog.get(principal, deliveryId);
+    const delivery = await this.deliveryLog.get(asOwnerOnly(principal), deliveryId);
     if (!delivery) return null;
     const test = isTestPurchaseId(delivery.purchaseId);
     const body = delivery.payloadText;
