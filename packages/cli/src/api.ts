@@ -5,7 +5,7 @@ import type { Settings } from './config.js';
 
 interface GraphQLError {
   message: string;
-  extensions?: { code?: string; field?: string };
+  extensions?: { code?: string; field?: string; reason?: string; previousValidUntil?: string };
 }
 
 export const UNREACHABLE = (url: string) => `Cannot reach Plaza at ${url}: is it running?`;
@@ -15,6 +15,10 @@ const REFUSED = 'Your token was refused (UNAUTHENTICATED): run plaza login';
 export function describeError(error: GraphQLError): string {
   const code = error.extensions?.code;
   if (code === 'UNAUTHENTICATED') return REFUSED;
+  if (error.extensions?.reason === 'ROTATION_IN_PROGRESS') {
+    // The server's words name its GraphQL arguments; a terminal user needs the commands.
+    return `A rotation is already in progress until ${error.extensions.previousValidUntil ?? 'its overlap ends'}; finish it first (plaza secret finish --app <id>) or rotate with --overlap 0 if the secret leaked (every older secret stops at once)`;
+  }
   if (code === 'BAD_USER_INPUT' && error.extensions?.field) return `${error.message} (${error.extensions.field})`;
   return code ? `${error.message} (${code})` : error.message;
 }

@@ -5,6 +5,7 @@ import { login, logout, whoami } from './commands/account.js';
 import { DEFAULT_LIMIT, deliveries } from './commands/deliveries.js';
 import { listen, trigger } from './commands/listen.js';
 import { recover, redeliver, tail } from './commands/live.js';
+import { finishSecretRotation, rotateSecret } from './commands/secret.js';
 import { verify } from './commands/verify.js';
 import { CliError, INTERRUPTED_EXIT_CODE } from './errors.js';
 import { errorColours } from './output.js';
@@ -91,6 +92,21 @@ program
   .option('--no-wait', 'queue them and return without watching them go')
   .addOption(json())
   .action(recover);
+
+const secret = program.command('secret').description("rotate the app's client secret, which signs its webhooks");
+secret
+  .command('rotate')
+  .description('a new client secret; during the overlap the old one keeps signing beside it. While an overlap runs only --overlap 0 is accepted: finish the rotation first')
+  .requiredOption('--app <id>', 'the app')
+  .option('--overlap <hours>', 'hours the old secret keeps signing: 24 when omitted, 0 switches now (the secret leaked), at most 168')
+  .addOption(json())
+  .action(rotateSecret);
+secret
+  .command('finish')
+  .description("end a rotation's overlap now: only the new secret signs from the next attempt on")
+  .requiredOption('--app <id>', 'the app')
+  .addOption(json())
+  .action(finishSecretRotation);
 
 program
   .command('verify')
