@@ -1,6 +1,7 @@
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
+import { CHARGE_MAX_VND, maxChargeablePoints } from '../../platform/chargeable-price.js';
 import { badInput, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
@@ -50,14 +51,31 @@ export class AppService {
     private readonly preChecks: PreCheckService,
   ) {}
 
-  /** Rules that span fields or depend on configuration; single-field rules ran on the input type. */
-  private checkFields(fields: AppFields): void {
+  /**
+   * A price every purchase would refuse ("too large to charge") must not reach review: the largest one
+   * depends on POINT_VALUE_VND, so it is checked here, with the purchase's own rule (maxChargeablePoints).
+   */
+  private checkChargeable({ pricing, pricePoints }: Pick<AppFields, 'pricing' | 'pricePoints'>): void {
+    const max = maxChargeablePoints(this.config.pointValueVnd);
+    if (pricing !== Pricing.PAID || pricePoints === null || pricePoints <= max) return;
+    throw badInput(
+      'pricePoints',
+      `pricePoints must be at most ${max} points: at ${this.config.pointValueVnd} VND a point (POINT_VALUE_VND) a larger price is more than one purchase can charge (${CHARGE_MAX_VND} VND)`,
+    );
+  }
+
+  /**
+   * Rules that span fields or depend on configuration; single-field rules ran on the input type.
+   * `price: false` skips the chargeable-price rule, for an edit that sends no version to review.
+   */
+  private checkFields(fields: AppFields, options: { price: boolean } = { price: true }): void {
     if (fields.pricing === Pricing.PAID && (fields.pricePoints === null || fields.pricePoints === undefined)) {
       throw badInput('pricePoints', 'pricePoints is required for a paid app: a whole number of points greater than 0');
     }
     if (fields.pricing === Pricing.FREE && fields.pricePoints !== null && fields.pricePoints !== undefined) {
       throw badInput('pricePoints', 'pricePoints must be empty for a free app; choose PAID to set a price');
     }
+    if (options.price) this.checkChargeable(fields);
     if (fields.webhookUrl) {
       const url = new URL(fields.webhookUrl);
       if (!this.config.webhookAllowPrivateUrls) {
@@ -118,11 +136,13 @@ export class AppService {
       // Switching to FREE clears the price unless the caller said otherwise.
       if (given.pricing === Pricing.FREE && !('pricePoints' in given)) given.pricePoints = null;
       const merged: AppFields = { ...listingOf(app), webhookUrl: app.webhookUrl, webhookEvents: app.webhookEvents, ...given };
-      this.checkFields(merged);
 
       const listingChanged = LISTING_FIELDS.some((f) => merged[f] !== app[f]);
       const webhookChanged = merged.webhookUrl !== app.webhookUrl || merged.webhookEvents.join() !== app.webhookEvents.join();
       const resubmit = app.status === AppStatus.REJECTED || (app.status === AppStatus.APPROVED && listingChanged);
+      // The price is judged whenever this version waits for review; a webhook-only edit of a listed app
+      // sends nothing to review, so a price listed before POINT_VALUE_VND was raised does not block it.
+      this.checkFields(merged, { price: resubmit || listingChanged || app.status === AppStatus.PENDING_REVIEW });
       if (!listingChanged && !webhookChanged && !resubmit) return app;
 
       const now = new Date();

@@ -1,0 +1,78 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
+import type { GraphQLTestClient } from './helpers/graphql-client.js';
+import { DECIDE, SUBMIT_APP, UPDATE_APP, submitApp, validAppInput } from './helpers/factories.js';
+
+// Issue 24, item 2: a price whose VND value no purchase can charge is refused where it is set.
+const POINT_VALUE_VND = 10_000;
+const MAX_PRICE = 214_748; // floor(2,147,483,647 VND / 10,000): a purchase's amountVnd is a 32-bit Int
+
+const BUY = 'mutation($appId: ID!) { purchaseApp(appId: $appId) { amountVnd status } }';
+const CREDIT = 'mutation($userId: ID!, $points: Int!, $reason: String!) { creditPoints(userId: $userId, points: $points, reason: $reason) { points } }';
+const APP = 'query($id: ID!) { app(id: $id) { pricePoints status revision } }';
+
+let plaza: TestPlaza;
+let developer: GraphQLTestClient;
+let reviewer: GraphQLTestClient;
+let admin: GraphQLTestClient;
+
+beforeAll(async () => {
+  plaza = await startTestPlaza({ POINT_VALUE_VND: String(POINT_VALUE_VND) });
+  developer = await plaza.signIn('pricey@studio.test');
+  reviewer = await plaza.signIn(REVIEWER_EMAIL);
+  admin = await plaza.signIn(ADMIN_EMAIL);
+});
+
+const appCount = async () => Number((await plaza.services.db.query('SELECT count(*)::int AS n FROM apps'))[0].n);
+
+function expectPriceRefused(error: { message: string; extensions?: Record<string, unknown> }) {
+  expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'pricePoints' });
+  expect(error.message).toContain(`at most ${MAX_PRICE} points`);
+}
+
+describe('a price no purchase could charge', () => {
+  it('is refused at submission, naming pricePoints and the largest price allowed, and nothing is recorded', async () => {
+    const before = await appCount();
+    for (const pricePoints of [1_000_000, MAX_PRICE + 1]) {
+      const error = await developer.error(SUBMIT_APP, { input: validAppInput({ pricing: 'PAID', pricePoints }) });
+      expectPriceRefused(error);
+    }
+    expect(await appCount()).toBe(before);
+  });
+
+  it('the largest price allowed passes review and can be bought', async () => {
+    const app = await submitApp(developer, { pricing: 'PAID', pricePoints: MAX_PRICE });
+    await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+    const buyer = await plaza.signIn('rich@users.test');
+    await admin.ok(CREDIT, { userId: buyer.userId, points: MAX_PRICE, reason: 'price limit test' });
+    const { purchaseApp } = await buyer.ok<{ purchaseApp: { amountVnd: number; status: string } }>(BUY, { appId: app.id });
+    expect(purchaseApp).toEqual({ amountVnd: MAX_PRICE * POINT_VALUE_VND, status: 'COMPLETED' });
+  });
+
+  it('is refused when an approved app is edited to it, and the app stays as it was', async () => {
+    const app = await submitApp(developer, { pricing: 'PAID', pricePoints: 50 });
+    await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+    const before = await developer.ok(APP, { id: app.id });
+    expectPriceRefused(await developer.error(UPDATE_APP, { id: app.id, input: { pricePoints: MAX_PRICE + 1 } }));
+    expectPriceRefused(await developer.error(UPDATE_APP, { id: app.id, input: { pricing: 'PAID', pricePoints: 1_000_000 } }));
+    expect(await developer.ok(APP, { id: app.id })).toEqual(before);
+
+    // A webhook-only edit sends nothing to review, so a price listed before POINT_VALUE_VND was raised does not block it.
+    await plaza.services.db.query('UPDATE apps SET price_points = 1000000 WHERE id = $1', [app.id]);
+    const { updateApp } = await developer.ok<{ updateApp: { status: string } }>(UPDATE_APP, { id: app.id, input: { webhookUrl: 'https://hooks.example.com/plaza' } });
+    expect(updateApp.status).toBe('APPROVED');
+  });
+
+  it('is refused on resubmission of a rejected app that still carries it (a price set under a smaller POINT_VALUE_VND)', async () => {
+    const app = await submitApp(developer, { pricing: 'PAID', pricePoints: 50 });
+    await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'REJECTED', reasons: ['INVALID_ICON'] } });
+    // What an app priced while one point was worth 1,000 VND holds after the operator raised it to 10,000.
+    await plaza.services.db.query('UPDATE apps SET price_points = 1000000 WHERE id = $1', [app.id]);
+    const before = await developer.ok(APP, { id: app.id });
+    expectPriceRefused(await developer.error(UPDATE_APP, { id: app.id, input: { name: 'Quiz Time, fixed icon' } }));
+    expect(await developer.ok(APP, { id: app.id })).toEqual(before);
+    // Lowering the price is the way out.
+    const { updateApp } = await developer.ok<{ updateApp: { status: string; pricePoints: number } }>(UPDATE_APP, { id: app.id, input: { pricePoints: MAX_PRICE } });
+    expect(updateApp).toMatchObject({ status: 'PENDING_REVIEW', pricePoints: MAX_PRICE });
+  });
+});
