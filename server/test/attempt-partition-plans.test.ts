@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS } from '../src/modules/webhooks/attempt-retention.js';
 import { rollUp } from '../src/modules/webhooks/delivery/attempt-rollup.js';
-import { ATTEMPTS_OF_DELIVERIES, CLAIM_DUE_DELIVERIES, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import { ATTEMPTS_OF_DELIVERIES, CLAIM_DUE_DELIVERIES, DELIVERY_WITH_ATTEMPTS, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { newWebhookId } from '../src/platform/ids.js';
 import { ensurePartitions, PARTITION_SPAN_MS } from '../src/platform/time-partitions.js';
 import { submitApp } from './helpers/factories.js';
@@ -130,6 +130,20 @@ describe('attempts partitioned by time', () => {
       );
       expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
       expect(headers.read.size, 'header partitions read').toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('reads one delivery with its attempts (webhookDelivery) from the partitions holding them alone, planned once or per call', async () => {
+    const id = byDay.at(-3)![7]!;
+    for (const generic of [false, true]) {
+      const explained = await explain(DELIVERY_WITH_ATTEMPTS, [id], generic);
+      const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
+      const headers = partitionsOf(explained.Plan, 'webhook_request_headers');
+      console.log(
+        `DELIVERY_WITH_ATTEMPTS ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}, headers read ${headers.read.size}/${headers.planned.size}`,
+      );
+      expect(attempts.read.size, 'attempt partitions read').toBe(1);
+      expect(headers.read.size, 'header partitions read').toBeLessThanOrEqual(1);
     }
   });
 

@@ -12,6 +12,7 @@ import {
   CLOSE_ABANDONED_ATTEMPTS,
   COUNT_UNCLAIMED_DUE,
   COUNT_UNRECOVERABLE,
+  DELIVERY_WITH_ATTEMPTS,
   QUEUE_RECOVERY,
   RECORD_MANUAL_ATTEMPT,
   RESERVE_MANUAL_ATTEMPT,
@@ -21,7 +22,7 @@ import {
   type UpdatedRow,
 } from './delivery/delivery-queries.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
-import { readAttempts } from './delivery/attempt-reads.js';
+import { readAttempts, toAttempt } from './delivery/attempt-reads.js';
 import { rollUp, ROLL_UP_ALONE } from './delivery/attempt-rollup.js';
 import type { WebhookRecovery } from './webhook-recovery.type.js';
 import { deliveryUpdate, publishDeliveryUpdates } from './delivery-updates.js';
@@ -149,12 +150,19 @@ export class DeliveryLogService {
     return toConnection(rows.map(toDelivery), page, (d) => [d.id]);
   }
 
+  /** The delivery with its attempts, as of one moment (DELIVERY_WITH_ATTEMPTS). */
   async get(principal: Principal, id: string): Promise<WebhookDelivery | null> {
-    const [row] = await this.db.query('SELECT d.*, a.owner_id FROM webhook_deliveries d JOIN apps a ON a.id = d.app_id WHERE d.id = $1', [id]);
+    const rows = await queryPrepared<LogPageRow & { owner_id: string; attempt_number: number | null }>(this.db.manager, 'plaza_delivery_with_attempts', DELIVERY_WITH_ATTEMPTS, [
+      id,
+    ]);
+    const [row] = rows;
     if (!row || (row.owner_id !== principal.userId && !seesEveryApp(principal))) return null;
-    // A delivery whose body passed WEBHOOK_BODY_RETENTION is still shown, without it (payload null).
+    // A delivery whose body passed WEBHOOK_BODY_RETENTION is still shown, without it (payload null). The body never
+    // changes while kept, so reading it apart from the snapshot shows nothing out of step.
     const bodies = await this.bodiesOf([row.event_id]);
-    return toDelivery({ ...row, payload: bodies.get(row.event_id) ?? null });
+    const delivery = toDelivery({ ...row, payload: bodies.get(row.event_id) ?? null });
+    delivery.attemptList = row.attempt_number === null ? [] : rows.map((attempt) => toAttempt(attempt, 'attempt_'));
+    return delivery;
   }
 
   /** The bodies of events `eventIds` still kept, by their ids (EVENT_BODIES: why not a join). */

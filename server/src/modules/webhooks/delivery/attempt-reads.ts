@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DeliveryAttempt } from '../delivery-attempt.entity.js';
 import { ATTEMPTS_OF_DELIVERIES } from './delivery-queries.js';
 
-/** A row of ATTEMPTS_OF_DELIVERIES. */
+/** A row of ATTEMPTS_OF_DELIVERIES (its columns: ATTEMPT_COLUMNS). */
 interface AttemptRow {
   delivery_id: string;
   number: number;
@@ -20,19 +20,23 @@ interface AttemptRow {
 /** The attempts of these deliveries, oldest first per delivery, with the request headers as sent (shared and own composed). */
 export async function readAttempts(db: DataSource, deliveryIds: string[]): Promise<DeliveryAttempt[]> {
   const rows: AttemptRow[] = await db.query(ATTEMPTS_OF_DELIVERIES, [deliveryIds]);
-  return rows.map((row) =>
-    Object.assign(new DeliveryAttempt(), {
-      deliveryId: row.delivery_id,
-      number: row.number,
-      trigger: row.trigger,
-      startedAt: row.started_at,
-      durationMsOrNull: row.duration_ms,
-      statusCode: row.status_code,
-      error: row.error,
-      responseBodyExcerpt: row.response_body_excerpt,
-      url: row.url,
-      finished: row.finished,
-      requestHeaders: row.request_headers,
-    }),
-  );
+  return rows.map((row) => toAttempt(row));
+}
+
+/** An attempt from a row holding ATTEMPT_COLUMNS, each named `prefix` + its name (DELIVERY_WITH_ATTEMPTS: `attempt_`). */
+export function toAttempt(row: object, prefix = ''): DeliveryAttempt {
+  const column = <K extends keyof AttemptRow>(name: K) => (row as Record<string, unknown>)[`${prefix}${name}`] as AttemptRow[K];
+  return Object.assign(new DeliveryAttempt(), {
+    deliveryId: column('delivery_id'),
+    number: column('number'),
+    trigger: column('trigger'),
+    startedAt: column('started_at'),
+    durationMsOrNull: column('duration_ms'),
+    statusCode: column('status_code'),
+    error: column('error'),
+    responseBodyExcerpt: column('response_body_excerpt'),
+    url: column('url'),
+    finished: column('finished'),
+    requestHeaders: column('request_headers'),
+  });
 }

@@ -462,14 +462,49 @@ export const RECORD_MANUAL_ATTEMPT = `WITH delivery AS (
  */
 const EVENT_TYPE_OF = (h: string) => `(SELECT d.event_type FROM webhook_deliveries d WHERE d.id = ${h}.delivery_id)`;
 
-/** The attempts of deliveries $1 (ids), oldest first per delivery, with their headers as sent. */
-export const ATTEMPTS_OF_DELIVERIES = `SELECT a.delivery_id, a.number, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, a.response_body_excerpt,
+/**
+ * The attempts of the deliveries whose id `matches` (a condition on a delivery id column), oldest first per
+ * delivery, with their headers as sent.
+ */
+const attemptsOf = (
+  matches: (column: string) => string,
+) => `SELECT a.delivery_id, a.number, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, a.response_body_excerpt,
               ${urlAsSent('a', 'h')} AS url, a.finished,
               ${headersAsSent(keptHeaders('a.request_headers', 'a.request_signature'), storedShared('h.headers', 'h.body_signature', EVENT_TYPE_OF('h')), 'a.delivery_id', 'a.number', 'a.started_at')} AS request_headers
          FROM webhook_attempts a LEFT JOIN webhook_request_headers h
-              ON h.delivery_id = a.delivery_id AND h.delivery_id = ANY($1::text[]) AND ${WITHIN_IDS_OF('h.delivery_id', 'x', 'unnest($1::text[]) x')}
-        WHERE a.delivery_id = ANY($1::text[]) AND ${WITHIN_IDS_OF('a.delivery_id', 'x', 'unnest($1::text[]) x')}
+              ON h.delivery_id = a.delivery_id AND ${matches('h.delivery_id')}
+        WHERE ${matches('a.delivery_id')}
         ORDER BY a.delivery_id, a.number`;
+
+/** The columns of an attempt as attemptsOf reads it. */
+const ATTEMPT_COLUMNS = [
+  'delivery_id',
+  'number',
+  'trigger',
+  'started_at',
+  'duration_ms',
+  'status_code',
+  'error',
+  'response_body_excerpt',
+  'url',
+  'finished',
+  'request_headers',
+] as const;
+
+/** The attempts of deliveries $1 (ids), oldest first per delivery, with their headers as sent. */
+export const ATTEMPTS_OF_DELIVERIES = attemptsOf((column) => `${column} = ANY($1::text[]) AND ${WITHIN_IDS_OF(column, 'x', 'unnest($1::text[]) x')}`);
+
+/**
+ * Delivery $1 with its app's owner, and its attempts (oldest first) as columns prefixed `attempt_`: one row
+ * per attempt, one with null attempt columns when it has none. One statement, so one snapshot: read apart,
+ * a result committed between the two reads showed a finished attempt beside the status before it. One id,
+ * so `= $1` lets PostgreSQL prune the partitions, planning or (prepared) starting the statement.
+ */
+export const DELIVERY_WITH_ATTEMPTS = `SELECT d.*, ap.owner_id, ${ATTEMPT_COLUMNS.map((column) => `a.${column} AS attempt_${column}`).join(', ')}
+         FROM webhook_deliveries d JOIN apps ap ON ap.id = d.app_id
+         LEFT JOIN (${attemptsOf((column) => `${column} = $1`)}) a ON true
+        WHERE d.id = $1
+        ORDER BY a.number`;
 
 /** After a manual attempt of delivery $1: success ($2) settles it; a failure leaves status and schedule as they were. */
 export const SETTLE_AFTER_MANUAL_ATTEMPT = `UPDATE webhook_deliveries
