@@ -241,6 +241,8 @@ const en = {
   'secret.previousUntil': 'Still signs until {until}: X-Platform-Signature uses it alone, webhook-signature carries it second.',
   'secret.finish': 'Finish rotation now',
   'secret.finished': 'Rotation finished: only the new secret signs webhooks now.',
+  'secret.rotationInProgress':
+    'A rotation is already in progress until {until}: finish it first (reveal the secret with the key button, then “Finish rotation now”), or rotate with “No time: switch now” if the secret has leaked.',
   'tokens.heading': 'API tokens',
   'tokens.create': 'Create a token',
   'tokens.name': 'Token name',
@@ -773,6 +775,8 @@ const vi: Record<MessageKey, string> = {
   'secret.previousUntil': 'Vẫn ký tới {until}: X-Platform-Signature chỉ dùng secret này, webhook-signature mang nó ở vị trí thứ hai.',
   'secret.finish': 'Kết thúc đổi secret ngay',
   'secret.finished': 'Đã kết thúc đổi secret: từ giờ chỉ secret mới ký webhook.',
+  'secret.rotationInProgress':
+    'Đang có một lần đổi secret chưa kết thúc (tới {until}): hãy kết thúc nó trước (hiện secret bằng nút chìa khóa, rồi “Kết thúc đổi secret ngay”), hoặc đổi với “Không: chuyển ngay” nếu secret đã bị lộ.',
   'tokens.heading': 'Mã API',
   'tokens.create': 'Tạo mã',
   'tokens.name': 'Tên mã',

@@ -6,7 +6,7 @@ export type ErrorCode = 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USE
 
 export interface FakeGraphqlError {
   message: string;
-  extensions: { code: ErrorCode; field?: string; reason?: string };
+  extensions: { code: ErrorCode; field?: string; reason?: string; previousValidUntil?: string };
 }
 
 type UnionToIntersection<U> = (U extends unknown ? (spread: U) => void : never) extends (spread: infer I) => void ? I : never;

@@ -6,6 +6,7 @@ import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../te
 import { graphqlResponder, respond, type GraphqlCall, type Wire } from '../../test-support/graphql-responder';
 import { settled } from '../../test-support/settled';
 import { localeFormat } from '../../i18n/dates';
+import { LocaleProvider } from '../../i18n/i18n';
 
 const formatDateTime = localeFormat('en').dateTime;
 import type { ClientSecretFieldsFragment } from '../../gql/graphql';
@@ -130,5 +131,52 @@ describe('client secret', () => {
     expect(calls).toEqual([{ operationName: 'RotateClientSecret', variables: { appId: 'app_1', overlapHours: 0 } }]);
     expect(screen.queryByRole('group', { name: 'Previous secret' })).toBeNull();
     expect(screen.getByText('The secret was rotated. Update your server with the new one.').getAttribute('role')).toBe('status');
+  });
+
+  it.each([
+    [
+      'en',
+      'Rotate secret…',
+      'Rotate now',
+      /^A rotation is already in progress until (.+): finish it first \(reveal the secret with the key button, then “Finish rotation now”\), or rotate with “No time: switch now” if the secret has leaked\.$/,
+    ],
+    [
+      'vi',
+      'Đổi secret…',
+      'Đổi ngay',
+      /^Đang có một lần đổi secret chưa kết thúc \(tới (.+)\): hãy kết thúc nó trước \(hiện secret bằng nút chìa khóa, rồi “Kết thúc đổi secret ngay”\), hoặc đổi với “Không: chuyển ngay” nếu secret đã bị lộ\.$/,
+    ],
+  ] as const)('says in plain words (%s) why a rotation during another one’s overlap is refused, and until when', async (locale, rotate, rotateNow, expected) => {
+    cleanup();
+    server.respondWith(
+      graphqlResponder(
+        [
+          respond(RotateClientSecretMutation, {
+            data: null,
+            errors: [
+              {
+                message: `A rotation of this client secret is already in progress until ${OVERLAP_ENDS}: finish it first (finishClientSecretRotation), or rotate with overlapHours: 0 if the secret leaked`,
+                extensions: { code: 'CONFLICT', reason: 'ROTATION_IN_PROGRESS', previousValidUntil: OVERLAP_ENDS },
+              },
+            ],
+          }),
+        ],
+        calls,
+      ),
+    );
+    render(
+      <ApolloProvider client={createApolloClient()}>
+        <LocaleProvider locale={locale}>
+          <ClientSecretPanel appId="app_1" />
+        </LocaleProvider>
+      </ApolloProvider>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: rotate }));
+    fireEvent.click(screen.getByRole('button', { name: rotateNow }));
+
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toMatch(expected);
+    expect(expected.exec(alert.textContent ?? '')?.[1]).toBe(localeFormat(locale).dateTime(OVERLAP_ENDS));
+    expect(shownSecret()).toMatch(/^•+$/);
   });
 });

@@ -1,3 +1,4 @@
+import { CombinedGraphQLErrors } from '@apollo/client/errors';
 import { useMutation } from '@apollo/client/react';
 import { useId, useState } from 'react';
 import { useFragment as readFragment, type FragmentType } from '../../gql';
@@ -17,6 +18,15 @@ interface ShownSecret {
   value: string;
   previousValue: string | null;
   previousValidUntil: string | null;
+}
+
+/**
+ * When a rotation was refused because another one's overlap runs (ROTATION_IN_PROGRESS), the overlap's
+ * end; the server's message names its GraphQL arguments, so the panel says it in the portal's words.
+ */
+function rotationInProgressUntil(error: unknown): string | null {
+  const extensions = CombinedGraphQLErrors.is(error) ? error.errors[0]?.extensions : undefined;
+  return extensions?.reason === 'ROTATION_IN_PROGRESS' && typeof extensions.previousValidUntil === 'string' ? extensions.previousValidUntil : null;
 }
 
 /** Each reveal is audited by the server, so the secret is fetched only when asked for, never on page load. */
@@ -45,7 +55,8 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
       setSecret(shown);
       setNotice(afterwards(shown));
     } catch (err) {
-      setProblem(serverProblem(err).message);
+      const until = rotationInProgressUntil(err);
+      setProblem(until ? t('secret.rotationInProgress', { until: format.dateTime(until) }) : serverProblem(err).message);
     }
   }
 
