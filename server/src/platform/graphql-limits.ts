@@ -24,6 +24,7 @@ import {
   visit,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE } from './connection.js';
+import { introspectionPricer } from './introspection-cost.js';
 import { ErrorCode, PlazaError } from './errors.js';
 
 /**
@@ -38,7 +39,11 @@ export const GRAPHQL_LIMITS = {
   maxAliases: 30,
   /** Lexical tokens in one document, checked while parsing so a huge document costs little. */
   maxTokens: 5_000,
-  /** Estimated cost: 1 per field, and a list field's selection counted once per item it may return. */
+  /**
+   * Estimated cost: 1 per field, and a list field's selection counted once per item it may return.
+   * GraphiQL's introspection of the whole schema answers about 6,000 fields (75 types), each costing 1:
+   * introspection-cost.test.ts fails when the schema outgrows this.
+   */
   maxCost: 10_000,
 } as const;
 
@@ -187,12 +192,13 @@ export function listBoundOf(schema: GraphQLSchema, coordinate: string): number |
  */
 function assertCostWithinLimit(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null): void {
   // Keyed by the variables as sent: the coerced values the estimate prices follow from them and the document.
-  const cost = remembered(costs, schema, document, `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`, () =>
-    estimateCost(schema, document, variables ?? {}, operationName ?? undefined),
+  const { cost, introspects } = remembered(costs, schema, document, `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`, () =>
+    priceOperation(schema, document, variables ?? {}, operationName ?? undefined),
   );
   if (cost > GRAPHQL_LIMITS.maxCost) {
-    const shown = cost >= COST_CEILING ? `${COST_CEILING} or more` : String(cost);
-    throw tooMuch(`The query would cost ${shown}; at most ${GRAPHQL_LIMITS.maxCost} is allowed (ask for smaller pages or fewer fields)`, 'QUERY_TOO_COMPLEX');
+    const shown = cost >= COST_CEILING ? `more than ${GRAPHQL_LIMITS.maxCost}` : String(cost);
+    const advice = introspects ? 'introspection costs 1 for every field it would answer: ask for the schema once' : 'ask for smaller pages or fewer fields';
+    throw tooMuch(`The query would cost ${shown}; at most ${GRAPHQL_LIMITS.maxCost} is allowed (${advice})`, 'QUERY_TOO_COMPLEX');
   }
 }
 
@@ -201,13 +207,13 @@ function assertCostWithinLimit(schema: GraphQLSchema, document: DocumentNode, va
  * document (its literals) or on it and short variables (its cost) is worked out once per document and
  * kept with it. Walking the document again cost the Webhook Logs page about 50 µs of its 1 ms of server CPU.
  */
-const costs = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, number>>>();
+const costs = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, Price>>>();
 /** Variables longer than this (inputs, not page sizes) are not kept as keys: priced again each time. */
 const REMEMBERED_KEY_CHARS = 256;
 /** Distinct variable sets kept per document; past it the list starts again. */
 const REMEMBERED_PER_DOCUMENT = 64;
 
-function remembered(kept: typeof costs, schema: GraphQLSchema, document: DocumentNode, key: string, compute: () => number): number {
+function remembered(kept: typeof costs, schema: GraphQLSchema, document: DocumentNode, key: string, compute: () => Price): Price {
   if (key.length > REMEMBERED_KEY_CHARS) return compute();
   let bySchema = kept.get(schema);
   if (!bySchema) kept.set(schema, (bySchema = new WeakMap()));
@@ -225,22 +231,40 @@ function remembered(kept: typeof costs, schema: GraphQLSchema, document: Documen
 /** Documents whose literals hold no NUL (checked once: a document's literals never change). */
 const documentsWithoutNul = new WeakSet<DocumentNode>();
 
+/**
+ * Steps (fields, spreads, inline fragments) the introspection walks of one document may take: twice
+ * the cost limit, as each answered field costs 1. GraphiQL's full introspection takes about 8,000.
+ */
+const INTROSPECTION_STEPS = 2 * GRAPHQL_LIMITS.maxCost;
+
 /** Estimates stop growing here: a document of fragments spread twice over can be priced at 2^1000. */
 const COST_CEILING = Number.MAX_SAFE_INTEGER;
+
+/** An operation's estimated cost, and whether introspection is part of it (the refusal then says what that costs). */
+interface Price {
+  cost: number;
+  introspects: boolean;
+}
 
 /**
  * 1 per field (or the `complexity` a type-graphql field declares), and a list's selection counted
  * once per item it may return: a paged field (one with a `first` argument) by its `first` or `last`, any other
- * list by its bound (`LIST_BOUNDS`). Each fragment is priced once per document and its price reused
+ * list by its bound (`LIST_BOUNDS`). Introspection (`__schema`, `__type`) costs 1 for every field it
+ * would answer, counted on the schema itself (introspection-cost.ts). Variables are priced as coerced,
+ * defaults included. Each fragment is priced once per document and its price reused
  * at every spread (variables and @skip/@include are fixed for the whole operation, and a fragment's
  * type condition fixes its fields), so pricing is linear in the document's size. Written here rather
  * than taken from graphql-query-complexity, whose ESM build loads graphql's CommonJS files: a second
  * graphql instance that breaks the schema outside the test runner.
  */
 export function estimateCost(schema: GraphQLSchema, document: DocumentNode, sent: Record<string, unknown>, operationName?: string): number {
+  return priceOperation(schema, document, sent, operationName).cost;
+}
+
+function priceOperation(schema: GraphQLSchema, document: DocumentNode, sent: Record<string, unknown>, operationName?: string): Price {
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
-  if (!operation || !root) return 0;
+  if (!operation || !root) return { cost: 0, introspects: false };
   // Priced with the values the operation runs with: `$n: Int = 100` sent without n is 100, not a default page.
   // Variables that do not coerce are refused before anything runs, so what was sent prices them.
   const variables = getVariableValues(schema, operation.variableDefinitions ?? [], sent).coerced ?? sent;
@@ -274,12 +298,19 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, sent
   };
   const add = (a: number, b: number) => Math.min(a + b, COST_CEILING);
 
-  // Introspection's types are not the schema's own (a fragment on __Type reaches them too): each field there costs 1.
+  const fragments = fragmentsOf(document);
+  const introspection = introspectionPricer(schema, fragments, variables, included, { maxSteps: INTROSPECTION_STEPS, maxFields: GRAPHQL_LIMITS.maxCost });
+  const queryType = schema.getQueryType();
+
+  // Introspection's types are not the schema's own: below `__schema`/`__type` the pricer counts what they answer.
   const costOf = (selectionSet: SelectionSetNode, parent: GraphQLNamedType | undefined): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
       if (!included(selection)) continue;
-      if (selection.kind === Kind.FIELD) {
+      const introspected = selection.kind === Kind.FIELD && parent === queryType ? introspection.costOf(selection) : undefined;
+      if (introspected !== undefined) {
+        total = add(total, Math.min(introspected, COST_CEILING));
+      } else if (selection.kind === Kind.FIELD) {
         const owner = parent && (isObjectType(parent) || isInterfaceType(parent)) && !isIntrospectionType(parent) ? parent : undefined;
         const definition = owner?.getFields()[selection.name.value];
         const children = selection.selectionSet ? costOf(selection.selectionSet, definition && getNamedType(definition.type)) : 0;
@@ -293,8 +324,9 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, sent
     }
     return total;
   };
-  const fragmentCost = memoisedByFragment(fragmentsOf(document), (fragment) => costOf(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? undefined), 0);
-  return costOf(operation.selectionSet, root);
+  const fragmentCost = memoisedByFragment(fragments, (fragment) => costOf(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? undefined), 0);
+  const cost = costOf(operation.selectionSet, root);
+  return { cost, introspects: introspection.asked };
 }
 
 /**
