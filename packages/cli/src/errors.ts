@@ -10,3 +10,6 @@ export class CliError extends Error {
 
 /** Exit code of a run the user stopped (Ctrl-C at a prompt), as shells report SIGINT. */
 export const INTERRUPTED_EXIT_CODE = 130;
+
+/** Exit code of a command that ran, but deliveries it sent or waited for did not succeed (the contract's 3). */
+export const DELIVERY_FAILED_EXIT_CODE = 3;

@@ -1,10 +1,11 @@
 import type { Client } from 'graphql-ws';
 import { describeError, PlazaApi, requireOwnApp } from '../api.js';
 import { loadSettings } from '../config.js';
-import { CliError } from '../errors.js';
+import { CliError, DELIVERY_FAILED_EXIT_CODE } from '../errors.js';
 import { colours, paintStatus, printJson, progress } from '../output.js';
 import { parseTime } from '../parse.js';
 import { lastAttempt, type Delivery } from './deliveries.js';
+import { RecoveryOutcomes, type Attempt } from './recovery-outcomes.js';
 
 const LIVE_FIELDS = `id appId eventName status attemptCount purchaseId heldReason createdAt updatedAt nextAttemptAt
   attempts { number trigger outcome statusCode error durationMs finished startedAt }`;
@@ -90,8 +91,20 @@ export async function redeliver(deliveryId: string, options: { json?: boolean })
     spinner.stop();
     throw error;
   }
+  // Ours is the newest MANUAL attempt: the answer is read once it is recorded, and a scheduled one may follow it.
+  const ours = [...delivery.attempts].reverse().find((a) => a.trigger === 'MANUAL');
+  const sent = ours ? attemptOutcome(ours) : lastAttempt(delivery);
+  if (ours?.outcome !== 'SUCCEEDED') process.exitCode = DELIVERY_FAILED_EXIT_CODE;
   if (options.json) return void (spinner.stop(), printJson(delivery));
-  spinner.success(`Sent ${delivery.id} again (attempt ${delivery.attemptCount}): ${delivery.status}, ${lastAttempt(delivery)}`);
+  const line = `Sent ${delivery.id} again (attempt ${ours?.number ?? delivery.attemptCount}): ${ours?.outcome ?? delivery.status}, ${sent}`;
+  if (ours?.outcome === 'SUCCEEDED') spinner.success(line);
+  else spinner.error(line);
+}
+
+/** What one attempt did, in a few characters: "200 31ms", "timeout". */
+function attemptOutcome(attempt: Attempt): string {
+  if (!attempt.finished) return 'in flight';
+  return attempt.statusCode !== null ? `${attempt.statusCode} ${attempt.durationMs}ms` : (attempt.error ?? attempt.outcome).slice(0, 40);
 }
 
 interface Recovery {
@@ -102,33 +115,67 @@ interface Recovery {
   deliveriesSkipped: number;
 }
 
+const FAILED_SINCE = `query($first: Int!, $after: String, $filter: WebhookDeliveryFilter) {
+  webhookDeliveries(first: $first, after: $after, filter: $filter) { edges { node { id attemptCount payloadKept } } pageInfo { hasNextPage endCursor } }
+}`;
+/** Deliveries re-read at once when live updates are quiet, and how quiet (ms) before they are. */
+const RE_READ_BATCH = 10;
+const QUIET_MS = 2000;
+
+/** The attempt count of each FAILED delivery of the app since then that recovery can send, before it is asked to. */
+async function countsBefore(api: PlazaApi, appId: string, since: Date): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  let after: string | null = null;
+  for (;;) {
+    const page: {
+      webhookDeliveries: { edges: { node: { id: string; attemptCount: number; payloadKept: boolean } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+    } = await api.request(FAILED_SINCE, { first: 100, after, filter: { appId, status: 'FAILED', since: since.toISOString() } });
+    for (const { node } of page.webhookDeliveries.edges) if (node.payloadKept) counts.set(node.id, node.attemptCount);
+    if (!page.webhookDeliveries.pageInfo.hasNextPage || !page.webhookDeliveries.pageInfo.endCursor) return counts;
+    after = page.webhookDeliveries.pageInfo.endCursor;
+  }
+}
+
+/** Deliveries `ids` as they are now (one snapshot each), in one request. */
+async function readNow(api: PlazaApi, ids: string[]): Promise<Delivery[]> {
+  const query = `query(${ids.map((_, i) => `$i${i}: ID!`).join(', ')}) { ${ids.map((_, i) => `d${i}: webhookDelivery(id: $i${i}) { ${LIVE_FIELDS} }`).join(' ')} }`;
+  const data = await api.request<Record<string, Delivery | null>>(query, Object.fromEntries(ids.map((id, i) => [`i${i}`, id])));
+  return Object.values(data).filter((d): d is Delivery => d !== null);
+}
+
 export async function recover(options: { app: string; since: string; wait: boolean; json?: boolean }): Promise<void> {
   const since = parseTime('--since', options.since);
   if (since.getTime() > Date.now()) throw new CliError(`--since must not be in the future (${since.toISOString()})`);
   const api = new PlazaApi(await loadSettings());
   await requireOwnApp(api, options.app);
   // Subscribe before asking, so no attempt of the recovery can finish unseen.
-  const finished = new Map<string, Delivery>();
   let connected: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (connected = resolve));
   let check: () => void = () => undefined;
   let failure: CliError | undefined;
+  let watch: RecoveryOutcomes | undefined;
+  const early: Delivery[] = [];
+  let lastProgress = Date.now();
   const client = options.wait ? api.websocket({ onConnected: () => connected() }) : undefined;
   const stop = client
     ? subscribeUpdates(
         client,
         options.app,
         (d) => {
-          const last = d.attempts[d.attempts.length - 1];
-          if (last?.trigger === 'MANUAL' && last.finished) finished.set(d.id, d);
+          // Updates before the counts are read are kept for then: one may queue a delivery failed meanwhile.
+          if (!watch) return void early.push(d);
+          if (watch.see(d)) lastProgress = Date.now();
           check();
         },
         (error) => ((failure = error), check()),
       )
     : () => undefined;
   const spinner = progress(`Queueing failed deliveries of ${options.app} since ${since.toISOString()}`, options.json);
+  let reReads: NodeJS.Timeout | undefined;
   try {
     if (client) await ready;
+    // What each delivery had before this command, so the attempt it causes is told from older ones.
+    const counts = client ? await countsBefore(api, options.app, since) : new Map<string, number>();
     const { recoverWebhookDeliveries: recovery } = await api.request<{ recoverWebhookDeliveries: Recovery }>(
       `mutation($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { appId since deliveriesQueued deliveriesSkipped } }`,
       { appId: options.app, since: since.toISOString() },
@@ -140,15 +187,25 @@ export async function recover(options: { app: string; since: string; wait: boole
       spinner.success(`${recovery.deliveriesQueued} failed deliveries queued to send again${client ? '' : ' (plaza tail shows them go)'}`);
       return;
     }
+    const outcomes = (watch = new RecoveryOutcomes(counts));
+    early.splice(0).forEach((d) => outcomes.see(d));
     const total = recovery.deliveriesQueued;
-    const summary = () => {
-      const ok = [...finished.values()].filter((d) => d.status === 'SUCCEEDED').length;
-      return `${finished.size}/${total} sent: ${ok} succeeded, ${finished.size - ok} failed`;
-    };
+    const summary = () => `${outcomes.outcomes.size}/${total} sent: ${outcomes.succeeded} succeeded, ${outcomes.failed} failed`;
+    // Live updates are the fast path; when they go quiet (a reconnection, or an update published before the
+    // subscription was live), the deliveries still waited for are read as they are.
+    let reading = false;
+    reReads = setInterval(() => {
+      if (reading || Date.now() - lastProgress < QUIET_MS) return;
+      reading = true;
+      readNow(api, outcomes.pending().slice(0, RE_READ_BATCH))
+        .then((now) => now.forEach((d) => outcomes.see(d) && (lastProgress = Date.now())))
+        .catch(() => undefined)
+        .finally(() => ((reading = false), check()));
+    }, QUIET_MS / 2);
     await new Promise<void>((resolve) => {
       check = () => {
         spinner.update(`Recovering ${options.app}: ${summary()}`);
-        if (finished.size >= total || failure) resolve();
+        if (outcomes.outcomes.size >= total || failure) resolve();
       };
       process.once('SIGINT', () => ((failure = new CliError(`Stopped watching; the recovery goes on in Plaza (${summary()})`, 0)), resolve()));
       check();
@@ -159,12 +216,15 @@ export async function recover(options: { app: string; since: string; wait: boole
       return;
     }
     if (failure) throw failure;
-    spinner.success(`Recovered ${options.app}: ${summary()}`);
-    if (options.json) [...finished.values()].forEach(printJson);
+    if (options.json) outcomes.outcomes.forEach((outcome) => printJson(outcome));
+    if (outcomes.failed === 0) return void spinner.success(`Recovered ${options.app}: ${summary()}`);
+    spinner.error(`Recovered ${options.app}: ${summary()}`);
+    process.exitCode = DELIVERY_FAILED_EXIT_CODE;
   } catch (error) {
     spinner.stop();
     throw error;
   } finally {
+    clearInterval(reReads);
     stop();
     await client?.dispose();
   }
