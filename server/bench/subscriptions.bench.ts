@@ -90,6 +90,8 @@ export async function subscriptionsBenchmark(size: 'tiny' | 'full'): Promise<Sub
           SECRET_ENCRYPTION_KEY: benchKey,
           WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
           WEB_DIST_DIR: '/nonexistent',
+          // Every subscriber is one account's socket here (one audience, the fan-out this measures), past its default 20.
+          WEBSOCKETS_PER_ACCOUNT: String(subscriberCount),
         },
         { nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] },
       );

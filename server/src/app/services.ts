@@ -20,6 +20,7 @@ import { InsightsService } from '../modules/insights/insights.service.js';
 import type { PostgresPubSub } from '../platform/pubsub.js';
 import { Readiness } from '../platform/readiness.js';
 import { databasePool } from '../platform/database.js';
+import { SubscriptionLimits } from '../platform/subscription-limits.js';
 
 /** Every service, wired once per process and handed to resolvers through the request context. */
 export interface Services {
@@ -50,6 +51,8 @@ export interface Services {
   metrics: PlazaMetrics;
   /** What /readyz checks: the database, and the job store while a job worker runs in this process. */
   readiness: Readiness;
+  /** Live subscriptions per WebSocket and WebSockets per account that this process holds (issue 24). */
+  subscriptionLimits: SubscriptionLimits;
 }
 
 export function createServices(config: Config, db: DataSource, pubSub: PostgresPubSub): Services {
@@ -100,5 +103,6 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     notifications,
     secrets,
     mailer,
+    subscriptionLimits: new SubscriptionLimits(config.websocketsPerAccount),
   };
 }

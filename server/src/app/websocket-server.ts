@@ -16,6 +16,7 @@ import type { RequestGuards } from './request-guards.js';
 import type { Services } from './services.js';
 import { sharedSubscriptionExecution } from '../platform/subscription-execution.js';
 import { FRAME_TARGET, FrameOutbox, type FramedExecutionArgs } from '../platform/subscription-frames.js';
+import type { SocketSubscriptions } from '../platform/subscription-limits.js';
 
 /** A client that opens a socket and never says who it is holds it this long at most. */
 const CONNECTION_INIT_TIMEOUT_MS = 3_000;
@@ -127,7 +128,7 @@ function prepareOperation(
 }
 
 /** graphql-ws on /graphql: authenticated in onConnect, the same limits as over HTTP, live only while the credential is. */
-export function attachWebSocketServer(server: Server, schema: GraphQLSchema, services: Pick<Services, 'config' | 'pubSub'>, guards: RequestGuards) {
+export function attachWebSocketServer(server: Server, schema: GraphQLSchema, services: Pick<Services, 'config' | 'pubSub' | 'subscriptionLimits'>, guards: RequestGuards) {
   const wsServer = new WebSocketServer({
     server,
     path: '/graphql',
@@ -147,7 +148,7 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
   });
   // Updates of every subscription on this server leave through it, a burst's frames in one pass.
   const outbox = new FrameOutbox();
-  return useServer<{ authorization?: string }, { context?: RequestContext }>(
+  return useServer<{ authorization?: string }, { context?: RequestContext; subscriptions?: SocketSubscriptions }>(
     {
       schema,
       ...execution,
@@ -158,8 +159,17 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
         if (!token) return false;
         try {
           const context = await guards.context(token, ctx.extra.request.socket.remoteAddress ?? null);
+          // Closed while its credential was read: its 'close' has been and gone, so nothing added now would ever be undone.
+          if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
           ctx.extra.context = { ...context, log: logger.child({ requestId: requestIds.get(ctx.extra.request) ?? requestIdFrom(undefined) }) };
-          if (context.principal) ctx.extra.socket.once('close', endWithCredential(ctx.extra.socket, context.principal, services.pubSub));
+          if (context.principal) {
+            const stopListening = endWithCredential(ctx.extra.socket, context.principal, services.pubSub);
+            const subscriptions = (ctx.extra.subscriptions = services.subscriptionLimits.socket(context.principal.userId));
+            ctx.extra.socket.once('close', () => {
+              stopListening();
+              services.subscriptionLimits.release(subscriptions);
+            });
+          }
           return true;
         } catch (err) {
           if (err instanceof GraphQLError) return false;
@@ -173,6 +183,10 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
           guards.admit(context.principal, context.ipAddress, { countAddress: true });
           const prepared = prepareOperation(schema, execution, payload, { hideSuggestions: services.config.production });
           if (Array.isArray(prepared)) return prepared;
+          // At most 100 live subscriptions on a socket, and WEBSOCKETS_PER_ACCOUNT sockets with subscriptions per account (subscription-limits.ts).
+          const { document, operationName } = prepared as ExecutionArgs;
+          if (getOperationAST(document, operationName)?.operation === 'subscription')
+            services.subscriptionLimits.admit(ctx.extra.subscriptions!, id, (held) => held in ctx.subscriptions);
           // The server writes this subscription's updates itself: serialised once per answer, not per subscriber.
           const framed: FramedExecutionArgs = {
             ...(prepared as ExecutionArgs),

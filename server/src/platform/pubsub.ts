@@ -174,11 +174,17 @@ export class PostgresPubSub implements PubSub {
     };
   }
 
-  /** Number of live GraphQL subscriptions in this process (for metrics and tests); connections' own revocation listeners are not subscriptions. */
-  /** Live GraphQL subscriptions only: the per-socket revocation listeners are not subscriptions anyone asked for. */
+  /** Live GraphQL subscriptions in this process (for metrics and tests): the per-socket revocation listeners are not subscriptions anyone asked for. */
   get subscriptionCount(): number {
     let count = 0;
     for (const [key, set] of this.listeners) if (!CONNECTION_LISTENER_TOPICS.some((topic) => key.startsWith(topic))) count += set.size;
+    return count;
+  }
+
+  /** Every listener in this process, sockets' revocation listeners included: 0 once every socket has closed (tests). */
+  get listenerCount(): number {
+    let count = 0;
+    for (const set of this.listeners.values()) count += set.size;
     return count;
   }
 

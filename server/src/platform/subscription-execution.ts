@@ -18,6 +18,15 @@ type Answer = ExecutionResult | Promise<ExecutionResult>;
 
 /** Distinct subscription texts remembered; past it the cache starts again (clients send a handful). */
 const MAX_CACHED_DOCUMENTS = 500;
+/**
+ * Query text whose parsed documents are remembered, in characters; past it the cache starts again. A
+ * parsed document is up to 170 times its text (nodes, locations, tokens): 500 documents near the token
+ * limit held 306 MB for the life of the process, after their sockets had closed. This keeps at most
+ * about 17 MB; the usual subscription texts are 50-400 characters.
+ */
+export const MAX_CACHED_QUERY_CHARS = 100_000;
+/** A longer text is parsed for its own subscription only, so one cannot clear the cache of the usual ones. */
+const MAX_CACHED_QUERY_LENGTH = MAX_CACHED_QUERY_CHARS / 20;
 
 /**
  * graphql-ws hooks for many subscribers of one update. Without them each subscriber costs its own
@@ -36,18 +45,29 @@ export function sharedSubscriptionExecution(
 ) {
   const rules = [...specifiedRules, ...limits.validationRules];
   const documents = new Map<string, DocumentNode>();
+  let cachedQueryChars = 0;
   const validations = new WeakMap<DocumentNode, readonly GraphQLError[]>();
   // Keyed by the payload object the pub/sub hands to every listener of a message: gone with the message.
   const answersByPayload = new WeakMap<object, Map<string, Answer>>();
 
   return {
+    /** Characters of query text whose parsed documents are kept (tests). */
+    get cachedQueryChars(): number {
+      return cachedQueryChars;
+    },
+
     parse: (source: string | Source): DocumentNode => {
       const query = typeof source === 'string' ? source : source.body;
       let document = documents.get(query);
       if (!document) {
-        if (documents.size >= MAX_CACHED_DOCUMENTS) documents.clear();
         document = parse(query, limits.parseOptions);
+        if (query.length > MAX_CACHED_QUERY_LENGTH) return document;
+        if (documents.size >= MAX_CACHED_DOCUMENTS || cachedQueryChars + query.length > MAX_CACHED_QUERY_CHARS) {
+          documents.clear();
+          cachedQueryChars = 0;
+        }
         documents.set(query, document);
+        cachedQueryChars += query.length;
       }
       return document;
     },
