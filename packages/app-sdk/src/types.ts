@@ -1,5 +1,6 @@
-// The webhook body and the iframe messages are defined once, in @plaza/shared, for the platform and this SDK
-// alike; it is a published dependency of the SDK, so these names are what app developers import.
+// The webhook body and the iframe messages are defined once, in the workspace's shared package, for the platform
+// and this SDK alike; the build copies it into dist/shared/ (scripts/finish-build.mjs), so the published SDK
+// depends on nothing unpublished and these names are what app developers import.
 export { WEBHOOK_EVENT_NAMES, type WebhookEventName, type WebhookEvent, type InitSessionMessage, type AppReadyMessage } from '@plaza/shared';
 
 /** A verified INIT_SESSION, with the origin it came from. */

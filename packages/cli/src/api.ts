@@ -2,6 +2,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { CliError } from './errors.js';
 import type { Settings } from './config.js';
+import { CLI_USER_AGENT } from './version.js';
 
 interface GraphQLError {
   message: string;
@@ -28,6 +29,13 @@ function signedIn(settings: Settings): string {
   return settings.token;
 }
 
+/** ws, saying who is connecting in the handshake as the HTTP requests do (graphql-ws passes only the URL and protocol). */
+class WebSocketWithUserAgent extends WebSocket {
+  constructor(url: string | URL, protocols?: string | string[]) {
+    super(url, protocols, { headers: { 'user-agent': CLI_USER_AGENT } });
+  }
+}
+
 /** Plaza's GraphQL API over HTTP, with errors turned into one-line CliErrors. */
 export class PlazaApi {
   constructor(readonly settings: Settings) {}
@@ -37,7 +45,7 @@ export class PlazaApi {
     try {
       response = await fetch(`${this.settings.url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'user-agent': CLI_USER_AGENT },
         body: JSON.stringify({ query, variables }),
       });
     } catch {
@@ -59,7 +67,7 @@ export class PlazaApi {
     const token = signedIn(this.settings);
     return createClient({
       url: `${this.settings.url.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
+      webSocketImpl: WebSocketWithUserAgent,
       connectionParams: { authorization: `Bearer ${token}` },
       lazy: false,
       retryAttempts: Number.POSITIVE_INFINITY,

@@ -10,12 +10,14 @@ import { verify } from './commands/verify.js';
 import { CliError, INTERRUPTED_EXIT_CODE } from './errors.js';
 import { errorColours } from './output.js';
 import { EVENTS, STATUSES } from './parse.js';
+import { CLI_VERSION } from './version.js';
 
 const json = () => new Option('--json', 'print machine-readable JSON (one object per line for lists)');
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 const program = new Command('plaza')
   .description('Plaza from a terminal: your apps, their webhook deliveries live, and the delivery log')
+  .version(CLI_VERSION)
   .addHelpText(
     'after',
     `

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { parseOrigin } from '../origin.js';
 import type { VerifiedSession } from '../types.js';
+import { SDK_USER_AGENT } from '../version.js';
 
 export type SessionTokenErrorCode =
   | 'EXPIRED'
@@ -56,7 +57,7 @@ export interface SessionVerifier {
 class KeysUnavailable extends Error {}
 
 function keySetFrom(jwksUrl: URL, cooldownDuration: number): JWTVerifyGetKey {
-  const remoteKeySet = createRemoteJWKSet(jwksUrl, { cooldownDuration });
+  const remoteKeySet = createRemoteJWKSet(jwksUrl, { cooldownDuration, headers: { 'user-agent': SDK_USER_AGENT } });
   return async (header, token) => {
     try {
       return await remoteKeySet(header, token);
