@@ -40,7 +40,7 @@ export const benchKey = Buffer.alloc(32, 9).toString('base64');
  * Rate limits a benchmark's one load generator cannot reach: the limiter still runs on every request
  * (its cost is in the figures), it just never refuses one.
  */
-export const BENCH_RATE_LIMITS = { RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_API_TOKEN: '1000000000' };
+export const BENCH_RATE_LIMITS = { RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_API_TOKEN: '1000000000', RATE_LIMIT_PER_ACCOUNT: '1000000000' };
 
 /** A Plaza on the bench database: API plus worker in one process, like `pnpm start`. */
 export async function startBenchPlaza(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningPlaza> {

@@ -67,6 +67,7 @@ export interface Config {
   webDistDir: string; // WEB_DIST_DIR
   rateLimitPerAddress: number; // RATE_LIMIT_PER_ADDRESS
   rateLimitPerApiToken: number; // RATE_LIMIT_PER_API_TOKEN
+  rateLimitPerAccount: number; // RATE_LIMIT_PER_ACCOUNT
   websocketsPerAccount: number; // WEBSOCKETS_PER_ACCOUNT
   webhookAttemptRetentionMs: number; // WEBHOOK_ATTEMPT_RETENTION
   /** null: bodies are kept for ever (the default). */
@@ -302,6 +303,8 @@ export const SETTINGS = {
   RATE_LIMIT_PER_ADDRESS: setting({ doc: 'requests a minute from one address (everything not made with an API token)', default: '6000', blankIsUnset: true, value: wholeNumber() }),
   // 50/s on average: an integrator polling Webhook Logs ten times a second stays far below it.
   RATE_LIMIT_PER_API_TOKEN: setting({ doc: 'requests a minute made with one API token', default: '3000', blankIsUnset: true, value: wholeNumber() }),
+  // Every API token's request also draws on its account's budget: up to 50 live tokens buy no more than one account's worth.
+  RATE_LIMIT_PER_ACCOUNT: setting({ doc: 'requests a minute from one account across all its API tokens', default: '6000', blankIsUnset: true, value: wholeNumber() }),
   // 20 sockets of at most 100 subscriptions each: 2,000 live subscriptions (about 10 MB) per account per process.
   WEBSOCKETS_PER_ACCOUNT: setting({
     doc: 'WebSockets with live subscriptions one account may hold on one API process, across all its sessions and API tokens; a subscription from one more is refused with RATE_LIMITED (each WebSocket holds at most 100 subscriptions)',
@@ -425,6 +428,7 @@ export function loadConfig(env: Env = process.env): Config {
     webDistDir: get('WEB_DIST_DIR')!,
     rateLimitPerAddress: get('RATE_LIMIT_PER_ADDRESS')!,
     rateLimitPerApiToken: get('RATE_LIMIT_PER_API_TOKEN')!,
+    rateLimitPerAccount: get('RATE_LIMIT_PER_ACCOUNT')!,
     websocketsPerAccount: get('WEBSOCKETS_PER_ACCOUNT')!,
     trustProxy: get('TRUST_PROXY')!,
     maxAppsPerDeveloper: get('MAX_APPS_PER_DEVELOPER')!,

@@ -11,12 +11,14 @@ import { rateLimited, RateLimiter } from '../platform/rate-limiter.js';
 
 /**
  * Who is asking, and may they ask now: authentication and rate limits for HTTP and graphql-ws alike.
- * An API token is counted on its own bucket (it names its client better than an address behind NAT);
+ * An API token is counted on its own bucket (it names its client better than an address behind NAT)
+ * and on its account's, which all of the account's tokens share (more tokens buy no more requests);
  * everything else, and every failed credential, on its address's bucket.
  */
 export class RequestGuards {
   private readonly byAddress: RateLimiter;
   private readonly byApiToken: RateLimiter;
+  private readonly byAccount: RateLimiter;
 
   constructor(
     private readonly identity: Pick<IdentityService, 'authenticate'>,
@@ -24,6 +26,7 @@ export class RequestGuards {
   ) {
     this.byAddress = new RateLimiter(config.rateLimitPerAddress);
     this.byApiToken = new RateLimiter(config.rateLimitPerApiToken);
+    this.byAccount = new RateLimiter(config.rateLimitPerAccount);
   }
 
   /** Express middleware for /graphql and /auth: refuses an address that has used its minute, before any work. */
@@ -58,8 +61,15 @@ export class RequestGuards {
    * limitAddress already (`countAddress: false`); each graphql-ws operation counts here.
    */
   admit(principal: Principal | null, ipAddress: string | null, { countAddress }: { countAddress: boolean }): void {
-    if (principal?.kind === 'apiToken') this.byApiToken.consume(principal.tokenId, 'API token');
-    else if (countAddress) this.byAddress.consume(ipAddress ?? 'unknown', 'address');
+    if (principal?.kind === 'apiToken') {
+      const now = Date.now();
+      // The token's own bucket is only looked at until the account's has let the request through: a
+      // request refused on either takes from neither.
+      const tokenWait = this.byApiToken.waitFor(principal.tokenId, now);
+      if (tokenWait > 0) throw rateLimited('API token', tokenWait);
+      this.byAccount.consume(principal.userId, 'account', now);
+      this.byApiToken.take(principal.tokenId, now);
+    } else if (countAddress) this.byAddress.consume(ipAddress ?? 'unknown', 'address');
   }
 
   private async authenticate(token: string, ipAddress: string | null, ownedApps: boolean): Promise<Principal> {
@@ -75,6 +85,7 @@ export class RequestGuards {
   close(): void {
     this.byAddress.close();
     this.byApiToken.close();
+    this.byAccount.close();
   }
 }
 

@@ -6,7 +6,7 @@ interface Bucket {
 }
 
 /**
- * Token buckets by key (an address, an API token id): each holds up to `perMinute` requests and
+ * Token buckets by key (an address, an API token id, an account): each holds up to `perMinute` requests and
  * refills continuously at `perMinute` a minute, so a client may burst a minute's worth and then keeps
  * the average. Per process: N API processes behind a load balancer allow up to N times the figure.
  */
@@ -22,25 +22,39 @@ export class RateLimiter {
 
   /** Takes one request from `key`'s bucket; returns the seconds to wait when it is empty, else 0. */
   take(key: string, now = Date.now()): number {
-    const wait = this.waitFor(key, now);
-    if (wait === 0) this.buckets.get(key)!.tokens -= 1;
-    return wait;
+    const bucket = this.refilled(key, now);
+    if (bucket.tokens < 1) return this.secondsUntilOne(bucket);
+    bucket.tokens -= 1;
+    return 0;
   }
 
   /** The seconds until `key` may make a request (0 = now), without taking one. */
   waitFor(key: string, now = Date.now()): number {
-    const perMs = this.perMinute / 60_000;
-    const bucket = this.buckets.get(key) ?? { tokens: this.perMinute, updatedAt: now };
-    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.updatedAt) * perMs);
-    bucket.updatedAt = now;
-    this.buckets.set(key, bucket);
-    return bucket.tokens < 1 ? Math.ceil((1 - bucket.tokens) / perMs / 1000) : 0;
+    const bucket = this.refilled(key, now);
+    return bucket.tokens < 1 ? this.secondsUntilOne(bucket) : 0;
   }
 
   /** Like take(), but throws RATE_LIMITED (HTTP 429) naming `who` when the bucket is empty. */
-  consume(key: string, who: string): void {
-    const retryAfterSeconds = this.take(key);
+  consume(key: string, who: string, now = Date.now()): void {
+    const retryAfterSeconds = this.take(key, now);
     if (retryAfterSeconds > 0) throw rateLimited(who, retryAfterSeconds);
+  }
+
+  /** `key`'s bucket brought up to `now`: one map lookup, and an allocation only for a key not seen in the last minute. */
+  private refilled(key: string, now: number): Bucket {
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      bucket = { tokens: this.perMinute, updatedAt: now };
+      this.buckets.set(key, bucket);
+      return bucket;
+    }
+    bucket.tokens = Math.min(this.perMinute, bucket.tokens + ((now - bucket.updatedAt) * this.perMinute) / 60_000);
+    bucket.updatedAt = now;
+    return bucket;
+  }
+
+  private secondsUntilOne(bucket: Bucket): number {
+    return Math.ceil(((1 - bucket.tokens) * 60_000) / this.perMinute / 1000);
   }
 
   get trackedKeys(): number {

@@ -20,6 +20,12 @@ const LAST_USED_PRECISION_MS = 60_000;
 
 export const SESSION_TOKEN_PREFIX = 'plz_s_';
 export const API_TOKEN_PREFIX = 'plz_at_';
+/**
+ * Live (unexpired, unrevoked) API tokens one account may hold. Each token has a rate budget of its own
+ * (RATE_LIMIT_PER_API_TOKEN) under its account's (RATE_LIMIT_PER_ACCOUNT): a bound on both what one
+ * account keeps authenticating and what it lists.
+ */
+export const MAX_LIVE_API_TOKENS = 50;
 
 /** The development provider's stable user id for an e-mail address. */
 export const devUserId = (email: string) => `dev_${sha256(`plaza-dev:${email.toLowerCase()}`).slice(0, 24)}`;
@@ -238,7 +244,15 @@ export class IdentityService {
       lastUsedAt: null,
       revokedAt: null,
     });
-    await this.db.getRepository(ApiToken).insert(apiToken);
+    await this.db.transaction(async (manager) => {
+      // One account's creations one at a time, so two asking for its 50th cannot both pass the count.
+      await manager.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [ownerId]);
+      const [{ live }] = await manager.query('SELECT count(*)::int AS live FROM api_tokens WHERE owner_id = $1 AND revoked_at IS NULL AND expires_at > now()', [ownerId]);
+      if (live >= MAX_LIVE_API_TOKENS) {
+        throw conflict(`You already have ${MAX_LIVE_API_TOKENS} live API tokens; revoke one you no longer use first`, 'TOO_MANY_TOKENS');
+      }
+      await manager.getRepository(ApiToken).insert(apiToken);
+    });
     return { token, apiToken };
   }
 
