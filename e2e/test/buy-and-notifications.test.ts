@@ -78,8 +78,10 @@ describe('buying a paid app', () => {
     await confirmation.getByText(`Buy ${PAID_APP} for ${PRICE} points? Your balance is 100 points; 70 points will remain.`).waitFor();
     await shot(page, 'buy-confirm.png');
     // One click on Buy spent nothing.
-    const before = await buyer.ok<{ myPurchases: unknown[]; myPointsBalance: { points: number } }>(`{ myPurchases { purchaseId } myPointsBalance { points } }`);
-    expect(before).toEqual({ myPurchases: [], myPointsBalance: { points: 100 } });
+    const before = await buyer.ok<{ myPurchases: { edges: unknown[] }; myPointsBalance: { points: number } }>(
+      `{ myPurchases { edges { node { purchaseId } } } myPointsBalance { points } }`,
+    );
+    expect(before).toEqual({ myPurchases: { edges: [] }, myPointsBalance: { points: 100 } });
 
     await confirmation.getByRole('button', { name: `Confirm: pay ${PRICE} points` }).click();
     const result = page.getByRole('status').filter({ hasText: 'Purchased' });
@@ -90,8 +92,10 @@ describe('buying a paid app', () => {
     await page.locator('.store-app').getByText('In your library', { exact: true }).waitFor();
     await shot(page, 'buy-purchased.png');
 
-    const after = await buyer.ok<{ myPurchases: { pricePoints: number }[]; myPointsBalance: { points: number } }>(`{ myPurchases { pricePoints } myPointsBalance { points } }`);
-    expect(after).toEqual({ myPurchases: [{ pricePoints: PRICE }], myPointsBalance: { points: 70 } });
+    const after = await buyer.ok<{ myPurchases: { edges: { node: { pricePoints: number } }[] }; myPointsBalance: { points: number } }>(
+      `{ myPurchases { edges { node { pricePoints } } } myPointsBalance { points } }`,
+    );
+    expect(after).toEqual({ myPurchases: { edges: [{ node: { pricePoints: PRICE } }] }, myPointsBalance: { points: 70 } });
 
     await result.getByRole('link', { name: 'Go to My Library' }).click();
     await page.waitForURL(`${plaza.origin}/library`);
@@ -104,14 +108,11 @@ describe('buying a paid app', () => {
     expect(await page.getByRole('button', { name: `Buy for ${PRICE} points` }).count()).toBe(0);
     await page.getByRole('button', { name: 'Install again, no charge' }).click();
     await page.getByRole('status').getByText('Installed. Find it in My Library.').waitFor();
-    const reinstalled = await buyer.ok<{ myPurchases: { kind: string; pricePoints: number }[]; myPointsBalance: { points: number } }>(
-      `{ myPurchases { kind pricePoints } myPointsBalance { points } }`,
+    const reinstalled = await buyer.ok<{ myPurchases: { edges: { node: { kind: string; pricePoints: number } }[] }; myPointsBalance: { points: number } }>(
+      `{ myPurchases { edges { node { kind pricePoints } } } myPointsBalance { points } }`,
     );
     expect(reinstalled).toEqual({
-      myPurchases: [
-        { kind: 'REINSTALL', pricePoints: 0 },
-        { kind: 'PURCHASE', pricePoints: PRICE },
-      ],
+      myPurchases: { edges: [{ node: { kind: 'REINSTALL', pricePoints: 0 } }, { node: { kind: 'PURCHASE', pricePoints: PRICE } }] },
       myPointsBalance: { points: 70 },
     });
   });

@@ -11,6 +11,8 @@ let plaza: TestPlaza;
 let developer: GraphQLTestClient;
 let reviewer: GraphQLTestClient;
 let hookApp: string;
+/** Holds ITEMS API tokens and ITEMS purchases (free installs): lists of one account that only grow. */
+let buyer: GraphQLTestClient;
 
 beforeAll(async () => {
   const receiver = await WebhookReceiver.start();
@@ -23,6 +25,13 @@ beforeAll(async () => {
   for (const app of apps.slice(0, ITEMS)) await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED', revision: app.revision } });
   hookApp = apps[0].id;
   for (let i = 0; i < ITEMS; i++) await emitEvent(plaza, hookApp);
+  buyer = await plaza.signIn('collector@studio.test');
+  // Five acquisitions, none of the hook app (whose deliveries are counted): four installs and one reinstall.
+  const install = (appId: string) => buyer.ok('mutation($id: ID!) { installApp(appId: $id) { id } }', { id: appId });
+  for (const app of apps.slice(1, ITEMS)) await install(app.id);
+  await buyer.ok('mutation($id: ID!) { uninstallApp(appId: $id) { id } }', { id: apps[1].id });
+  await install(apps[1].id);
+  for (let i = 0; i < ITEMS; i++) await buyer.ok('mutation($name: String!) { createApiToken(input: { name: $name, scopes: ["apps:read"] }) { id } }', { name: `pager ${i}` });
 });
 
 type PageInfo = { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
@@ -33,12 +42,16 @@ const lists: [string, () => GraphQLTestClient, string][] = [
   ['reviewQueue', () => reviewer, 'reviewQueue(first: $first, after: $after, last: $last, before: $before)'],
   ['notifications', () => developer, 'notifications(first: $first, after: $after, last: $last, before: $before)'],
   ['webhookDeliveries', () => developer, 'webhookDeliveries(filter: { appId: $appId }, first: $first, after: $after, last: $last, before: $before)'],
+  ['myApiTokens', () => buyer, 'myApiTokens(first: $first, after: $after, last: $last, before: $before)'],
+  ['myPurchases', () => buyer, 'myPurchases(first: $first, after: $after, last: $last, before: $before)'],
 ];
 
 async function page(client: GraphQLTestClient, field: string, variables: Record<string, unknown>): Promise<Page> {
   const name = field.slice(0, field.indexOf('('));
+  // A purchase is known by its purchaseId: read under the name the other lists use.
+  const node = name === 'myPurchases' ? 'id: purchaseId' : 'id';
   const query = `query($first: Int, $after: String, $last: Int, $before: String${name === 'webhookDeliveries' ? ', $appId: ID' : ''}) {
-    ${field} { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
+    ${field} { edges { cursor node { ${node} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
   const data = await client.ok<Record<string, any>>(query, { ...variables, ...(name === 'webhookDeliveries' ? { appId: hookApp } : {}) });
   const connection = data[name];
   return { ids: connection.edges.map((e: any) => e.node.id), cursors: connection.edges.map((e: any) => e.cursor), pageInfo: connection.pageInfo };

@@ -103,8 +103,8 @@ describe('GraphQL documents', () => {
     expect(inVariables).toMatchObject({ message: 'name must not contain NUL characters', extensions: { code: 'BAD_USER_INPUT', field: 'name' } });
     const inline = await developer.error('{ storeApps(search: "quiz\\u0000") { edges { cursor } } }');
     expect(inline.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'search' });
-    const { myApiTokens } = await developer.ok<{ myApiTokens: unknown[] }>('{ myApiTokens { id } }');
-    expect(myApiTokens).toEqual([]);
+    const { myApiTokens } = await developer.ok<{ myApiTokens: { edges: unknown[] } }>('{ myApiTokens { edges { node { id } } } }');
+    expect(myApiTokens.edges).toEqual([]);
   });
 
   it("are judged with each request's own variables, though the document was judged before", async () => {

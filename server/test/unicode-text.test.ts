@@ -103,8 +103,8 @@ describe('notes and reasons people read', () => {
     const { purchaseApp } = await buyer.ok<{ purchaseApp: { purchaseId: string } }>('mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }', { appId: app.id });
     const refund = await admin.error('mutation($id: String!) { refundPurchase(purchaseId: $id, reason: "duplicate\u202E") { status } }', { id: purchaseApp.purchaseId });
     expect(refund.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'reason' });
-    const { myPurchases } = await buyer.ok<{ myPurchases: { status: string }[] }>('{ myPurchases { status } }');
-    expect(myPurchases).toEqual([{ status: 'COMPLETED' }]);
+    const { myPurchases } = await buyer.ok<{ myPurchases: { edges: { node: { status: string } }[] } }>('{ myPurchases { edges { node { status } } } }');
+    expect(myPurchases.edges).toEqual([{ node: { status: 'COMPLETED' } }]);
     expect((await buyer.ok<{ myPointsBalance: { points: number } }>('{ myPointsBalance { points } }')).myPointsBalance.points).toBe(0);
   });
 });

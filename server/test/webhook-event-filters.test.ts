@@ -157,8 +157,8 @@ describe('sendTestWebhook with an event', () => {
     }
 
     // No purchase, points or revenue: the developer's purchases and the app's earnings are untouched.
-    const { myPurchases } = await developer.ok<{ myPurchases: unknown[] }>('{ myPurchases { purchaseId } }');
-    expect(myPurchases).toEqual([]);
+    const { myPurchases } = await developer.ok<{ myPurchases: { edges: unknown[] } }>('{ myPurchases { edges { node { purchaseId } } } }');
+    expect(myPurchases.edges).toEqual([]);
     const { myEarnings } = await developer.ok<{ myEarnings: { appId: string; salesCount: number }[] }>('{ myEarnings { appId salesCount } }');
     expect(myEarnings.find((e) => e.appId === appId)?.salesCount ?? 0).toBe(0);
     const [{ n }] = await plaza.services.db.query('SELECT count(*)::int AS n FROM purchases WHERE app_id = $1', [appId]);

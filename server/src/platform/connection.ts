@@ -130,6 +130,17 @@ export function decodeCursor<const Shape extends CursorShape>(
   throw badInput(field, `${field} is not a cursor this list gave out`);
 }
 
+/** Years PostgreSQL reads in toISOString's form (no year 0, no six-digit "+010000" years). */
+const CURSOR_TIME_MIN = Date.parse('0001-01-01T00:00:00.000Z');
+const CURSOR_TIME_MAX = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** The time in a list cursor, exactly as toISOString wrote it; anything else was never given out and would fail the query. */
+export function cursorTime(value: string | number, field: 'after' | 'before' = 'after'): string {
+  const ms = typeof value === 'string' ? Date.parse(value) : NaN;
+  if (!(ms >= CURSOR_TIME_MIN && ms <= CURSOR_TIME_MAX) || new Date(ms).toISOString() !== value) throw badInput(field, `${field} is not a cursor this list gave out`);
+  return value;
+}
+
 /**
  * Builds a page from `limit + 1` fetched rows (in reverse order when paging backward): the extra row
  * only says whether the list goes on in the direction of travel. Behind the direction of travel, a

@@ -165,9 +165,7 @@ export const LIST_BOUNDS: Readonly<Record<string, number>> = {
   'PlatformStats.reviewQueue': 100,
   /** The 10 apps failing most (FAILING_APPS_LIMIT). */
   'PlatformStats.appsFailingMost': 10,
-  'Query.myApiTokens': 100,
   'Query.myLibrary': 100,
-  'Query.myPurchases': 100,
 };
 
 /** What an undeclared list is counted as: a default page. */

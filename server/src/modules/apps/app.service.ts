@@ -5,7 +5,7 @@ import { CHARGE_MAX_VND, maxChargeablePoints } from '../../platform/chargeable-p
 import { badInput, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
-import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
+import { cursorTime, readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { SecretsService } from '../secrets/index.js';
 import type { PreCheckService } from '../review/index.js';
@@ -31,17 +31,6 @@ export const listingOf = (app: Listing): Listing => ({
   pricing: app.pricing,
   pricePoints: app.pricePoints,
 });
-
-/** Years PostgreSQL reads in toISOString's form (no year 0, no six-digit "+010000" years). */
-const CURSOR_TIME_MIN = Date.parse('0001-01-01T00:00:00.000Z');
-const CURSOR_TIME_MAX = Date.parse('9999-12-31T23:59:59.999Z');
-
-/** The time in a list cursor, exactly as toISOString wrote it; anything else was never given out and would fail the query. */
-function cursorTime(value: string | number, field: 'after' | 'before' = 'after'): string {
-  const ms = typeof value === 'string' ? Date.parse(value) : NaN;
-  if (!(ms >= CURSOR_TIME_MIN && ms <= CURSOR_TIME_MAX) || new Date(ms).toISOString() !== value) throw badInput(field, `${field} is not a cursor this list gave out`);
-  return value;
-}
 
 export class AppService {
   constructor(

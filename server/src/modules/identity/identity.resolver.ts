@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
+import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
 import { int32Field, SafeInt } from '../../platform/int64.js';
 import { Account } from './account.entity.js';
 import { ApiToken } from './api-token.entity.js';
@@ -17,6 +18,9 @@ export class CreatedApiToken {
   @Field(() => ApiToken, { description: 'The token as myApiTokens lists it' })
   apiToken: ApiToken;
 }
+
+@ObjectType({ description: 'A page of your API tokens (Relay connection)' })
+export class ApiTokenConnection extends ConnectionType(ApiToken, 'ApiToken') {}
 
 @Resolver(() => Account)
 export class IdentityResolver {
@@ -75,9 +79,15 @@ export class IdentityResolver {
   }
 
   @Authorized()
-  @Query(() => [ApiToken], { description: 'Your API tokens (never their values)' })
-  myApiTokens(@Ctx() context: RequestContext): Promise<ApiToken[]> {
-    return this.identity.listApiTokens(requirePrincipal(context).userId);
+  @Query(() => ApiTokenConnection, { description: 'Your API tokens, newest first, revoked ones included (never their values)' })
+  myApiTokens(
+    @Ctx() context: RequestContext,
+    @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: PAGE_ARGS.after }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
+    @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
+  ): Promise<ApiTokenConnection> {
+    return this.identity.listApiTokens(requirePrincipal(context).userId, { first, after, last, before });
   }
 
   @Authorized()

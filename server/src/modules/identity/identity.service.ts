@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataSource, In, IsNull, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
+import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import { badInput, conflict, forbidden, notFound, PlazaError, ErrorCode } from '../../platform/errors.js';
 import { newCredential, newId } from '../../platform/ids.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
@@ -269,7 +270,16 @@ export class IdentityService {
     return true;
   }
 
-  async listApiTokens(ownerId: string): Promise<ApiToken[]> {
-    return this.db.getRepository(ApiToken).find({ where: { ownerId }, order: { createdAt: 'DESC' } });
+  /** Newest first, revoked and expired ones included (they only grow: paged). Ids are tok_<ULID>, so in creation order. */
+  async listApiTokens(ownerId: string, args: PageArgs): Promise<Connection<ApiToken>> {
+    const page = readPage(args, ['string']);
+    const query = this.db.getRepository(ApiToken).createQueryBuilder('t').where('t.owner_id = :ownerId', { ownerId });
+    if (page.after) query.andWhere('t.id < :after', { after: page.after[0] });
+    if (page.before) query.andWhere('t.id > :before', { before: page.before[0] });
+    const rows = await query
+      .orderBy('t.id', page.backward ? 'ASC' : 'DESC')
+      .take(page.limit + 1)
+      .getMany();
+    return toConnection(rows, page, (token) => [token.id]);
   }
 }

@@ -1,5 +1,6 @@
-import { Args, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
+import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
 import { forbidden } from '../../platform/errors.js';
 import { int32Field, SafeInt } from '../../platform/int64.js';
 import { App, AppStatus, isOwner, type AppService } from '../apps/index.js';
@@ -12,8 +13,11 @@ import { PurchaseAppArgs } from './dto/purchase-app.args.js';
 import { RefundPurchaseArgs } from './dto/refund-purchase.args.js';
 import { UninstallAppArgs } from './dto/uninstall-app.args.js';
 import { UpdatePreferencesArgs } from './dto/update-preferences.args.js';
-import { Installation, Purchase } from './marketplace.entities.js';
+import { Installation, Purchase, PurchaseKind } from './marketplace.entities.js';
 import type { MarketplaceService } from './marketplace.service.js';
+
+@ObjectType({ description: 'A page of your purchases and free installs (Relay connection)' })
+export class PurchaseConnection extends ConnectionType(Purchase, 'Purchase') {}
 
 @ObjectType({ description: 'A user’s balance of platform points (one point is worth POINT_VALUE_VND, 1,000 VND by default)' })
 export class PointsBalance {
@@ -140,9 +144,17 @@ export class MarketplaceResolver {
   }
 
   @Authorized()
-  @Query(() => [Purchase], { description: 'Your purchases and free installs, newest first' })
-  myPurchases(@Ctx() context: RequestContext): Promise<Purchase[]> {
-    return this.marketplace.purchases(requirePrincipal(context).userId);
+  @Query(() => PurchaseConnection, { description: 'Your purchases and free installs, newest first' })
+  myPurchases(
+    @Ctx() context: RequestContext,
+    @Arg('appId', () => ID, { nullable: true, description: 'Only those of this app (app_<ULID>)' }) appId?: string | null,
+    @Arg('kind', () => PurchaseKind, { nullable: true, description: 'Only those of this kind, e.g. PURCHASE for what was paid for' }) kind?: PurchaseKind | null,
+    @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: PAGE_ARGS.after }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
+    @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
+  ): Promise<PurchaseConnection> {
+    return this.marketplace.purchases(requirePrincipal(context).userId, { appId, kind }, { first, after, last, before });
   }
 
   @Authorized()

@@ -1,5 +1,6 @@
 import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
+import { cursorTime, readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { badInput, PlazaError } from '../../platform/errors.js';
 import { newPurchaseId, ulid } from '../../platform/ids.js';
@@ -287,8 +288,22 @@ export class MarketplaceService {
       .getMany();
   }
 
-  async purchases(userId: string): Promise<Purchase[]> {
-    return this.db.getRepository(Purchase).find({ where: { userId }, order: { createdAt: 'DESC' } });
+  /** Newest first (idx_purchases_user); every install is one, so the list only grows: paged, optionally of one app or kind. */
+  async purchases(userId: string, filter: { appId?: string | null; kind?: PurchaseKind | null }, args: PageArgs): Promise<Connection<Purchase>> {
+    const page = readPage(args, ['string', 'string']);
+    const query = this.db.getRepository(Purchase).createQueryBuilder('p').where('p.user_id = :userId', { userId });
+    if (filter.appId) query.andWhere('p.app_id = :appId', { appId: filter.appId });
+    if (filter.kind) query.andWhere('p.kind = :kind', { kind: filter.kind });
+    const { after, before } = page;
+    if (after) query.andWhere('(p.created_at, p.purchase_id) < (:afterTime::timestamptz, :afterId)', { afterTime: cursorTime(after[0]), afterId: after[1] });
+    if (before) query.andWhere('(p.created_at, p.purchase_id) > (:beforeTime::timestamptz, :beforeId)', { beforeTime: cursorTime(before[0], 'before'), beforeId: before[1] });
+    const order = page.backward ? 'ASC' : 'DESC';
+    const rows = await query
+      .orderBy('p.created_at', order)
+      .addOrderBy('p.purchase_id', order)
+      .take(page.limit + 1)
+      .getMany();
+    return toConnection(rows, page, (purchase) => [purchase.createdAt.toISOString(), purchase.purchaseId]);
   }
 
   async owns(userId: string, appId: string): Promise<boolean> {

@@ -68,7 +68,14 @@ function renderStoreApp(startingPoints: number, locale: 'en' | 'vi' = 'en', { bo
           },
         })),
         respond(MyStorePurchasesQuery, () => ({
-          data: { myPurchases: bought ? [{ __typename: 'Purchase', purchaseId: 'APP-1-ABCDEF', appId: 'app_1', kind: 'PURCHASE', status: 'COMPLETED' }] : [] },
+          data: {
+            myPurchases: {
+              __typename: 'PurchaseConnection',
+              edges: bought
+                ? [{ __typename: 'PurchaseEdge', node: { __typename: 'Purchase', purchaseId: 'APP-1-ABCDEF', appId: 'app_1', kind: 'PURCHASE', status: 'COMPLETED' } }]
+                : [],
+            },
+          },
         })),
         respond(InstallAppMutation, () => {
           owned = true;

@@ -47,14 +47,21 @@ export const PurchaseAppMutation = graphql(`
   }
 `);
 
-/** Bought and since uninstalled, an app goes back in the library free (installApp); buying it again would be refused. */
+/**
+ * Bought and since uninstalled, an app goes back in the library free (installApp); buying it again would be refused.
+ * Only this app's paid purchases, newest first: a new one can only follow a refund, so the newest says whether it is still bought.
+ */
 export const MyStorePurchasesQuery = graphql(`
-  query MyStorePurchases {
-    myPurchases {
-      purchaseId
-      appId
-      kind
-      status
+  query MyStorePurchases($appId: ID!) {
+    myPurchases(appId: $appId, kind: PURCHASE, first: 1) {
+      edges {
+        node {
+          purchaseId
+          appId
+          kind
+          status
+        }
+      }
     }
   }
 `);
@@ -70,7 +77,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
   const { data, error, loading, refetch } = useQuery(StoreAppQuery, { variables: { appId } });
   const categories = useQuery(StoreCategoriesQuery);
   const library = useQuery(LibraryQuery, { fetchPolicy: 'cache-and-network', skip: !signedIn });
-  const purchases = useQuery(MyStorePurchasesQuery, { fetchPolicy: 'cache-and-network', skip: !signedIn });
+  const purchases = useQuery(MyStorePurchasesQuery, { variables: { appId }, fetchPolicy: 'cache-and-network', skip: !signedIn });
   // The balance and library change with a purchase; refetching them keeps the shell and this page honest.
   const refetchQueries = [CurrentViewerQuery, LibraryQuery];
   const [install, installing] = useMutation(InstallAppMutation, { refetchQueries, awaitRefetchQueries: true });
@@ -91,7 +98,8 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
   const owned = library.data?.myLibrary.some((installation) => installation.appId === app.id) ?? false;
   const paid = app.pricing === 'PAID';
   const price = app.pricePoints ?? 0;
-  const boughtBefore = paid && (purchases.data?.myPurchases.some((bought) => bought.appId === app.id && bought.kind === 'PURCHASE' && bought.status === 'COMPLETED') ?? false);
+  const boughtBefore =
+    paid && (purchases.data?.myPurchases.edges.some(({ node: bought }) => bought.appId === app.id && bought.kind === 'PURCHASE' && bought.status === 'COMPLETED') ?? false);
   const buying = paid && !boughtBefore;
 
   async function acquire() {

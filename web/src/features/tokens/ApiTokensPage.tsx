@@ -4,14 +4,27 @@ import { useFormat, useT } from '../../i18n/i18n';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
-import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, TOKEN_SCOPES } from './api-tokens';
+import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, TOKEN_SCOPES, TOKENS_PAGE_SIZE } from './api-tokens';
 
 export function ApiTokensPage() {
   const t = useT();
   const format = useFormat();
-  const tokens = useQuery(ApiTokensQuery, { fetchPolicy: 'cache-and-network' });
+  const tokens = useQuery(ApiTokensQuery, { variables: { first: TOKENS_PAGE_SIZE }, fetchPolicy: 'cache-and-network' });
   const [revoke] = useMutation(RevokeApiTokenMutation, { refetchQueries: [ApiTokensQuery] });
   const [problem, setProblem] = useState<string | null>(null);
+  const connection = tokens.data?.myApiTokens;
+
+  function loadMore() {
+    if (!connection?.pageInfo.endCursor) return;
+    void tokens.fetchMore({
+      variables: { after: connection.pageInfo.endCursor },
+      // Pages are appended in the order the server gives them, which keeps newest first.
+      updateQuery: (previous, { fetchMoreResult }) => ({
+        ...fetchMoreResult,
+        myApiTokens: { ...fetchMoreResult.myApiTokens, edges: [...previous.myApiTokens.edges, ...fetchMoreResult.myApiTokens.edges] },
+      }),
+    });
+  }
 
   return (
     <>
@@ -22,8 +35,8 @@ export function ApiTokensPage() {
         <h2 id="tokens-heading">{t('tokens.list')}</h2>
         {tokens.error && <ErrorMessage message={tokens.error.message} onRetry={() => void tokens.refetch()} />}
         {problem && <ErrorMessage message={problem} />}
-        {tokens.data &&
-          (tokens.data.myApiTokens.length === 0 ? (
+        {connection &&
+          (connection.edges.length === 0 ? (
             <p>{t('tokens.none')}</p>
           ) : (
             // Focusable, so keyboard users can scroll a table wider than the screen (axe: scrollable-region-focusable).
@@ -41,7 +54,7 @@ export function ApiTokensPage() {
                   </tr>
                 </thead>
                 <tbody>
-                  {tokens.data.myApiTokens.map((token) => (
+                  {connection.edges.map(({ node: token }) => (
                     <tr key={token.id}>
                       <td>{token.name}</td>
                       <td>{token.scopes.join(', ')}</td>
@@ -72,6 +85,11 @@ export function ApiTokensPage() {
               </table>
             </div>
           ))}
+        {connection?.pageInfo.hasNextPage && (
+          <button type="button" className="secondary" onClick={loadMore} disabled={tokens.loading}>
+            {t('tokens.loadMore')}
+          </button>
+        )}
       </section>
     </>
   );

@@ -1,16 +1,27 @@
 import { graphql } from '../../gql';
 
+/** Tokens a page, newest first; revoked ones stay listed, so the list pages on ("Load more"). */
+export const TOKENS_PAGE_SIZE = 50;
+
 export const ApiTokensQuery = graphql(`
-  query MyApiTokens {
-    myApiTokens {
-      id
-      name
-      scopes
-      tokenPrefix
-      createdAt
-      expiresAt
-      lastUsedAt
-      revokedAt
+  query MyApiTokens($first: Int, $after: String) {
+    myApiTokens(first: $first, after: $after) {
+      edges {
+        node {
+          id
+          name
+          scopes
+          tokenPrefix
+          createdAt
+          expiresAt
+          lastUsedAt
+          revokedAt
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
     }
   }
 `);
