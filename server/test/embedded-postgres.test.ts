@@ -78,7 +78,8 @@ describe('the embedded PostgreSQL', () => {
 
   it("puts its Unix socket in the cluster's private directory, not in a directory every local user can open", async () => {
     const database = await start(path.join(reachableDir('plaza-pg-socket-'), 'pg'));
-    const [setting] = await query<{ unix_socket_directories: string }>(database.url, 'SHOW unix_socket_directories');
+    // A setting only a superuser may read; Plaza's own role may not.
+    const [setting] = await query<{ unix_socket_directories: string }>(database.superuserUrl(), 'SHOW unix_socket_directories');
     if (!setting) throw new Error('SHOW unix_socket_directories answered no row');
     const socketDir = setting.unix_socket_directories;
     expect(socketDir).toBe(database.clusterDir);
@@ -96,7 +97,7 @@ describe('the embedded PostgreSQL', () => {
     const databaseDir = path.join(reachableDir('plaza-pg-legacy-'), 'pg');
     const made = await start(databaseDir);
     // Make it what an earlier Plaza left: the fixed password, and no password file.
-    await query(made.url, `ALTER ROLE plaza PASSWORD '${LEGACY_PASSWORD}'`);
+    await query(made.superuserUrl(), `ALTER ROLE plaza PASSWORD '${LEGACY_PASSWORD}'`);
     await stop(made);
     rmSync(path.join(databaseDir, 'plaza-password'));
 

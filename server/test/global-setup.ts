@@ -7,8 +7,10 @@ import { startEmbeddedPostgres } from '../src/platform/embedded-postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** A PostgreSQL where each test file creates its own database. */
+    /** A PostgreSQL where each test file creates its own database: a role that may create databases. */
     adminDatabaseUrl: string;
+    /** The role Plaza connects as there: each test database is made for it (the embedded cluster's plain role). */
+    plazaDatabaseUrl: string;
     /** A certificate for localhost and 127.0.0.1, issued by a CA every test process trusts. */
     tls: { cert: string; key: string; ca: string };
   }
@@ -35,13 +37,16 @@ export default async function setup(project: TestProject) {
   project.provide('tls', makeTestCertificates(tlsDir));
   if (process.env.TEST_DATABASE_URL) {
     project.provide('adminDatabaseUrl', process.env.TEST_DATABASE_URL);
+    project.provide('plazaDatabaseUrl', process.env.TEST_DATABASE_URL);
     return;
   }
   // /tmp is traversable by the postgres user, unlike a checkout under /root.
   const dir = mkdtempSync(path.join(tmpdir(), 'plaza-test-pg-'));
   chmodSync(dir, 0o755);
   const database = await startEmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), fsync: false });
-  project.provide('adminDatabaseUrl', database.url);
+  // The superuser makes the databases; Plaza uses each as the role it uses in production, which owns it and nothing more.
+  project.provide('adminDatabaseUrl', database.superuserUrl());
+  project.provide('plazaDatabaseUrl', database.url);
   return async () => {
     await database.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,10 @@ import pg from 'pg';
 import { DEFAULT_SHARED_ROOT, installedBinariesDir, postgresAccount, reachableBinariesDir, reachableClusterDir, type PostgresAccount } from './embedded-postgres-placement.js';
 import { logger } from './logger.js';
 
+/** The cluster's superuser (initdb's bootstrap role): it makes Plaza's role and database, and Plaza never connects as it. */
 const EMBEDDED_USER = 'plaza';
+/** Plaza's own role: it owns the plaza database and what is in it, and nothing more (ensurePlazaRole). */
+const PLAZA_ROLE = 'plaza_app';
 const EMBEDDED_DATABASE = 'plaza';
 /**
  * The superuser password of clusters made before each data directory got its own. It is only ever
@@ -16,11 +19,19 @@ const EMBEDDED_DATABASE = 'plaza';
 const LEGACY_PASSWORD = 'plaza-embedded';
 /** The cluster's own random superuser password, inside the cluster directory, readable by Plaza's user alone. */
 const PASSWORD_FILE = 'plaza-password';
+/** PLAZA_ROLE's random password, beside the superuser's. */
+const ROLE_PASSWORD_FILE = 'plaza-app-password';
 /** Unix socket paths longer than this (sun_path, less its NUL) cannot be bound. */
 const MAX_SOCKET_PATH = 107;
 
 export interface EmbeddedDatabase {
+  /** Plaza's connection: PLAZA_ROLE on the plaza database, no superuser. */
   url: string;
+  /**
+   * The superuser's connection to `database` (default plaza), read from the cluster directory when asked:
+   * for tooling that makes databases (the tests' setup, a test of the role itself). Plaza never uses it.
+   */
+  superuserUrl(database?: string): string;
   /** Where the cluster lives: databaseDir, unless the postgres user could not reach it. */
   clusterDir: string;
   stop(): Promise<void>;
@@ -186,6 +197,92 @@ function randomPassword(): string {
   return randomBytes(24).toString('base64url');
 }
 
+/** The password in `file`, made (random, 0600) when there is none yet. */
+function passwordFile(file: string): string {
+  if (!existsSync(file)) writeFileSync(file, randomPassword(), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+async function asSuperuser(port: number, password: string, database: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: EMBEDDED_USER, password, database });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Hands whatever the superuser owns in the plaza database to PLAZA_ROLE: the tables, partitions,
+ * sequences and the rest that migrations and Agenda made while Plaza still connected as the superuser
+ * (data directories of earlier versions). Nothing to do, and a catalog read, on every later start.
+ * Tables first: their sequences and indexes follow them; a sequence of its own after. What an
+ * extension owns stays with it.
+ */
+const HAND_OVER_TO_PLAZA_ROLE = `DO $$
+DECLARE
+  item record;
+BEGIN
+  FOR item IN
+    SELECT format('ALTER %s %s OWNER TO ${PLAZA_ROLE}', CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END, c.oid::regclass) AS statement
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.relkind IN ('r', 'p', 'v', 'm') AND c.relowner <> '${PLAZA_ROLE}'::regrole
+       AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+       AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')
+  LOOP
+    EXECUTE item.statement;
+  END LOOP;
+  FOR item IN
+    SELECT format('ALTER SEQUENCE %s OWNER TO ${PLAZA_ROLE}', c.oid::regclass) AS statement
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.relkind = 'S' AND c.relowner <> '${PLAZA_ROLE}'::regrole
+       AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+       AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')
+    UNION ALL
+    SELECT format('ALTER TYPE %s OWNER TO ${PLAZA_ROLE}', t.oid::regtype)
+      FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+     WHERE t.typtype IN ('e', 'd', 'r') AND t.typowner <> '${PLAZA_ROLE}'::regrole
+       AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+       AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e')
+    UNION ALL
+    SELECT format('ALTER ROUTINE %s OWNER TO ${PLAZA_ROLE}', p.oid::regprocedure)
+      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE p.proowner <> '${PLAZA_ROLE}'::regrole
+       AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+       AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+    UNION ALL
+    SELECT format('ALTER SCHEMA %I OWNER TO ${PLAZA_ROLE}', n.nspname)
+      FROM pg_namespace n
+     WHERE n.nspowner NOT IN ('${PLAZA_ROLE}'::regrole, 'pg_database_owner'::regrole)
+       AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+  LOOP
+    EXECUTE item.statement;
+  END LOOP;
+END
+$$`;
+
+/**
+ * Makes (or puts right) Plaza's own role and its database, as the superuser: PLAZA_ROLE may log in and
+ * owns the plaza database, and may do nothing beyond it (no SUPERUSER, CREATEDB, CREATEROLE,
+ * REPLICATION or BYPASSRLS); a data directory from before there was such a role is handed over to it.
+ * Its attributes and password are set on every start, so a start interrupted half-way is completed by
+ * the next. Returns its password.
+ */
+async function ensurePlazaRole(clusterDir: string, port: number, superuserPassword: string): Promise<string> {
+  const password = passwordFile(path.join(clusterDir, ROLE_PASSWORD_FILE));
+  await asSuperuser(port, superuserPassword, 'postgres', async (admin) => {
+    const { rowCount: roleExists } = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [PLAZA_ROLE]);
+    const attributes = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD ${admin.escapeLiteral(password)}`;
+    await admin.query(`${roleExists ? 'ALTER' : 'CREATE'} ROLE ${PLAZA_ROLE} WITH ${attributes}`);
+    const [database] = (await admin.query<{ owner: string }>('SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE])).rows;
+    if (!database) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE} OWNER ${PLAZA_ROLE}`);
+    else if (database.owner !== PLAZA_ROLE) await admin.query(`ALTER DATABASE ${EMBEDDED_DATABASE} OWNER TO ${PLAZA_ROLE}`);
+  });
+  await asSuperuser(port, superuserPassword, EMBEDDED_DATABASE, (admin) => admin.query(HAND_OVER_TO_PLAZA_ROLE));
+  return password;
+}
+
 /** Starts (initialising on first use) a PostgreSQL whose data survives restarts in databaseDir. */
 export async function startEmbeddedPostgres({
   databaseDir,
@@ -217,21 +314,14 @@ export async function startEmbeddedPostgres({
   const postmaster = await startPostmaster(path.join(binaries, 'bin', 'postgres'), clusterDir, flags, account);
 
   let url: string;
+  let socketHost: string;
   const connectionFile = path.join(path.dirname(databaseDir), CONNECTION_FILE);
   try {
-    const password = await ensurePassword(clusterDir, port);
-    const admin = new pg.Client({ host: '127.0.0.1', port, user: EMBEDDED_USER, password, database: 'postgres' });
-    await admin.connect();
-    try {
-      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
-      if (!rowCount) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
-    } finally {
-      await admin.end();
-    }
+    const password = await ensurePlazaRole(clusterDir, port, await ensurePassword(clusterDir, port));
     // Same machine, so a Unix socket where there is one: each round trip costs the client about a third
     // less CPU than loopback TCP, and a business commit makes three of them.
-    const socketHost = socketDir && existsSync(path.join(socketDir, `.s.PGSQL.${port}`)) ? `?host=${encodeURIComponent(socketDir)}` : '';
-    url = `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${EMBEDDED_DATABASE}${socketHost}`;
+    socketHost = socketDir && existsSync(path.join(socketDir, `.s.PGSQL.${port}`)) ? `?host=${encodeURIComponent(socketDir)}` : '';
+    url = `postgres://${PLAZA_ROLE}:${encodeURIComponent(password)}@127.0.0.1:${port}/${EMBEDDED_DATABASE}${socketHost}`;
     // Lets `pnpm worker` join the database of a running `pnpm start` without configuration.
     mkdirSync(path.dirname(connectionFile), { recursive: true });
     rmSync(connectionFile, { force: true }); // so the mode below applies: the file holds the password
@@ -243,6 +333,10 @@ export async function startEmbeddedPostgres({
   return {
     url,
     clusterDir,
+    superuserUrl: (database = EMBEDDED_DATABASE) => {
+      const password = readFileSync(path.join(clusterDir, PASSWORD_FILE), 'utf8').trim();
+      return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}${socketHost}`;
+    },
     stop: async () => {
       await stopPostmaster(postmaster);
       rmSync(connectionFile, { force: true });

@@ -5,15 +5,20 @@ import { inject } from 'vitest';
 import { MIGRATIONS_TABLE } from '../../src/platform/database.js';
 import { MIGRATIONS } from '../../src/platform/migrations/index.js';
 
-/** A fresh, empty database on the run's PostgreSQL; Plaza's migrations build its schema. */
+/**
+ * A fresh, empty database on the run's PostgreSQL, owned by the role Plaza connects as (not a
+ * superuser on the embedded cluster), and that role's URL to it; Plaza's migrations build its schema.
+ */
 export async function createTestDatabase(): Promise<string> {
-  const adminUrl = inject('adminDatabaseUrl');
+  const url = new URL(inject('plazaDatabaseUrl'));
   const name = `plaza_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
+  const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
+  try {
+    await admin.query(`CREATE DATABASE ${name} OWNER ${admin.escapeIdentifier(decodeURIComponent(url.username))}`);
+  } finally {
+    await admin.end();
+  }
   url.pathname = `/${name}`;
   return url.toString();
 }
