@@ -48,15 +48,12 @@ export class MarketplaceService {
    * refund came first, PostgreSQL rereads the row after it and it no longer counts as completed.
    */
   private async completedPurchase(manager: EntityManager, appId: string, userId: string, lock?: 'pessimistic_read'): Promise<Purchase | null> {
-    const query = manager
-      .getRepository(Purchase)
-      .createQueryBuilder('p')
-      .where('p.app_id = :appId AND p.user_id = :userId AND p.kind = :kind AND p.status = :status', {
-        appId,
-        userId,
-        kind: PurchaseKind.PURCHASE,
-        status: PurchaseStatus.COMPLETED,
-      });
+    const query = manager.getRepository(Purchase).createQueryBuilder('p').where('p.app_id = :appId AND p.user_id = :userId AND p.kind = :kind AND p.status = :status', {
+      appId,
+      userId,
+      kind: PurchaseKind.PURCHASE,
+      status: PurchaseStatus.COMPLETED,
+    });
     if (lock) query.setLock(lock);
     return query.getOne();
   }
