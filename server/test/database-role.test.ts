@@ -108,7 +108,7 @@ function dataDir(): string {
 const readyz = async (plaza: RunningPlaza) => (await fetch(`${plaza.url}/readyz`)).status;
 
 describe('the embedded database role', () => {
-  it('is a plain role that owns the plaza database and every table in it, and the platform serves on it', async () => {
+  it('is a plain role that owns the plaza database and every table in it, and the platform serves on it', { timeout: 120_000 }, async () => {
     const dir = dataDir();
     const plaza = await startEmbeddedPlaza(dir);
     const role = await roleOf(plaza.databaseUrl);
@@ -121,7 +121,7 @@ describe('the embedded database role', () => {
     expect(decodeURIComponent(new URL(shared.url).username)).toBe(role.name);
   });
 
-  it('a data directory of an earlier Plaza, where the superuser owned everything, is handed to the plain role on the next start, data kept', async () => {
+  it('a data directory of an earlier Plaza, where the superuser owned everything, is handed to the plain role on the next start, data kept', { timeout: 180_000 }, async () => {
     const dir = dataDir();
     const first = await startEmbeddedPlaza(dir);
     const member = await GraphQLTestClient.signIn(first.url, 'kept@users.test');
