@@ -15,6 +15,7 @@ export {
   createWebhookReceiver,
   type WebhookDeliveryMeta,
   type WebhookEventListener,
+  type UnknownWebhookEventListener,
   type WebhookHandlerOptions,
   type WebhookOutcome,
   type WebhookReceiver,
@@ -23,4 +24,4 @@ export { type DedupeStore, MemoryDedupeStore, dedupeKey } from './dedupe-store.j
 export { DEFAULT_REPLAY_TOLERANCE_SECONDS } from './webhook-timestamp.js';
 // The event catalogue Plaza serves at /webhooks/schemas/: validate payloads with any JSON Schema validator.
 export { webhookEventSchema, webhookSchemaIndex, webhookSchemaPath, WEBHOOK_PAYLOAD_FIELDS, WEBHOOK_SCHEMAS_PATH } from '@plaza/shared';
-export { parseWebhookEvent, MalformedWebhookError } from './webhook-payload.js';
+export { parseWebhookEvent, MalformedWebhookError, UnknownWebhookEventError } from './webhook-payload.js';

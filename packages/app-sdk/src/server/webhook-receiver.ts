@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { WebhookEvent } from '../types.js';
+import type { UnknownWebhookEvent, WebhookEvent } from '../types.js';
 import { type DedupeStore, MemoryDedupeStore, dedupeKey } from './dedupe-store.js';
-import { MalformedWebhookError, parseWebhookEvent } from './webhook-payload.js';
+import { MalformedWebhookError, UnknownWebhookEventError, parseWebhookEvent } from './webhook-payload.js';
 import { type ClientSecrets, clientSecretList, verifyStandardWebhook, verifyWebhookSignature } from './webhook-signature.js';
 import { DEFAULT_REPLAY_TOLERANCE_SECONDS, webhookTimestampProblem } from './webhook-timestamp.js';
 
@@ -16,6 +16,7 @@ export interface WebhookDeliveryMeta {
 }
 
 export type WebhookEventListener = (event: WebhookEvent, meta: WebhookDeliveryMeta) => Promise<void> | void;
+export type UnknownWebhookEventListener = (event: UnknownWebhookEvent, meta: WebhookDeliveryMeta) => Promise<void> | void;
 
 export interface WebhookHandlerOptions {
   /**
@@ -25,8 +26,16 @@ export interface WebhookHandlerOptions {
    * signed it. Server-side only: never ship it to a browser.
    */
   clientSecret: ClientSecrets;
-  /** Runs after the platform has been answered 200; a throw is reported to `onError`, not to the platform. */
+  /**
+   * Runs after the platform has been answered 200; a throw is reported to `onError`, not to the platform.
+   * Gets only bodies that match their event's schema (a signed body that does not is answered 400).
+   */
   onEvent: WebhookEventListener;
+  /**
+   * A signed, well-formed body whose event this SDK version does not know (one a later Plaza added): it is
+   * answered 200 and never reaches `onEvent`; this runs after the answer, if given. Not deduplicated.
+   */
+  onUnknownEvent?: UnknownWebhookEventListener;
   /** Where processed (event, purchase_id) pairs are remembered. Default: in memory, last 10,000. */
   seen?: DedupeStore;
   /** Called when `onEvent` or the dedupe store fails. Default: `console.error`. */
@@ -57,7 +66,7 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return typeof value === 'string' ? value : undefined;
 }
 
-function metaFrom(headers: IncomingHttpHeaders, event: WebhookEvent): WebhookDeliveryMeta {
+function metaFrom(headers: IncomingHttpHeaders, event: { event: string }): WebhookDeliveryMeta {
   const attempt = Number(headerValue(headers, 'x-platform-attempt'));
   return {
     deliveryId: headerValue(headers, 'x-platform-delivery') ?? headerValue(headers, 'webhook-id'),
@@ -107,8 +116,23 @@ export function createWebhookReceiver(options: WebhookHandlerOptions): WebhookRe
     throw new TypeError('replayToleranceSeconds must be a positive number of seconds, or false to turn replay protection off');
   }
   if (typeof onEvent !== 'function') throw new TypeError('onEvent must be a function');
+  if (options.onUnknownEvent !== undefined && typeof options.onUnknownEvent !== 'function') throw new TypeError('onUnknownEvent must be a function when given');
   const seen = options.seen ?? new MemoryDedupeStore();
   const onError = errorReporter(options);
+
+  const unknownEvent = (event: UnknownWebhookEvent, headers: IncomingHttpHeaders): WebhookOutcome => {
+    const { onUnknownEvent } = options;
+    const meta = metaFrom(headers, event);
+    const process = async () => {
+      try {
+        await onUnknownEvent?.(event, meta);
+      } catch (error) {
+        onError(error, meta);
+      }
+    };
+    // 200: refusing would have Plaza retry an event this receiver will never know, and disable the webhook.
+    return { status: 200, message: `Unknown event ${event.event}: not processed by this receiver`, ...(onUnknownEvent ? { process } : {}) };
+  };
 
   return async (rawBody, headers) => {
     const refusal = signatureProblem(rawBody, headers, clientSecret, replayToleranceSeconds);
@@ -119,6 +143,7 @@ export function createWebhookReceiver(options: WebhookHandlerOptions): WebhookRe
       event = parseWebhookEvent(rawBody);
     } catch (error) {
       if (error instanceof MalformedWebhookError) return { status: 400, message: error.message };
+      if (error instanceof UnknownWebhookEventError) return unknownEvent(error.event, headers);
       throw error;
     }
     const meta = metaFrom(headers, event);

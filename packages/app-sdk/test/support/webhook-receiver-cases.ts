@@ -100,6 +100,33 @@ export function webhookReceiverCases(start: StartReceiver): void {
     expect(started).toHaveLength(0);
   });
 
+  it('answers 400 to a signed body of a known event that breaks its served schema (an extra field, a paid install), and onEvent never sees it', async () => {
+    const { post, started } = await receiver();
+    const extraField = eventBody({ coupon: 'FREE100' });
+    const paidInstall = eventBody({ event: 'app.installed' });
+    const extra = await post(extraField, deliveryHeaders(extraField, clientSecret));
+    const paid = await post(paidInstall, deliveryHeaders(paidInstall, clientSecret));
+    expect([extra.status, await extra.text()]).toEqual([400, expect.stringMatching(/^Malformed webhook payload: unexpected field coupon/)]);
+    expect([paid.status, await paid.text()]).toEqual([400, 'Malformed webhook payload: amount_vnd must be 0']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toHaveLength(0);
+  });
+
+  it('answers 200 to a signed event it does not know and gives it to onUnknownEvent, never to onEvent', async () => {
+    const unknown: unknown[] = [];
+    const { post, started } = await receiver({ onUnknownEvent: (event, meta) => void unknown.push({ event, meta }) });
+    const body = eventBody({ event: 'app.bogus', extra: true });
+    const response = await post(body, deliveryHeaders(body, clientSecret, { deliveryId: 'dlv_u', attempt: 1 }));
+    expect([response.status, await response.text()]).toEqual([200, 'Unknown event app.bogus: not processed by this receiver']);
+    await vi.waitFor(() => expect(unknown).toEqual([{ event: JSON.parse(body), meta: { deliveryId: 'dlv_u', attempt: 1, eventName: 'app.bogus' } }]));
+    expect(started).toHaveLength(0);
+    // Without onUnknownEvent it is answered the same, and dropped.
+    const { post: postToPlain, started: plainStarted } = await receiver();
+    expect((await postToPlain(body, deliveryHeaders(body, clientSecret))).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(plainStarted).toHaveLength(0);
+  });
+
   it('lets a later delivery through when processing failed, and reports the failure', async () => {
     const onError = vi.fn();
     let calls = 0;
