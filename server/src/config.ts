@@ -69,6 +69,7 @@ export interface Config {
   rateLimitPerApiToken: number; // RATE_LIMIT_PER_API_TOKEN
   rateLimitPerAccount: number; // RATE_LIMIT_PER_ACCOUNT
   websocketsPerAccount: number; // WEBSOCKETS_PER_ACCOUNT
+  webhookTestEventsPerMinute: number; // WEBHOOK_TEST_EVENTS_PER_MINUTE
   webhookAttemptRetentionMs: number; // WEBHOOK_ATTEMPT_RETENTION
   /** null: bodies are kept for ever (the default). */
   webhookBodyRetentionMs: number | null; // WEBHOOK_BODY_RETENTION
@@ -312,6 +313,13 @@ export const SETTINGS = {
     blankIsUnset: true,
     value: wholeNumber(100_000),
   }),
+  // Each test event is one request to the developer's server, sent once and never retried.
+  WEBHOOK_TEST_EVENTS_PER_MINUTE: setting({
+    doc: 'test events (sendTestWebhook) one app may be sent in any minute, across every API process; the next is refused with RATE_LIMITED',
+    default: '10',
+    blankIsUnset: true,
+    value: wholeNumber(),
+  }),
   TRUST_PROXY: setting({
     doc: "behind a load balancer: take the client's address from X-Forwarded-For (Express's `trust proxy`)",
     default: 'false',
@@ -430,6 +438,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerApiToken: get('RATE_LIMIT_PER_API_TOKEN')!,
     rateLimitPerAccount: get('RATE_LIMIT_PER_ACCOUNT')!,
     websocketsPerAccount: get('WEBSOCKETS_PER_ACCOUNT')!,
+    webhookTestEventsPerMinute: get('WEBHOOK_TEST_EVENTS_PER_MINUTE')!,
     trustProxy: get('TRUST_PROXY')!,
     maxAppsPerDeveloper: get('MAX_APPS_PER_DEVELOPER')!,
     workerHttpPort: get('WORKER_HTTP_PORT'),

@@ -64,7 +64,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const notifications = new NotificationService(db, pubSub);
   const mailer = new Mailer(config.smtpUrl, config.smtpFrom);
   const http = new GuardedHttpClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
-  const webhookEvents = new WebhookEventsService(db);
+  const webhookEvents = new WebhookEventsService(db, { testEventsPerMinute: config.webhookTestEventsPerMinute });
   // Pre-checks read the app they check through AppService, which is built on them: looked up when a check runs.
   const preChecks = new PreCheckService(db, http, config.platformOrigin, (appId) => apps.findById(appId));
   const apps = new AppService(db, config, secrets, preChecks);

@@ -34,7 +34,8 @@ describe('PostgreSQL restarted under load', () => {
     const port = await findFreePort();
     database = await startEmbeddedPostgres({ databaseDir, fsync: false, port });
     const url = database.url;
-    const api = await startApiProcess(url);
+    // Test events are the load here, far more than an app's 10 a minute.
+    const api = await startApiProcess(url, { WEBHOOK_TEST_EVENTS_PER_MINUTE: '1000000' });
     // A short lease so deliveries whose results could not be written during the outage are retried soon after.
     const worker = await startWorkerProcess(url, { WEBHOOK_TIMEOUT: '2s', WEBHOOK_CLAIM_LEASE: '3s', WEBHOOK_RETRY_SCHEDULE: '500ms,500ms,500ms,500ms,500ms' });
     const db = await openDatabase(url);

@@ -1,7 +1,7 @@
-import type { WebhookEvent } from '@plaza/shared';
+import { TEST_PURCHASE_SUFFIX, type WebhookEvent } from '@plaza/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import { afterCommit } from '../../platform/after-commit.js';
-import { badInput } from '../../platform/errors.js';
+import { badInput, ErrorCode, PlazaError } from '../../platform/errors.js';
 import { newTestPurchaseId, newWebhookId } from '../../platform/ids.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
@@ -43,7 +43,14 @@ export function webhookPayload(facts: EventFacts, at: Date): string {
 export class WebhookEventsService {
   private readonly workers: DeliveryWakeUps;
 
-  constructor(private readonly db: DataSource) {
+  /**
+   * `testEventsPerMinute` (WEBHOOK_TEST_EVENTS_PER_MINUTE): test events one app may be sent in any minute, counted from
+   * the deliveries themselves (so across every API process); each is a request to the developer's server on Plaza's account.
+   */
+  constructor(
+    private readonly db: DataSource,
+    private readonly limits: { testEventsPerMinute: number } = { testEventsPerMinute: 10 },
+  ) {
     this.workers = new DeliveryWakeUps(db);
   }
 
@@ -140,9 +147,29 @@ export class WebhookEventsService {
   async sendTest(appId: string, userId: string, type: WebhookEventType = WebhookEventType.APP_TEST, amounts = { amountVnd: 0, developerShareVnd: 0 }): Promise<WebhookDelivery> {
     const sample = type === WebhookEventType.APP_TEST ? { amountVnd: 0, developerShareVnd: 0 } : amounts;
     return this.db.transaction(async (manager) => {
+      await this.assertTestEventAllowed(manager, appId);
       const delivery = await this.recordEvent(manager, { type, appId, userId, purchaseId: newTestPurchaseId(), ...sample, test: true });
       if (!delivery) throw badInput('webhookUrl', 'This app has no webhook URL; set one before sending a test event');
       return delivery;
     });
+  }
+
+  /** Throws RATE_LIMITED when the app has had its test events for the last minute. */
+  private async assertTestEventAllowed(manager: EntityManager, appId: string): Promise<void> {
+    // One app's test events one at a time until their transactions end, so ten asked at once at the ninth cannot all pass the count.
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`plaza.test-events:${appId}`]);
+    const since = Date.now() - 60_000;
+    // Delivery ids begin with their time (dlv_ and 10 characters of ULID time): the app's index reads only the last minute.
+    const [{ sent, oldest }] = await manager.query(
+      `SELECT count(*)::int AS sent, min(created_at) AS oldest FROM webhook_deliveries
+        WHERE app_id = $1 AND id >= $2 AND created_at > $3 AND purchase_id LIKE 'APP-%-' || $4 || '%'`,
+      [appId, newWebhookId.delivery(since).slice(0, 'dlv_'.length + 10), new Date(since), TEST_PURCHASE_SUFFIX],
+    );
+    const allowed = this.limits.testEventsPerMinute;
+    if (sent < allowed) return;
+    const retryAfterSeconds = Math.max(1, Math.ceil((new Date(oldest).getTime() + 60_000 - Date.now()) / 1000));
+    const error = new PlazaError(ErrorCode.RATE_LIMITED, `At most ${allowed} test events a minute per app; try again in ${retryAfterSeconds} s`);
+    error.extensions.retryAfterSeconds = retryAfterSeconds;
+    throw error;
   }
 }

@@ -129,7 +129,7 @@ export class WebhookResolver {
   @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => WebhookDelivery, {
     description:
-      'Owner: a signed sample event to the app’s webhook URL, sent whatever its webhookEvents say. Marked as a test: header X-Platform-Test: true and a purchase_id APP-<ms>-TEST.. that names no purchase; nothing is bought or credited',
+      'Owner: a signed sample event to the app’s webhook URL, sent whatever its webhookEvents say. Marked as a test: header X-Platform-Test: true and a purchase_id APP-<ms>-TEST.. that names no purchase; nothing is bought or credited. Sent once, never retried (a failed attempt leaves it FAILED); at most 10 a minute per app, past which RATE_LIMITED',
   })
   async sendTestWebhook(
     @Arg('appId', () => ID, { description: 'One of your apps with a webhook URL' }) appId: string,

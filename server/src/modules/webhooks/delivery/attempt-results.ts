@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { isTestPurchaseId } from '../../../platform/ids.js';
 import { logger } from '../../../platform/logger.js';
 import type { PlazaMetrics } from '../../../platform/metrics.js';
 import { runPrepared } from '../../../platform/prepared-query.js';
@@ -142,9 +143,10 @@ export class AttemptResults {
       const finishedAt = new Date(startedAt.getTime() + response.durationMs);
       const held = delivery.webhook_state === WebhookState.DISABLED;
       // A recovery's attempt is one manual attempt (no new schedule); a disabled app's delivery is held until recovery;
-      // one without its body can never be sent, so retrying it would only repeat the same refusal.
+      // one without its body can never be sent, so retrying it would only repeat the same refusal; a test event
+      // (sendTestWebhook) is sent once: retried on the schedule, each cheap request to send one bought six attempts.
       const { status, nextAttemptAt } =
-        delivery.recovering || held || delivery.payload === null
+        delivery.recovering || held || delivery.payload === null || isTestPurchaseId(delivery.purchase_id)
           ? { status: response.error === null ? DeliveryStatus.SUCCEEDED : DeliveryStatus.FAILED, nextAttemptAt: null }
           : nextState(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, response.error === null, finishedAt);
       return {
@@ -182,8 +184,11 @@ export class AttemptResults {
     for (const row of updated) {
       if (row.status === DeliveryStatus.SUCCEEDED || row.status === DeliveryStatus.FAILED) this.metrics?.countFinished(row.status);
       // One line per delivery given up on (not per attempt): the endpoint's owner has something to fix.
-      if (row.status === DeliveryStatus.FAILED)
-        logger.info({ deliveryId: row.id, appId: byId.get(row.id)!.app_id, attempts: row.attempt_count }, 'webhook delivery failed: no scheduled attempts left');
+      if (row.status !== DeliveryStatus.FAILED) continue;
+      const delivery = byId.get(row.id)!;
+      if (isTestPurchaseId(delivery.purchase_id))
+        logger.info({ deliveryId: row.id, appId: delivery.app_id, attempts: row.attempt_count }, 'webhook test event failed: test events are sent once, never retried');
+      else logger.info({ deliveryId: row.id, appId: delivery.app_id, attempts: row.attempt_count }, 'webhook delivery failed: no scheduled attempts left');
     }
     // Kept deliveries are this worker's to send, committed above. Their live updates go out first, so a
     // quick retry's own result (SUCCEEDED) can never reach a subscriber before the RETRYING it follows;
