@@ -75,12 +75,16 @@ async function ownedBy(client: pg.Client, role: string): Promise<{ catalog: stri
 }
 
 /** What the role behind `url` is and may do, tried. */
-function roleOf(url: string) {
+async function roleOf(url: string) {
+  const elsewhere = new URL(url);
+  elsewhere.pathname = '/postgres';
+  const otherDatabase = await withClient(elsewhere.toString(), async () => 'ok').catch((err: { code?: string }) => err.code ?? String(err));
   return withClient(url, async (client) => ({
     ...(await roleOfClient(client)),
     createRole: await outcome(client, 'CREATE ROLE plaza_intruder'),
     readPasswords: await outcome(client, 'SELECT rolpassword FROM pg_authid'),
     createDatabase: await outcome(client, 'CREATE DATABASE plaza_other'),
+    otherDatabase,
   }));
 }
 
@@ -95,6 +99,7 @@ const PLAIN_OWNER = {
   createRole: INSUFFICIENT_PRIVILEGE,
   readPasswords: INSUFFICIENT_PRIVILEGE,
   createDatabase: INSUFFICIENT_PRIVILEGE,
+  otherDatabase: INSUFFICIENT_PRIVILEGE, // the cluster's postgres database
 };
 
 /** A data directory in /tmp, which the postgres user can traverse. */

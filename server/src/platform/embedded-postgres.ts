@@ -265,7 +265,8 @@ $$`;
 /**
  * Makes (or puts right) Plaza's own role and its database, as the superuser: PLAZA_ROLE may log in and
  * owns the plaza database, and may do nothing beyond it (no SUPERUSER, CREATEDB, CREATEROLE,
- * REPLICATION or BYPASSRLS); a data directory from before there was such a role is handed over to it.
+ * REPLICATION or BYPASSRLS, no connection to the cluster's other databases); a data directory from
+ * before there was such a role is handed over to it.
  * Its attributes and password are set on every start, so a start interrupted half-way is completed by
  * the next. Returns its password.
  */
@@ -278,6 +279,8 @@ async function ensurePlazaRole(clusterDir: string, port: number, superuserPasswo
     const [database] = (await admin.query<{ owner: string }>('SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE])).rows;
     if (!database) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE} OWNER ${PLAZA_ROLE}`);
     else if (database.owner !== PLAZA_ROLE) await admin.query(`ALTER DATABASE ${EMBEDDED_DATABASE} OWNER TO ${PLAZA_ROLE}`);
+    // The cluster's other databases are the superuser's: by default every role may connect to them.
+    await admin.query('REVOKE CONNECT, TEMPORARY ON DATABASE postgres, template1 FROM PUBLIC');
   });
   await asSuperuser(port, superuserPassword, EMBEDDED_DATABASE, (admin) => admin.query(HAND_OVER_TO_PLAZA_ROLE));
   return password;
