@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../apollo-client';
 import { browseFrom, startFakePlazaServer, type FakePlazaServer } from '../../test-support/fake-plaza-server';
 import { graphqlResponder, respond, type FakeOperation, type GraphqlCall } from '../../test-support/graphql-responder';
+import { LocaleProvider } from '../../i18n/i18n';
 import { SendAppTestEventMutation, SendTestEvent } from './SendTestEvent';
 
 let server: FakePlazaServer;
@@ -20,7 +21,7 @@ afterEach(() => cleanup());
 
 const wire = (event: string | null | undefined) => (event ? `app.${event.slice(4).toLowerCase()}` : 'app.test');
 
-function renderPanel(hasWebhookUrl = true, answers: FakeOperation[] = []) {
+function renderPanel(hasWebhookUrl = true, answers: FakeOperation[] = [], locale: 'en' | 'vi' = 'en') {
   calls = [];
   server.respondWith(
     graphqlResponder(
@@ -35,7 +36,9 @@ function renderPanel(hasWebhookUrl = true, answers: FakeOperation[] = []) {
   );
   render(
     <ApolloProvider client={createApolloClient()}>
-      <SendTestEvent appId="app_1" hasWebhookUrl={hasWebhookUrl} />
+      <LocaleProvider locale={locale}>
+        <SendTestEvent appId="app_1" hasWebhookUrl={hasWebhookUrl} />
+      </LocaleProvider>
     </ApolloProvider>,
   );
 }
@@ -69,5 +72,16 @@ describe('Send a test event', () => {
     renderPanel(true, [respond(SendAppTestEventMutation, { data: null, errors: [refusal] })]);
     fireEvent.click(screen.getByRole('button', { name: 'Send test event' }));
     expect((await screen.findByRole('alert')).textContent).toBe('This app has no webhook URL. Set a webhook URL on the app first.');
+  });
+
+  it.each([
+    ['en', 'Send test event', 'At most 10 test events a minute per app; try again in 42 s'],
+    ['vi', 'Gửi sự kiện thử', 'Quá nhiều yêu cầu; hãy thử lại sau 42 giây.'],
+  ] as const)('says in plain words (%s) that the app has had its test events for this minute', async (locale, send, expected) => {
+    // As WebhookEventsService refuses an app's 11th test event in a minute.
+    const refusal = { message: 'At most 10 test events a minute per app; try again in 42 s', extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 42 } } as const;
+    renderPanel(true, [respond(SendAppTestEventMutation, { data: null, errors: [refusal] })], locale);
+    fireEvent.click(screen.getByRole('button', { name: send }));
+    expect((await screen.findByRole('alert')).textContent).toBe(expected);
   });
 });

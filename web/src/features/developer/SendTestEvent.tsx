@@ -5,7 +5,7 @@ import type { WebhookEventType } from '../../gql/graphql';
 import { useT } from '../../i18n/i18n';
 import { webhookDeliveryPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { serverProblem } from '../../ui/graphql-errors';
+import { serverProblem, useProblemText } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
 import { eventWireName, SUBSCRIBABLE_EVENTS } from './app-rules';
 
@@ -28,6 +28,7 @@ const TEST_EVENTS: readonly WebhookEventType[] = ['APP_TEST', ...SUBSCRIBABLE_EV
  */
 export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebhookUrl: boolean }) {
   const t = useT();
+  const problemText = useProblemText();
   const headingId = useId();
   const pickerId = useId();
   const [event, setEvent] = useState<WebhookEventType>('APP_TEST');
@@ -67,7 +68,7 @@ export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebh
           {t('testEvent.sent', { event: sent.eventName })} <Link href={webhookDeliveryPath(sent.id)}>{t('testEvent.open', { id: sent.id })}</Link>
         </p>
       )}
-      {problem && <ErrorMessage message={problem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl') : problem.message} />}
+      {problem && <ErrorMessage message={problem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl') : problemText(problem)} />}
     </section>
   );
 }

@@ -3,7 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { useFormat, useT } from '../../i18n/i18n';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { serverProblem } from '../../ui/graphql-errors';
+import { serverProblem, useProblemText } from '../../ui/graphql-errors';
 import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, TOKEN_SCOPES, TOKENS_PAGE_SIZE } from './api-tokens';
 
 export function ApiTokensPage() {
@@ -102,6 +102,7 @@ function CreateTokenForm() {
   const [scopes, setScopes] = useState<string[]>(['deliveries:read']);
   const [created, setCreated] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const problemText = useProblemText();
   const [create, { loading }] = useMutation(CreateApiTokenMutation, { refetchQueries: [ApiTokensQuery] });
 
   async function submit(event: FormEvent) {
@@ -114,7 +115,8 @@ function CreateTokenForm() {
       setCreated(result.data?.createApiToken.token ?? null);
       setName('');
     } catch (err) {
-      setProblem(serverProblem(err).message);
+      // In the reader's language: the 51st live token (TOO_MANY_TOKENS) says what to do.
+      setProblem(problemText(serverProblem(err)));
     }
   }
 
