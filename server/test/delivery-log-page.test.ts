@@ -98,6 +98,20 @@ describe('webhookDeliveries with an API token', () => {
     expect(ofRequest[2]).toContain('FROM webhook_events');
   });
 
+  it("reads every delivery's last attempt a page asks for in one more statement, not one per delivery (issue 27, finding 2)", async () => {
+    const { createApiToken } = await owner.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'last attempt reader', scopes: ['deliveries:read'] } });
+    const reader = owner.withToken(createApiToken.token);
+    const PAGE_LAST = 'query { webhookDeliveries(first: 50) { edges { node { id lastAttempt { number statusCode error durationMs outcome } } } } }';
+    await reader.ok(PAGE_LAST);
+    let page: { webhookDeliveries: { edges: { node: { id: string; lastAttempt: unknown } }[] } } | undefined;
+    const texts = await statementsDuring(async () => (page = await reader.ok(PAGE_LAST)));
+    // Nothing has been sent here (the worker is off): none has an attempt yet.
+    expect(page!.webhookDeliveries.edges.map((edge) => edge.node.lastAttempt)).toEqual(deliveryIds.map(() => null));
+    const ofRequest = texts.filter((text) => /api_tokens|\bapps\b|webhook_deliveries|webhook_attempts/.test(text));
+    expect(ofRequest).toHaveLength(3);
+    expect(ofRequest[2]).toContain('FROM webhook_attempts');
+  });
+
   it('sees an app created since its last request, and is refused as soon as it is revoked: nothing is kept between requests', async () => {
     const { createApiToken } = await owner.ok<{ createApiToken: { id: string; token: string } }>(CREATE_TOKEN, { input: { name: 'log reader', scopes: ['deliveries:read'] } });
     const reader = owner.withToken(createApiToken.token);

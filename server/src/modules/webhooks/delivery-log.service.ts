@@ -22,7 +22,7 @@ import {
   type UpdatedRow,
 } from './delivery/delivery-queries.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
-import { readAttempts, toAttempt } from './delivery/attempt-reads.js';
+import { readAttempts, readLastAttempts, toAttempt } from './delivery/attempt-reads.js';
 import { rollUp, ROLL_UP_ALONE } from './delivery/attempt-rollup.js';
 import type { WebhookRecovery } from './webhook-recovery.type.js';
 import { deliveryUpdate, publishDeliveryUpdates } from './delivery-updates.js';
@@ -59,6 +59,8 @@ const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
 export class DeliveryLogService {
   /** Attempts of one delivery, oldest first; the deliveries of one page ask together (one query). */
   readonly attempts: (deliveryId: string) => Promise<DeliveryAttempt[]>;
+  /** The latest attempt of one delivery, null before its first; the deliveries of one page (or one turn of live updates) ask together. */
+  readonly lastAttempt: (deliveryId: string) => Promise<DeliveryAttempt | null>;
   /**
    * The body of a delivery that came without it (a live update, a page of the log); the deliveries of one
    * turn ask together. null when it is no longer kept (WEBHOOK_BODY_RETENTION removed its event).
@@ -86,6 +88,10 @@ export class DeliveryLogService {
         return byDelivery;
       },
       () => [],
+    );
+    this.lastAttempt = perTickLoader(
+      async (deliveryIds: string[]) => new Map((await readLastAttempts(this.db, deliveryIds)).map((attempt) => [attempt.deliveryId, attempt])),
+      () => null,
     );
     this.payload = perTickLoader(
       async (deliveryIds: string[]) => {

@@ -194,6 +194,15 @@ export class WebhookResolver {
   attempts(@Root() delivery: WebhookDelivery): Promise<DeliveryAttempt[]> | DeliveryAttempt[] {
     return delivery.attemptList ?? this.deliveryLog.attempts(delivery.id);
   }
+
+  @FieldResolver(() => DeliveryAttempt, {
+    nullable: true,
+    description: 'The latest attempt (the last of attempts): its statusCode, error and durationMs say how the receiver last answered; null before the first. A page of deliveries reads these in one statement',
+  })
+  lastAttempt(@Root() delivery: WebhookDelivery): Promise<DeliveryAttempt | null> | DeliveryAttempt | null {
+    if (delivery.attemptList) return delivery.attemptList.at(-1) ?? null;
+    return this.deliveryLog.lastAttempt(delivery.id);
+  }
 }
 
 @Resolver(() => DeliveryAttempt)

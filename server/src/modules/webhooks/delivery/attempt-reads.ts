@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { DeliveryAttempt } from '../delivery-attempt.entity.js';
-import { ATTEMPTS_OF_DELIVERIES } from './delivery-queries.js';
+import { ATTEMPTS_OF_DELIVERIES, LAST_ATTEMPTS_OF_DELIVERIES } from './delivery-queries.js';
 
 /** A row of ATTEMPTS_OF_DELIVERIES (its columns: ATTEMPT_COLUMNS). */
 interface AttemptRow {
@@ -20,6 +20,12 @@ interface AttemptRow {
 /** The attempts of these deliveries, oldest first per delivery, with the request headers as sent (shared and own composed). */
 export async function readAttempts(db: DataSource, deliveryIds: string[]): Promise<DeliveryAttempt[]> {
   const rows: AttemptRow[] = await db.query(ATTEMPTS_OF_DELIVERIES, [deliveryIds]);
+  return rows.map((row) => toAttempt(row));
+}
+
+/** The latest attempt of each of these deliveries that has one. */
+export async function readLastAttempts(db: DataSource, deliveryIds: string[]): Promise<DeliveryAttempt[]> {
+  const rows: AttemptRow[] = await db.query(LAST_ATTEMPTS_OF_DELIVERIES, [deliveryIds]);
   return rows.map((row) => toAttempt(row));
 }
 

@@ -495,6 +495,12 @@ const ATTEMPT_COLUMNS = [
 export const ATTEMPTS_OF_DELIVERIES = attemptsOf((column) => `${column} = ANY($1::text[]) AND ${WITHIN_IDS_OF(column, 'x', 'unnest($1::text[]) x')}`);
 
 /**
+ * The latest attempt (highest number) of each of deliveries $1 (ids), as ATTEMPTS_OF_DELIVERIES reads it:
+ * one statement for a page of the log, whichever of its deliveries have attempts.
+ */
+export const LAST_ATTEMPTS_OF_DELIVERIES = `SELECT DISTINCT ON (delivery_id) * FROM (${ATTEMPTS_OF_DELIVERIES}) attempt ORDER BY delivery_id, number DESC`;
+
+/**
  * Delivery $1 with its app's owner, and its attempts (oldest first) as columns prefixed `attempt_`: one row
  * per attempt, one with null attempt columns when it has none. One statement, so one snapshot: read apart,
  * a result committed between the two reads showed a finished attempt beside the status before it. One id,
