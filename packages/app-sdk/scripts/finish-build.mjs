@@ -27,6 +27,8 @@ for (const file of filesUnder(dist)) {
   let target = relative(dirname(file), join(vendored, 'index.js'));
   if (!target.startsWith('.')) target = `./${target}`;
   text = text.replace(SHARED, `'${target}'`);
+  // The shared package's own maps are not copied (they point at its src/, which is not shipped).
+  text = text.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
   if (file === join(dist, 'version.js')) {
     if (!text.includes(VERSION_PLACEHOLDER)) throw new Error(`dist/version.js does not hold ${VERSION_PLACEHOLDER} to stamp`);
     text = text.replace(VERSION_PLACEHOLDER, JSON.stringify(version));
