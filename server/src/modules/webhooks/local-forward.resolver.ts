@@ -73,7 +73,7 @@ export class LocalForwardResolver {
 
   @Authorized(tokenScope('deliveries:write'))
   @Subscription(() => WebhookForwardRequest, {
-    description: 'Sample events triggered for one of your apps (triggerWebhookEvent), live; real deliveries arrive through webhookDeliveryUpdated and webhookForwardRequest',
+    description: 'Owner only: sample events triggered for one of your apps (triggerWebhookEvent), live; real deliveries arrive through webhookDeliveryUpdated and webhookForwardRequest',
     subscribe: ({ args, context, info }: { args: { appId: string }; context: RequestContext; info: GraphQLResolveInfo }) =>
       wiredResolver(info, LocalForwardResolver).triggeredFor(requirePrincipal(context), args.appId),
   })
@@ -85,7 +85,9 @@ export class LocalForwardResolver {
   }
 
   private async triggeredFor(principal: Principal, appId: string): Promise<AsyncIterable<unknown>> {
-    await this.apps.requireOwned(principal, appId, { allowAdmin: true });
+    // The owner's only, admins included: each event arrives signed with the app's real secret and a fresh
+    // webhook-timestamp, which its receiver would accept for five minutes (as webhookForwardRequest).
+    await this.apps.requireOwned(principal, appId);
     return this.pubSub.subscribe(Topic.WEBHOOK_TEST_TRIGGERED, appId);
   }
 }
