@@ -68,6 +68,9 @@ async function recordingServer(answer: string): Promise<{ server: Server; url: s
   return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, headers };
 }
 
+/** A limit, not an expectation: npx, tsc and node start in about a second each, but 15 s under the shared machine's load. */
+const SLOW_START = { timeout: 180_000 };
+
 let plaza: TestPlaza;
 let developer: GraphQLTestClient;
 let reviewer: GraphQLTestClient;
@@ -76,6 +79,7 @@ let sdkVersion: string;
 let cliVersion: string;
 const packed: Record<string, { dependencies?: Record<string, string>; devDependencies?: Record<string, string>; files?: string[]; license?: string }> = {};
 const tarballBytes: Record<string, number> = {};
+const tarballFiles: Record<string, string[]> = {};
 let installSeconds = 0;
 
 beforeAll(async () => {
@@ -89,7 +93,9 @@ beforeAll(async () => {
   const files = (await readdir(tarballs)).filter((name) => name.endsWith('.tgz'));
   for (const file of files) {
     const manifest = await mustRun('tar', ['-xzOf', join(tarballs, file), 'package/package.json'], installDir);
-    packed[file.startsWith('plaza-cli') ? 'cli' : 'sdk'] = JSON.parse(manifest);
+    const name = file.startsWith('plaza-cli') ? 'cli' : 'sdk';
+    packed[name] = JSON.parse(manifest);
+    tarballFiles[name] = (await mustRun('tar', ['-tzf', join(tarballs, file)], installDir)).trim().split('\n');
     tarballBytes[file] = Number((await mustRun('stat', ['-c', '%s', join(tarballs, file)], installDir)).trim());
   }
   sdkVersion = JSON.parse(await readFile(join(SDK_DIR, 'package.json'), 'utf8')).version;
@@ -111,16 +117,21 @@ afterAll(async () => {
   if (installDir) await rm(join(installDir, '..'), { recursive: true, force: true });
 });
 
-describe('the packed packages', () => {
+describe('the packed packages', SLOW_START, () => {
   it('name no workspace package, ship a licence, and hold no source maps or tests', () => {
     console.log(`tarballs: ${JSON.stringify(tarballBytes)}; npm install took ${installSeconds.toFixed(1)} s`);
-    for (const manifest of [packed.sdk!, packed.cli!]) {
+    for (const name of ['sdk', 'cli']) {
+      const manifest = packed[name]!;
       expect(manifest.license).toBe('MIT');
+      expect(tarballFiles[name]).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/package.json']));
+      expect(tarballFiles[name]!.filter((path) => /\.map$|\/(src|test)\//.test(path))).toEqual([]);
       for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
         expect(name).not.toMatch(/^@plaza\//);
         expect(range).not.toMatch(/^workspace:/);
       }
     }
+    expect(tarballFiles.sdk).toEqual(expect.arrayContaining(['package/dist/server/index.cjs', 'package/dist/server/index.d.cts', 'package/dist/shared/index.js']));
+    expect(tarballFiles.cli).toContain('package/dist/main.js');
   });
 
   it('install with plain npm outside the repository: npx plaza --help and --version work there', async () => {
@@ -202,7 +213,7 @@ void handler, ok, webhookEventSchema('app.purchased');
   });
 });
 
-describe('a receiver built only from the installed SDK', () => {
+describe('a receiver built only from the installed SDK', SLOW_START, () => {
   for (const [moduleKind, file] of [
     ['ES module import', 'receiver.mjs'],
     ['CommonJS require', 'receiver.cjs'],
