@@ -1,4 +1,4 @@
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { findFreePort } from '../../src/platform/embedded-postgres.js';
 import { startPlaza, type RunningPlaza } from '../../src/app/plaza.js';
@@ -46,10 +46,9 @@ export async function startTestPlaza(env: Record<string, string> = {}): Promise<
     anonymous: () => new GraphQLTestClient(plaza.url),
     signIn: async (email) => GraphQLTestClient.signIn(plaza.url, email),
     waitForSubscriptions: async (count) => {
-      for (const deadline = Date.now() + 5000; plaza.services.pubSub.subscriptionCount < count;) {
-        if (Date.now() > deadline) throw new Error(`only ${plaza.services.pubSub.subscriptionCount} of ${count} subscriptions became live`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await expect
+        .poll(() => plaza.services.pubSub.subscriptionCount, { timeout: 5000, interval: 20, message: `subscriptions live of the ${count} awaited` })
+        .toBeGreaterThanOrEqual(count);
     },
   };
 }

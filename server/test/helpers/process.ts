@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, vi } from 'vitest';
 import { REPO_ROOT } from '../../src/config.js';
 
 const running: PlazaProcess[] = [];
@@ -41,18 +41,21 @@ export async function startPlazaProcess(env: Record<string, string | undefined>,
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${env.PORT ?? 0}`;
-  for (const deadline = Date.now() + 60_000; ;) {
-    if (child.exitCode !== null) throw new Error(`Plaza exited with ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`Plaza did not become ready within 60 s:\n${output}`);
-    const ready = readyLine
-      ? readyLine.test(output)
-      : await fetch(`${url}/readyz`).then(
-          (r) => r.ok,
-          () => false,
-        );
-    if (ready) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // Ready, or exited (then the check below fails at once rather than after the whole minute).
+  await vi.waitFor(
+    async () => {
+      if (child.exitCode !== null) return;
+      const ready = readyLine
+        ? readyLine.test(output)
+        : await fetch(`${url}/readyz`).then(
+            (r) => r.ok,
+            () => false,
+          );
+      if (!ready) throw new Error(`Plaza did not become ready within 60 s:\n${output}`);
+    },
+    { timeout: 60_000, interval: 100 },
+  );
+  if (child.exitCode !== null) throw new Error(`Plaza exited with ${child.exitCode}:\n${output}`);
   const handle: PlazaProcess = {
     child,
     url,

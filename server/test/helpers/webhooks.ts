@@ -1,3 +1,4 @@
+import { expect, vi } from 'vitest';
 import { newPurchaseId } from '../../src/platform/ids.js';
 import { WebhookEventType } from '../../src/modules/webhooks/webhook.types.js';
 import type { GraphQLTestClient } from './graphql-client.js';
@@ -30,14 +31,25 @@ export async function emitEvent(
 
 /** Polls the delivery through the API until `done` holds, as a developer watching the log would. */
 export async function waitForDelivery(client: GraphQLTestClient, id: string, done: (d: any) => boolean, timeoutMs = 10_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < deadline) {
-    last = (await client.ok<{ webhookDelivery: any }>(DELIVERY, { id })).webhookDelivery;
-    if (last && done(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`delivery ${id} did not reach the expected state within ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`);
+  return vi.waitFor(
+    async () => {
+      const seen = (await client.ok<{ webhookDelivery: any }>(DELIVERY, { id })).webhookDelivery;
+      if (!seen || !done(seen)) throw new Error(`delivery ${id} did not reach the expected state within ${timeoutMs} ms; last seen: ${JSON.stringify(seen)}`);
+      return seen;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
+}
+
+/**
+ * Resolves once this Plaza's delivery engine has no attempt in flight (claimed, waiting or being sent)
+ * and every result it holds is written. With the deliveries a test watches already final and nothing
+ * of theirs due, this is the point past which no further request of theirs can reach a receiver and no
+ * attempt of theirs is left to record: what a test that asserts "nothing more was sent" waits for.
+ */
+export async function waitForEngineIdle(plaza: TestPlaza, timeoutMs = 10_000): Promise<void> {
+  await expect.poll(() => plaza.services.webhookEngine.attemptsInFlight, { timeout: timeoutMs, interval: 20 }).toBe(0);
+  await plaza.services.webhookEngine.drain();
 }
 
 export const isFinal = (d: any) => d.status === 'SUCCEEDED' || d.status === 'FAILED';
