@@ -1,11 +1,11 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { subscribe } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { startSmtpInbox, type ReceivedMail } from './helpers/smtp-inbox.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
+import { emitEvent, isFinal, waitForDelivery, waitForEngineIdle } from './helpers/webhooks.js';
 
 // Issue 18 parts 2-4: failure alerts, the automatic disable, bulk recovery; on real Plazas and real
 // receivers, with the retry schedule shortened to one quick retry (a delivery gives up in well under a second).
@@ -15,19 +15,20 @@ const NOTIFICATIONS = '{ notifications(first: 100) { edges { node { kind message
 const RECOVER = 'mutation($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { appId since deliveriesQueued } }';
 const ENABLE = 'mutation($appId: ID!) { enableWebhook(appId: $appId) { id webhookState } }';
 const APP_STATE = 'query($id: ID!) { app(id: $id) { id webhookState } }';
-const DELIVERY = 'query($id: ID!) { webhookDelivery(id: $id) { id status heldReason attemptCount attempts { number trigger statusCode error } } }';
+const DELIVERY = 'query($id: ID!) { webhookDelivery(id: $id) { id status heldReason attemptCount attempts { number trigger startedAt statusCode error } } }';
 
 const failing = () => ({ status: 500, body: 'database is down' });
 const ok = () => ({ status: 200, body: 'ok' });
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (!value) throw new Error(`${what}: not within ${timeoutMs} ms`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 async function notificationsOf(client: GraphQLTestClient, appId: string, kind: string): Promise<{ kind: string; message: string; appId: string; [fact: string]: any }[]> {
@@ -36,7 +37,24 @@ async function notificationsOf(client: GraphQLTestClient, appId: string, kind: s
 }
 
 const deliveryOf = async (client: GraphQLTestClient, id: string) => (await client.ok<{ webhookDelivery: any }>(DELIVERY, { id })).webhookDelivery;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Resolves once the engine has run two claims since it was called, each woken at once: the second began
+ * after this call, so whatever was claimable now has been claimed (the point past which a request that
+ * should not be sent would already be on its way). The delivery run must be active (attempts in flight).
+ */
+async function engineLookedAgain(plaza: TestPlaza): Promise<void> {
+  const from = await plaza.services.metrics.claimCount();
+  await expect
+    .poll(
+      async () => {
+        plaza.services.webhookEngine.wake();
+        return plaza.services.metrics.claimCount();
+      },
+      { timeout: 10_000, interval: 20 },
+    )
+    .toBeGreaterThanOrEqual(from + 2);
+}
 
 describe('failure alerts and bulk recovery', () => {
   let plaza: TestPlaza;
@@ -88,7 +106,9 @@ describe('failure alerts and bulk recovery', () => {
       // Failing again the same day: no second alert.
       receiver.responder = failing;
       await waitForDelivery(developer, (await emitEvent(plaza, app.id)).id, (x) => x.status === 'FAILED');
-      await pause(1500); // a sweep runs after every write that matters; give a wrong one time to show
+      // A sweep that starts after the failure was written: a wrong second alert would be made by it (or,
+      // claiming the same row, by the one the write asked for, which it then waits for).
+      await plaza.services.webhookHealth.sweep();
       expect(await notificationsOf(developer, app.id, 'WEBHOOK_FAILING')).toHaveLength(1);
       expect(await notificationsOf(developer, app.id, 'WEBHOOK_RECOVERED')).toHaveLength(1);
     } finally {
@@ -115,7 +135,8 @@ describe('failure alerts and bulk recovery', () => {
     expect(secondCall.deliveriesQueued).toBe(0);
 
     const settled = await Promise.all(deliveries.map((d) => waitForDelivery(developer, d.id, (x) => x.status === 'SUCCEEDED')));
-    await pause(500);
+    // Final, nothing due, nothing in flight: no further request of theirs can come.
+    await waitForEngineIdle(plaza);
     const recoveryRequests = receiver.requests.slice(failedRequests);
     expect(recoveryRequests.map((r) => r.headers['x-platform-delivery']).sort()).toEqual(deliveries.map((d) => d.id).sort());
     for (const [i, delivery] of settled.entries()) {
@@ -142,7 +163,8 @@ describe('failure alerts and bulk recovery', () => {
     const { recoverWebhookDeliveries } = await developer.ok<{ recoverWebhookDeliveries: any }>(RECOVER, { appId: app.id, since: before });
     expect(recoverWebhookDeliveries.deliveriesQueued).toBe(40);
     await receiver.waitForRequests(failedRequests + 32, 15_000);
-    await pause(500);
+    // The engine has looked at the queue again with these 32 hanging: a 33rd it would send is sent by now.
+    await engineLookedAgain(plaza);
     // Held at once, not counted in all: on a busy machine the first hanging attempts may already have
     // timed out (2 s) and freed their slots by now, so more than 32 may have arrived in all.
     expect(receiver.hangingNow).toBeLessThanOrEqual(32);
@@ -153,7 +175,7 @@ describe('failure alerts and bulk recovery', () => {
     expect(receiver.mostHangingAtOnce).toBeLessThanOrEqual(32);
     expect(final.map((d) => d.status)).toEqual(deliveries.map(() => 'FAILED'));
     for (const d of final) expect(d.attempts.map((a: any) => a.trigger)).toEqual(['SCHEDULED', 'SCHEDULED', 'MANUAL']);
-    await pause(500);
+    await waitForEngineIdle(plaza);
     expect(receiver.requests.length - failedRequests).toBe(40);
   });
 
@@ -185,7 +207,15 @@ describe('automatic disable', () => {
 
     const first = await emitEvent(plaza, app.id);
     await waitForDelivery(developer, first.id, (x) => x.status === 'FAILED');
-    await pause(2200); // longer than WEBHOOK_DISABLE_AFTER, still failing
+    // Still failing once the run is older than WEBHOOK_DISABLE_AFTER by the clock the rule reads (PostgreSQL's):
+    // the run started with the first failed attempt.
+    const runStarted = (await deliveryOf(developer, first.id)).attempts[0].startedAt;
+    await expect
+      .poll(async () => (await plaza.services.db.query(`SELECT clock_timestamp() - $1::timestamptz > interval '2 seconds' AS old`, [runStarted]))[0].old, {
+        timeout: 10_000,
+        interval: 50,
+      })
+      .toBe(true);
     const second = await emitEvent(plaza, app.id);
     await until('the webhook disabled', async () => (await developer.ok<{ app: any }>(APP_STATE, { id: app.id })).app.webhookState === 'DISABLED');
     const notice = await until('a WEBHOOK_DISABLED notification', async () => (await notificationsOf(developer, app.id, 'WEBHOOK_DISABLED'))[0]);
@@ -198,7 +228,11 @@ describe('automatic disable', () => {
     // While disabled: recorded, held, never attempted.
     const requestsWhenDisabled = receiver.requests.length;
     const held = [await emitEvent(plaza, app.id), await emitEvent(plaza, app.id)] as const;
-    await pause(1000);
+    // A later event of another app is delivered: the engine has claimed past the held ones, which were due first.
+    const witness = await WebhookReceiver.start(ok);
+    const other = await submitApp(developer, { webhookUrl: witness.url() });
+    await waitForDelivery(developer, (await emitEvent(plaza, other.id)).id, (x) => x.status === 'SUCCEEDED');
+    await waitForEngineIdle(plaza);
     for (const { id } of held) {
       const delivery = await deliveryOf(developer, id);
       expect(delivery).toMatchObject({ status: 'FAILED', attemptCount: 0, attempts: [] });
@@ -219,7 +253,7 @@ describe('automatic disable', () => {
     expect(recoverWebhookDeliveries.deliveriesQueued).toBe(4);
     const recovered = [first, second, ...held];
     const done = await Promise.all(recovered.map((d) => waitForDelivery(developer, d.id, (x) => x.status === 'SUCCEEDED')));
-    await pause(500);
+    await waitForEngineIdle(plaza);
     const sentAfterEnable = receiver.requests.slice(requestsWhenDisabled).map((r) => r.headers['x-platform-delivery']);
     for (const { id } of recovered) expect(sentAfterEnable.filter((sent) => sent === id)).toHaveLength(1);
     for (const delivery of done) {
