@@ -5,7 +5,7 @@ import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { DELIVERY, emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
+import { DELIVERY, emitEvent, isFinal, waitForDelivery, waitForEngineIdle } from './helpers/webhooks.js';
 import { first } from './helpers/lists.js';
 import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
 
@@ -122,8 +122,12 @@ describe('webhook requests', () => {
     ).rejects.toThrow('purchase failed');
     const [{ n }] = await plaza.services.db.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE app_id = $1', [hooked.id]);
     expect(n).toBe(0);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.requests).toHaveLength(0);
+    // An event committed afterwards is delivered: the engine has claimed past the rolled-back one, which
+    // would have been due first; that one request is all the receiver got.
+    const later = await emitEvent(plaza, hooked.id);
+    await waitForDelivery(developer, later.id, isFinal);
+    await waitForEngineIdle(plaza);
+    expect(receiver.requests.map((r) => r.headers['x-platform-delivery'])).toEqual([later.id]);
   });
 });
 
@@ -131,13 +135,17 @@ describe('the first attempt', () => {
   it('starts right after the commit, woken by it rather than by the once-a-second check', async () => {
     const receiver = await WebhookReceiver.start();
     const { app } = await appWithReceiver(receiver);
-    await emitEvent(plaza, app.id); // the run is now awake and idling
+    let last = await emitEvent(plaza, app.id); // the run is now awake and idling
     await receiver.waitForRequests(1);
     const lags: number[] = [];
     for (let i = 0; i < 5; i++) {
-      await new Promise((r) => setTimeout(r, 1100)); // past the fallback check, so it cannot be what delivers
+      // The previous delivery is written and the run has since asked the queue and found nothing: it now
+      // waits up to a second (the fallback check), so only the commit's wake-up can deliver within 300 ms.
+      await waitForDelivery(developer, last.id, isFinal);
+      const claims = await plaza.services.metrics.claimCount();
+      await expect.poll(() => plaza.services.metrics.claimCount(), { timeout: 5000, interval: 10 }).toBeGreaterThan(claims);
       const committed = Date.now();
-      await emitEvent(plaza, app.id);
+      last = await emitEvent(plaza, app.id);
       const request = first((await receiver.waitForRequests(i + 2)).slice(-1), 'the newest request');
       lags.push(request.receivedAt - committed);
     }
@@ -166,7 +174,7 @@ describe('retries', () => {
       [1, 'SCHEDULED', 500, 'HTTP 500', 'database down'],
       [2, 'SCHEDULED', 200, null, 'thanks'],
     ]);
-    await new Promise((r) => setTimeout(r, 700));
+    await waitForEngineIdle(plaza);
     expect(receiver.requests.map((r) => [r.headers['x-platform-delivery'], r.headers['x-platform-attempt']])).toEqual([
       [delivery.id, '1'],
       [delivery.id, '2'],
@@ -196,7 +204,7 @@ describe('retries', () => {
       expect(lateness, `attempt ${i + 1}`).toBeGreaterThanOrEqual(-5);
       expect(lateness, `attempt ${i + 1}`).toBeLessThan(LATE_BOUND_MS);
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitForEngineIdle(failing);
     expect(receiver.requests).toHaveLength(6);
 
     const { webhookDeliveries } = await owner.ok<{ webhookDeliveries: any }>(
@@ -232,7 +240,7 @@ describe('retries', () => {
         expect(lateness, `attempt ${i + 1} of ${id}`).toBeLessThan(LATE_BOUND_MS);
       }
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForEngineIdle(quick);
     expect(receiver.requests).toHaveLength(20 * 4);
   }, 120_000);
 });
@@ -315,7 +323,9 @@ describe('manual redelivery and test events', () => {
       [1, 'SCHEDULED', 200],
       [2, 'MANUAL', 500],
     ]);
-    await new Promise((r) => setTimeout(r, 800));
+    // Read again after the redelivery committed: still nothing due, so nothing is left to claim.
+    expect((await developer.ok<{ webhookDelivery: any }>(DELIVERY, { id: delivery.id })).webhookDelivery).toMatchObject({ status: 'SUCCEEDED', nextAttemptAt: null });
+    await waitForEngineIdle(plaza);
     expect(receiver.requests).toHaveLength(2);
     expect(receiver.requests[1]?.headers['x-platform-attempt']).toBe('2');
   });
