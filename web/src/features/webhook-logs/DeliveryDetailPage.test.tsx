@@ -114,8 +114,10 @@ afterEach(() => cleanup());
 describe('webhook delivery detail', () => {
   it('shows the headers sent and the body, formatted or byte for byte', async () => {
     const first = await screen.findByTestId('attempt-1');
-    expect(within(first).getByText('X-Platform-Signature')).toBeTruthy();
-    expect(within(first).getByText('sha256=abc123')).toBeTruthy();
+    // One attempt: every header it sent is listed once, under the attempts.
+    const headers = screen.getByRole('region', { name: 'Request headers the same in every attempt' });
+    expect(within(headers).getByText('X-Platform-Signature')).toBeTruthy();
+    expect(within(headers).getByText('sha256=abc123')).toBeTruthy();
     expect(within(first).getByText('connection refused')).toBeTruthy();
 
     const body = screen.getByTestId('delivery-payload');
@@ -136,8 +138,14 @@ describe('webhook delivery detail', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Redeliver' }));
 
     const manual = await screen.findByTestId('attempt-2');
-    expect(within(manual).getByRole('heading', { name: 'Attempt 2 (manual)' })).toBeTruthy();
+    // On top, marked new, open, with the attempt before it folded; its own headers only (the attempt number differs).
+    expect(within(manual).getByRole('heading', { name: 'Attempt 2 (manual) New' })).toBeTruthy();
     expect(within(manual).getByText('200')).toBeTruthy();
+    expect(screen.getAllByTestId(/^attempt-\d+$/).map((item) => item.dataset.testid)).toEqual(['attempt-2', 'attempt-1']);
+    expect(manual.querySelector('details')!.open).toBe(true);
+    expect(screen.getByTestId('attempt-1').querySelector('details')!.open).toBe(false);
+    expect(within(manual).getByText('X-Platform-Attempt')).toBeTruthy();
+    expect(within(screen.getByRole('region', { name: 'Request headers the same in every attempt' })).getByText('X-Platform-Signature')).toBeTruthy();
     expect(screen.getByTestId('delivery-status').textContent).toMatch(/Succeeded/);
     expect(calls.filter((call) => call.operationName === 'RedeliverWebhook')).toEqual([{ operationName: 'RedeliverWebhook', variables: { deliveryId: 'dlv_1' } }]);
   });

@@ -4,7 +4,7 @@ import { useFormat, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
-import { DeliveryAttempts } from './DeliveryAttempts';
+import { DeliveryAttemptFields, DeliveryAttempts } from './DeliveryAttempts';
 import { DeliveryLocalForwards } from './DeliveryLocalForwards';
 import { DeliveryPayload } from './DeliveryPayload';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
@@ -19,6 +19,10 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
   // The mutation returns the delivery with its attempts; the normalised cache puts the MANUAL one on screen.
   const [redeliver, redeliverState] = useMutation(RedeliverWebhookMutation);
   const found = detail.data?.webhookDelivery;
+  // The attempt Redeliver made: the newest in its answer. It is marked on the page and takes the focus.
+  const redeliveredAttempt = redeliverState.data?.redeliverWebhook
+    ? Math.max(0, ...readFragment(DeliveryAttemptFields, redeliverState.data.redeliverWebhook.attempts).map((attempt) => attempt.number))
+    : null;
   const delivery = found && {
     ...readFragment(WebhookDeliveryFields, found),
     heldReason: found.heldReason,
@@ -75,6 +79,11 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
       <span className="visually-hidden" aria-live="polite">
         {redeliverState.data ? t('webhooks.redelivered') : ''}
       </span>
+      {/* First the attempts: how the receiver answered is what a person opens a delivery for. */}
+      <section aria-labelledby="delivery-attempts-heading">
+        <h2 id="delivery-attempts-heading">{t('webhooks.attempts')}</h2>
+        <DeliveryAttempts attempts={delivery.attempts} highlight={redeliveredAttempt} />
+      </section>
       <dl className="facts">
         <dt>{t('webhooks.deliveryId')}</dt>
         <dd className="mono">{delivery.id}</dd>
@@ -107,10 +116,6 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
           <p data-testid="delivery-payload-not-kept">{t('webhooks.bodyNotKept')}</p>
         </section>
       )}
-      <section aria-labelledby="delivery-attempts-heading">
-        <h2 id="delivery-attempts-heading">{t('webhooks.attempts')}</h2>
-        <DeliveryAttempts attempts={delivery.attempts} />
-      </section>
       {/* After the real attempts, in a section of its own: these answers came from the developer's machine, not the webhook URL. */}
       <DeliveryLocalForwards deliveryId={delivery.id} />
     </>

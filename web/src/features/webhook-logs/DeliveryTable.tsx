@@ -1,47 +1,81 @@
 import { useFragment, type FragmentType } from '../../gql';
 import { useFormat, useT } from '../../i18n/i18n';
 import { webhookDeliveryPath } from '../../routes';
+import { AppIcon } from '../../ui/AppIcon';
 import { Link } from '../../ui/Link';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
+import { LastResponse } from './last-response';
 import { WebhookDeliveryFields } from './webhook-deliveries';
 
-export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof WebhookDeliveryFields>[] }) {
+/** An app as a row names it. */
+export interface LoggedApp {
+  id: string;
+  name: string;
+  iconUrl: string;
+}
+
+/**
+ * The log: a table on a wide screen, a list of cards on a phone (styles.css turns each row into a card,
+ * status first). `apps` is given when the rows may belong to more than one app: each row then names its app.
+ */
+export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof WebhookDeliveryFields>[]; apps?: readonly LoggedApp[] }) {
   const t = useT();
   const format = useFormat();
   const timeOf = (iso: string) => <time dateTime={iso}>{format.instant(iso)}</time>;
   const deliveries = useFragment(WebhookDeliveryFields, props.deliveries);
+  const appsById = new Map(props.apps?.map((app) => [app.id, app]));
   return (
     <div className="table-scroll" tabIndex={0} role="region" aria-label={t('webhooks.tableLabel')}>
       <table className="delivery-table">
         <thead>
           <tr>
             <th scope="col">{t('webhooks.created')}</th>
+            {props.apps && <th scope="col">{t('webhooks.app')}</th>}
             <th scope="col">{t('webhooks.event')}</th>
-            <th scope="col">{t('webhooks.purchaseId')}</th>
             <th scope="col">{t('webhooks.statusFilter')}</th>
+            <th scope="col">{t('webhooks.lastResponse')}</th>
             <th scope="col">{t('webhooks.attempts')}</th>
             <th scope="col">{t('webhooks.nextAttempt')}</th>
+            <th scope="col">{t('webhooks.purchaseId')}</th>
           </tr>
         </thead>
         <tbody>
-          {deliveries.map((delivery) => (
-            <tr key={delivery.id} data-testid={`delivery-${delivery.id}`} className={delivery.status === 'FAILED' ? 'delivery-row-failed' : undefined}>
-              <td>
-                {/* The visible time starts the link's name (WCAG 2.5.3); the hidden words say where it leads. */}
-                <Link href={webhookDeliveryPath(delivery.id)}>
-                  {timeOf(delivery.createdAt)}
-                  <span className="visually-hidden"> {t('webhooks.open', { id: delivery.id })}</span>
-                </Link>
-              </td>
-              <td>{delivery.eventName}</td>
-              <td className="mono">{delivery.purchaseId}</td>
-              <td>
-                <DeliveryStatusBadge status={delivery.status} />
-              </td>
-              <td>{delivery.attemptCount}</td>
-              <td>{delivery.status === 'RETRYING' && delivery.nextAttemptAt ? timeOf(delivery.nextAttemptAt) : ''}</td>
-            </tr>
-          ))}
+          {deliveries.map((delivery) => {
+            const app = appsById.get(delivery.appId);
+            return (
+              <tr key={delivery.id} data-testid={`delivery-${delivery.id}`} className={delivery.status === 'FAILED' ? 'delivery-row-failed' : undefined}>
+                <td className="delivery-created">
+                  {/* The visible time starts the link's name (WCAG 2.5.3); the hidden words say where it leads. */}
+                  <Link href={webhookDeliveryPath(delivery.id)}>
+                    {timeOf(delivery.createdAt)}
+                    <span className="visually-hidden"> {t('webhooks.open', { id: delivery.id })}</span>
+                  </Link>
+                </td>
+                {props.apps && (
+                  <td className="delivery-app">
+                    <span className="app-chip" data-testid="delivery-app">
+                      <AppIcon src={app?.iconUrl ?? ''} name={app?.name ?? delivery.appId} size={20} />
+                      <span className="app-chip-name">{app?.name ?? delivery.appId}</span>
+                    </span>
+                  </td>
+                )}
+                <td className="delivery-event">{delivery.eventName}</td>
+                <td className="delivery-status-cell">
+                  <DeliveryStatusBadge status={delivery.status} />
+                </td>
+                <td className="delivery-response" data-testid="delivery-last-response">
+                  <LastResponse attempt={delivery.lastAttempt} />
+                </td>
+                <td className="delivery-attempt-count" data-label={t('webhooks.attempts')}>
+                  {delivery.attemptCount}
+                </td>
+                <td className="delivery-next" data-label={delivery.status === 'RETRYING' && delivery.nextAttemptAt ? t('webhooks.nextAttempt') : undefined}>
+                  {delivery.status === 'RETRYING' && delivery.nextAttemptAt ? timeOf(delivery.nextAttemptAt) : ''}
+                </td>
+                <td className="mono delivery-purchase">{delivery.purchaseId}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

@@ -35,7 +35,7 @@ describe('webhook state and recovery in Webhook Logs', () => {
     server.respondWith(
       graphqlResponder(
         [
-          respond(WebhookLogAppsQuery, { data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time' }] } }),
+          respond(WebhookLogAppsQuery, { data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time', iconUrl: 'https://quiz.example/icon.png' }] } }),
           respond(WebhookDeliveriesQuery, deliveryPage([delivery('dlv_1', 'FAILED'), delivery('dlv_2', 'FAILED')])),
           respond(AppWebhookStateQuery, { data: { app: app('DISABLED') } }),
           noDeliveryStats,

@@ -9,7 +9,7 @@ import { clientWithLiveFeed, delivery, deliveryPage } from './test-deliveries';
 import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookLogAppsQuery } from './webhook-deliveries';
 import { WebhookLogsPage } from './WebhookLogsPage';
 
-const apps = respond(WebhookLogAppsQuery, { data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time' }] } });
+const apps = respond(WebhookLogAppsQuery, { data: { myApps: [{ __typename: 'App', id: 'app_1', name: 'Quiz Time', iconUrl: 'https://quiz.example/icon.png' }] } });
 
 /** The page's health chart asks for its numbers too: no attempts keeps it quiet here. */
 const noDeliveryStats = respond(WebhookDeliveryStatsQuery, ({ window }) => ({

@@ -11,7 +11,7 @@ import { DeliveryTable } from './DeliveryTable';
 import { insertDelivery, useDeliveryUpdates } from './insert-delivery';
 import { WebhookHealthChart } from '../insights/WebhookHealthChart';
 import { WebhookHealthPanel } from './WebhookHealthPanel';
-import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryFields } from './webhook-deliveries';
+import { SendTestWebhookMutation, WebhookDeliveriesQuery, WebhookDeliveryFields, WebhookLogAppsQuery } from './webhook-deliveries';
 
 export const WEBHOOK_LOGS_PATH = '/developer/webhooks';
 
@@ -22,6 +22,10 @@ export function WebhookLogsPage({ query }: { query: string }) {
   const variables = useMemo(() => ({ filter: deliveryFilterOf(form), first: PAGE_SIZE }), [form]);
   const list = useQuery(WebhookDeliveriesQuery, { variables, fetchPolicy: 'cache-and-network' });
   const [loadingMore, setLoadingMore] = useState(false);
+  // The filters' query: the same cache entry, no second request.
+  const apps = useQuery(WebhookLogAppsQuery).data?.myApps;
+  // With one app chosen every row would name the same app; with one app in all, too.
+  const appsOnRows = !form.appId && apps && apps.length > 1 ? apps : undefined;
 
   useDeliveryUpdates(form.appId || undefined, (delivery, update, cache) => {
     if (matchesFilter(delivery, variables.filter)) insertDelivery(cache, variables, update);
@@ -86,7 +90,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
       ) : connection.edges.length === 0 ? (
         <p>{t('webhooks.empty')}</p>
       ) : (
-        <DeliveryTable deliveries={connection.edges.map((edge) => edge.node)} />
+        <DeliveryTable deliveries={connection.edges.map((edge) => edge.node)} apps={appsOnRows} />
       )}
       {connection?.pageInfo.hasNextPage && (
         <button type="button" className="secondary" onClick={() => void loadMore()} disabled={loadingMore}>

@@ -20,6 +20,7 @@ const update = (status: 'RETRYING' | 'SUCCEEDED', attemptCount: number, updatedA
       nextAttemptAt: null,
       createdAt: '2030-01-02T03:04:05.000Z',
       updatedAt,
+      lastAttempt: null,
     } as WebhookDeliveryFieldsFragment,
     WebhookDeliveryFields,
   );

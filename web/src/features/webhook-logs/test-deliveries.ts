@@ -21,6 +21,7 @@ export const delivery = (id: string, status: DeliveryStatus, overrides: Partial<
   nextAttemptAt: null,
   createdAt: '2030-01-01T00:00:00.000Z',
   updatedAt: '2030-01-01T00:00:00.000Z',
+  lastAttempt: null,
   ...overrides,
 });
 

@@ -14,6 +14,14 @@ export const WebhookDeliveryFields = graphql(`
     nextAttemptAt
     createdAt
     updatedAt
+    lastAttempt {
+      number
+      trigger
+      statusCode
+      error
+      durationMs
+      outcome
+    }
   }
 `);
 
@@ -39,6 +47,7 @@ export const WebhookLogAppsQuery = graphql(`
     myApps {
       id
       name
+      iconUrl
     }
   }
 `);
