@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousAccessibilityViolations } from '../support/accessibility.js';
+import { launchChromium, personAt } from '../support/browser.js';
+import { SCREENSHOTS_DIR } from '../support/paths.js';
+import { PlazaApi, publishApp } from '../support/plaza-api.js';
+import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
+
+// Issue 27, "nothing fails silently": finding 8 (uninstall asks first, then says what it did).
+
+const DEVELOPER_EMAIL = 'silent.dev@plaza.test';
+const BUYER_EMAIL = 'silent.buyer@plaza.test';
+const PAID_APP = 'Ledger Pro';
+const FREE_APP = 'Sticky Notes';
+
+let plaza: PlazaProcess;
+let browser: Browser | undefined;
+let buyer: PlazaApi;
+const ids = { paid: '', free: '' };
+
+beforeAll(async () => {
+  plaza = await startPlaza();
+  const developer = await PlazaApi.signIn(plaza.origin, DEVELOPER_EMAIL);
+  const reviewer = await PlazaApi.signIn(plaza.origin, REVIEWER_EMAIL);
+  const admin = await PlazaApi.signIn(plaza.origin, ADMIN_EMAIL);
+  buyer = await PlazaApi.signIn(plaza.origin, BUYER_EMAIL);
+  ids.paid = await publishApp(developer, reviewer, { name: PAID_APP, appUrl: 'https://ledger.example/', pricePoints: 30 });
+  ids.free = await publishApp(developer, reviewer, { name: FREE_APP, appUrl: 'https://notes.example/' });
+  await admin.ok(`mutation Credit($userId: ID!) { creditPoints(userId: $userId, points: 100, reason: "e2e: uninstall") { points } }`, { userId: buyer.userId });
+  await buyer.ok(`mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { appId } }`, { appId: ids.paid });
+  await buyer.ok(`mutation Install($appId: ID!) { installApp(appId: $appId) { appId } }`, { appId: ids.free });
+  browser = await launchChromium();
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await plaza?.stop();
+});
+
+const installed = async () => (await buyer.ok<{ myLibrary: { appId: string }[] }>(`query { myLibrary { appId } }`)).myLibrary.map((installation) => installation.appId).sort();
+
+describe('Uninstall in My Library', () => {
+  it('finding 8: asks first, says a bought app stays bought and reinstalls free, then says it is done', async () => {
+    const page: Page = await personAt(browser!, plaza.origin, BUYER_EMAIL);
+    await page.goto(`${plaza.origin}/library`);
+    await page.getByRole('button', { name: `Uninstall ${PAID_APP}` }).click();
+
+    // Nothing is removed by the first click: a question, with what happens to the purchase.
+    const question = page.getByRole('group', { name: new RegExp(`^Uninstall ${PAID_APP}\\?`) });
+    await question.waitFor();
+    expect(await question.textContent()).toContain('You keep your purchase: reinstall it from the store at no charge.');
+    expect(await installed()).toEqual([ids.free, ids.paid].sort());
+    // The keyboard lands on the question's safe answer.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Keep it');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'library-uninstall-asks.png') });
+
+    // Keep it: nothing happens. Asked again and confirmed: removed, and said so.
+    await page.getByRole('button', { name: 'Keep it' }).click();
+    await question.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: `Uninstall ${PAID_APP}` }).click();
+    await question.getByRole('button', { name: 'Uninstall', exact: true }).click();
+    await page.getByRole('status').getByText(`${PAID_APP} was uninstalled. You still own it: reinstall it from the store at no charge.`).waitFor();
+    await expect.poll(installed).toEqual([ids.free]);
+    await page.getByRole('link', { name: `${PAID_APP} in the store` }).waitFor();
+
+    // A free app's question says nothing of a purchase.
+    await page.getByRole('button', { name: `Uninstall ${FREE_APP}` }).click();
+    const freeQuestion = page.getByRole('group', { name: new RegExp(`^Uninstall ${FREE_APP}\\?`) });
+    await freeQuestion.waitFor();
+    expect(await freeQuestion.textContent()).not.toContain('purchase');
+    await freeQuestion.getByRole('button', { name: 'Uninstall', exact: true }).click();
+    await page.getByRole('status').getByText(`${FREE_APP} was uninstalled.`, { exact: false }).waitFor();
+    await expect.poll(installed).toEqual([]);
+  });
+});
