@@ -29,8 +29,9 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(sockets.splice(0).map((socket) => socket.dispose()));
   // The next test counts the subscriptions it opens.
-  for (const deadline = Date.now() + WAIT_MS; plaza.services.pubSub.subscriptionCount > 0; await new Promise((r) => setTimeout(r, 20)))
-    if (Date.now() > deadline) throw new Error('closed sockets’ subscriptions are still held by the server');
+  await expect
+    .poll(() => plaza.services.pubSub.subscriptionCount, { timeout: WAIT_MS, interval: 20, message: 'closed sockets’ subscriptions are still held by the server' })
+    .toBe(0);
 });
 
 const socketOf = (client: GraphQLTestClient): Client => {
@@ -69,8 +70,7 @@ describe('webhookDeliveryUpdated with many subscribers', () => {
     const before = await emitEvent(plaza, app.id);
     await Promise.all([staying.waitFor(1, WAIT_MS), leaving.waitFor(1, WAIT_MS)]);
     leaving.stop();
-    for (const deadline = Date.now() + WAIT_MS; plaza.services.pubSub.subscriptionCount > 1; await new Promise((r) => setTimeout(r, 20)))
-      if (Date.now() > deadline) throw new Error('the completed subscription is still held by the server');
+    await expect.poll(() => plaza.services.pubSub.subscriptionCount, { timeout: WAIT_MS, interval: 20, message: 'the completed subscription is still held by the server' }).toBe(1);
 
     const after = await emitEvent(plaza, app.id);
     await staying.waitFor(2, WAIT_MS);
@@ -78,8 +78,9 @@ describe('webhookDeliveryUpdated with many subscribers', () => {
     expect(leaving.received.map((u) => u.webhookDeliveryUpdated.id)).toEqual([before.id]);
 
     await socket.dispose();
-    for (const deadline = Date.now() + WAIT_MS; plaza.services.pubSub.subscriptionCount > 0; await new Promise((r) => setTimeout(r, 20)))
-      if (Date.now() > deadline) throw new Error('a closed socket’s subscription is still held by the server');
+    await expect
+      .poll(() => plaza.services.pubSub.subscriptionCount, { timeout: WAIT_MS, interval: 20, message: 'a closed socket’s subscription is still held by the server' })
+      .toBe(0);
   });
 
   it('gives every subscriber of the same query the same correct updates, serialised once per question, and another developer none', async () => {
@@ -127,9 +128,11 @@ describe('webhookDeliveryUpdated with many subscribers', () => {
     const [ownFirst] = await rivalOwn.waitFor(1, WAIT_MS);
     expect([rivalFirst.webhookDeliveryUpdated.id, ownFirst.webhookDeliveryUpdated.id]).toEqual([rivalDelivery.id, rivalDelivery.id]);
     expect([...rivalAll.received, ...rivalOwn.received].map((u) => u.webhookDeliveryUpdated.appId)).not.toContain(app.id);
-    // Nor did the rival's update reach the developer's subscribers.
-    await new Promise((r) => setTimeout(r, 300));
-    for (const live of full) expect(live.received).toHaveLength(2);
+    // Nor did the rival's update reach the developer's subscribers: an update of the developer's app
+    // committed after it is what comes next to each of them (one subscription's updates arrive in order).
+    const later = await emitEvent(plaza, app.id);
+    await Promise.all(full.map((live) => live.waitFor(3, WAIT_MS)));
+    for (const live of full) expect(live.received.slice(2).map((u) => [u.webhookDeliveryUpdated.id, u.webhookDeliveryUpdated.appId])).toEqual([[later.id, app.id]]);
   });
 
   it('sends an update that fails to resolve as an error shaped as over HTTP to each subscriber, and keeps their subscriptions', async () => {
@@ -155,8 +158,7 @@ describe('webhookDeliveryUpdated with many subscribers', () => {
       updatedAt: now,
     });
     const delivery = await emitEvent(plaza, app.id);
-    for (const deadline = Date.now() + WAIT_MS; results.some((received) => received.length < 2); await new Promise((r) => setTimeout(r, 20)))
-      if (Date.now() > deadline) throw new Error(`updates missing: ${JSON.stringify(results)}`);
+    await expect.poll(() => results.map((received) => received.length >= 2), { timeout: WAIT_MS, interval: 20, message: 'updates missing' }).toEqual([true, true]);
 
     for (const received of results) {
       expect(received[0]).toEqual({
