@@ -14,10 +14,8 @@ beforeAll(async () => {
 });
 
 async function waitForMail<N extends number>(count: N): Promise<AtLeast<N, ReceivedMail>> {
-  for (const deadline = Date.now() + 5000; inbox.length < count; await new Promise((r) => setTimeout(r, 25))) {
-    if (Date.now() > deadline) throw new Error(`only ${inbox.length} of ${count} e-mails arrived`);
-  }
-  // The loop above ends only once there are `count`.
+  await expect.poll(() => inbox.length, { timeout: 5000, interval: 25, message: `e-mails arrived of the ${count} awaited` }).toBeGreaterThanOrEqual(count);
+  // The poll above ends only once there are `count`.
   return inbox as AtLeast<N, ReceivedMail>;
 }
 

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DECIDE, submitApp } from './helpers/factories.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
@@ -61,14 +61,15 @@ async function buyMany(appId: string, count: number, owner = developer): Promise
 
 /** Waits until the app has `count` deliveries, all settled, as its owner's log shows them. */
 async function settled(appId: string, count: number, owner: GraphQLTestClient) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { webhookDeliveries } = await owner.ok<{ webhookDeliveries: { edges: { node: any }[] } }>(DELIVERIES, { appId });
-    const nodes = webhookDeliveries.edges.map((e) => e.node);
-    if (nodes.length >= count && nodes.every(isFinal)) return nodes;
-    if (Date.now() > deadline) throw new Error(`deliveries of ${appId} did not settle: ${JSON.stringify(nodes)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return vi.waitFor(
+    async () => {
+      const { webhookDeliveries } = await owner.ok<{ webhookDeliveries: { edges: { node: any }[] } }>(DELIVERIES, { appId });
+      const nodes = webhookDeliveries.edges.map((e) => e.node);
+      if (nodes.length < count || !nodes.every(isFinal)) throw new Error(`deliveries of ${appId} did not settle: ${JSON.stringify(nodes)}`);
+      return nodes;
+    },
+    { timeout: 30_000, interval: 100 },
+  );
 }
 
 const statsOf = async (client: GraphQLTestClient, variables: Record<string, unknown>) => (await client.ok<{ webhookDeliveryStats: any }>(STATS, variables)).webhookDeliveryStats;

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { DECIDE, submitApp } from './helpers/factories.js';
@@ -50,12 +50,14 @@ const snapshot = async () => Object.fromEntries(await Promise.all(tables.map(asy
 
 /** The webhook requests the receiver got for one purchase id, parsed, in arrival order. */
 async function eventsFor(purchaseId: string, expected: number) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const bodies = receiver.requests.map((r) => JSON.parse(r.rawBody.toString())).filter((b) => b.purchase_id === purchaseId);
-    if (bodies.length >= expected || Date.now() > deadline) return bodies;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return vi.waitFor(
+    () => {
+      const bodies = receiver.requests.map((r) => JSON.parse(r.rawBody.toString())).filter((b) => b.purchase_id === purchaseId);
+      if (bodies.length < expected) throw new Error(`${bodies.length} of ${expected} webhook requests for ${purchaseId}: ${JSON.stringify(bodies)}`);
+      return bodies;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 }
 
 describe('buying a paid app', () => {

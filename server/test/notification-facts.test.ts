@@ -62,7 +62,7 @@ describe('notification facts', () => {
 
   it('a rejection with the longest note, in a script of 3-byte characters, is decided and arrives live whole (too large for NOTIFY twice over: sent by id)', async () => {
     // The previous test's subscription may still be ending: wait for it, so the count below is this one's.
-    for (const deadline = Date.now() + 5000; plaza.services.pubSub.subscriptionCount > 0 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+    await expect.poll(() => plaza.services.pubSub.subscriptionCount, { timeout: 5000, interval: 20 }).toBe(0);
     const live = subscribe<{ notificationAdded: any }>(socket, `subscription { notificationAdded { ${FIELDS} } }`);
     await plaza.waitForSubscriptions(1);
     const app = await submitApp(developer, { name: 'Ghi Chú Dài' });

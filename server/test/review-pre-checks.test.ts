@@ -1,5 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { framingProblem } from '../src/modules/review/pre-checks/frame-policy.js';
 import { probeImage } from '../src/modules/review/pre-checks/image-probe.js';
 import { REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
@@ -52,13 +52,16 @@ beforeAll(async () => {
 });
 
 async function checksOf(client: GraphQLTestClient, appId: string, revision?: number) {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-    const { app } = await client.ok<{ app: any }>(PRE_CHECKS, { id: appId });
-    if (app.preChecks?.status === 'DONE' && (revision === undefined || app.preChecks.revision === revision)) {
+  return vi.waitFor(
+    async () => {
+      const { app } = await client.ok<{ app: any }>(PRE_CHECKS, { id: appId });
+      if (app.preChecks?.status !== 'DONE' || (revision !== undefined && app.preChecks.revision !== revision)) {
+        throw new Error(`pre-checks of ${appId} did not finish: ${JSON.stringify(app.preChecks)}`);
+      }
       return Object.fromEntries(app.preChecks.results.map((r: any) => [r.check, [r.outcome, r.detail]]));
-    }
-  }
-  throw new Error(`pre-checks of ${appId} did not finish`);
+    },
+    { timeout: 10_000, interval: 100 },
+  );
 }
 
 describe('review pre-checks', () => {

@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { submitApp } from './helpers/factories.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
@@ -25,14 +25,14 @@ async function deliveryTo(url: string) {
 }
 
 async function watch(id: string, done: (d: any) => boolean, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < deadline) {
-    last = (await developer.ok<{ webhookDelivery: any }>(DELIVERY, { id })).webhookDelivery;
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`delivery ${id} did not reach the expected state; last seen: ${JSON.stringify(last)}`);
+  return vi.waitFor(
+    async () => {
+      const last = (await developer.ok<{ webhookDelivery: any }>(DELIVERY, { id })).webhookDelivery;
+      if (!done(last)) throw new Error(`delivery ${id} did not reach the expected state; last seen: ${JSON.stringify(last)}`);
+      return last;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }
 
 describe('a receiver that answers 200 and then trickles its body', () => {
