@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { devUserId } from '../modules/identity/identity.service.js';
 import { StatsWindow, WINDOW_HOURS } from '../modules/insights/insights.types.js';
-import { DeliveryStats } from '../modules/insights/insights.queries.js';
+import { DeliveryStats } from '../modules/webhooks/delivery-stats.queries.js';
 import { INTERRUPTED } from '../modules/webhooks/index.js';
 import type { StatsSource } from '../modules/insights/insights.service.js';
 import { DeliveryRollups1796000017000 } from '../platform/migrations/1796000017000-DeliveryRollups.js';

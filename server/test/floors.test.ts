@@ -13,6 +13,12 @@ function filesUnder(dir: string, suffix: string): string[] {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
+/** Source without comments, so a comment that names a table ("written into notifications") is not a statement. */
+const code = (file: string) =>
+  readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+
 const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'([^']+)'/gm)].flatMap((m) => m[1] ?? []);
 const relative = (file: string) => path.relative(SRC, file);
 
@@ -50,5 +56,122 @@ describe('floors', () => {
       return [/\bservices\b/, /getRepository\(/, /\.db\b/].filter((pattern) => pattern.test(text)).map((pattern) => `${relative(file)} uses ${pattern}`);
     });
     expect(reaching).toEqual([]);
+  });
+
+  it('features depend on each other without a cycle (type-only imports and re-exports count)', () => {
+    const MODULES = path.join(SRC, 'modules');
+    const edges = new Set<string>();
+    for (const file of filesUnder(MODULES, '.ts')) {
+      const from = path.relative(MODULES, file).split(path.sep)[0]!;
+      for (const specifier of importsOf(file).filter((s) => s.startsWith('.'))) {
+        const target = path.relative(MODULES, path.resolve(path.dirname(file), specifier));
+        const to = target.split(path.sep)[0]!;
+        if (!target.startsWith('..') && to !== from) edges.add(`${from} -> ${to}`);
+      }
+    }
+    const pairs = [...edges].filter((edge) => edges.has(edge.split(' -> ').reverse().join(' -> '))).map((edge) => edge.split(' -> ').sort().join(' <-> '));
+    // Known, and not to grow: apps uses webhooks' WebhookEventType/WebhookState for its columns while webhooks
+    // reads apps; marketplace records webhook events while webhooks' resolvers ask marketplace for test-event
+    // amounts. apps <-> review and apps <-> secrets are gone: review and secrets stand on apps (SubmissionSteps).
+    expect([...new Set(pairs)].sort()).toEqual(['apps <-> webhooks', 'marketplace <-> webhooks']);
+  });
+
+  describe('tables: each is read and written by the feature that owns it (conventions.md 19)', () => {
+    const MODULES = path.join(SRC, 'modules');
+    /** Tables without an entity, by owner; every other table is its entity's feature's. */
+    const WITHOUT_ENTITY: Record<string, string> = {
+      webhook_attempt_hourly: 'webhooks',
+      webhook_attempt_minutely: 'webhooks',
+      webhook_attempts_compact: 'webhooks',
+      webhook_cli_events: 'webhooks',
+      webhook_local_forwards: 'webhooks',
+      webhook_request_headers: 'webhooks',
+    };
+    const entities = filesUnder(MODULES, '.ts').flatMap((file) =>
+      [...code(file).matchAll(/@Entity\('([a-z_]+)'[^)]*\)[\s\S]*?export class (\w+)/g)].map((m) => ({
+        table: m[1]!,
+        entity: m[2]!,
+        owner: path.relative(MODULES, file).split(path.sep)[0]!,
+      })),
+    );
+    const OWNER: Record<string, string> = { ...WITHOUT_ENTITY, ...Object.fromEntries(entities.map((e) => [e.table, e.owner])) };
+    const ENTITY_OWNER = Object.fromEntries(entities.map((e) => [e.entity, e.owner]));
+
+    /**
+     * Statements that reach another feature's table on purpose, each because one statement is the point.
+     * A new entry needs a reason as good as these; anything else asks the owner through its index.
+     */
+    const ALLOWED: Record<string, string[]> = {
+      // The engine's claim takes due deliveries with their app's URL, events filter and state and the app's
+      // client secrets in one statement per batch (the hot path: one round trip for 50 deliveries).
+      'modules/webhooks/delivery/delivery-queries.ts': ['apps', 'client_secrets'],
+      // Recording a purchase's events: the app's URL, events filter and webhook state decide, in the insert
+      // itself, whether a delivery is made and whether it is held (one statement in the purchase's transaction).
+      'modules/webhooks/webhook-events.service.ts': ['apps'],
+      // The log's readable apps for a signed-in owner (one prepared statement per page); being reworked with the
+      // log's split (issue section 2: the log reads the log only).
+      'modules/webhooks/delivery-log.service.ts': ['apps'],
+      // A local forward signs with the app's current and overlapping secrets and checks a CLI event's owner in
+      // its read; to go when client secrets are opened one way (issue section 2).
+      'modules/webhooks/local-forward.service.ts': ['apps', 'client_secrets'],
+      // The API token's statement also brings its owner's app ids for a Webhook Logs page: one round trip less
+      // on every page an API token reads.
+      'modules/identity/identity.service.ts': ['apps'],
+      // A purchase checks and debits the balance in one statement (two purchases can never overdraw it); a
+      // refund and an admin's credit add to it in the same transaction as their ledger rows.
+      'modules/marketplace/marketplace.service.ts': ['accounts'],
+    };
+
+    const sources = [...filesUnder(path.join(SRC, 'modules'), '.ts'), ...filesUnder(path.join(SRC, 'platform'), '.ts'), ...filesUnder(path.join(SRC, 'app'), '.ts')].filter(
+      (file) => !file.includes(`${path.sep}migrations${path.sep}`),
+    );
+    /** modules/<feature>/… belongs to the feature; platform/ and app/ own no table. */
+    const featureOf = (file: string) => {
+      const [floor, feature] = relative(file).split(path.sep);
+      return floor === 'modules' ? feature! : floor!;
+    };
+
+    it('every table has an owner', () => {
+      const created = new Set(
+        filesUnder(path.join(SRC, 'platform', 'migrations'), '.ts').flatMap((file) =>
+          [...readFileSync(file, 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?"?([a-z_]+)"?/g)].map((m) => m[1]!),
+        ),
+      );
+      expect([...created].filter((table) => !OWNER[table])).toEqual([]);
+      expect(entities.length).toBeGreaterThan(10);
+    });
+
+    it('SQL names only its own feature’s tables, but for the statements allowed above', () => {
+      const reaching = sources.flatMap((file) => {
+        const allowed = ALLOWED[relative(file)] ?? [];
+        return [...code(file).matchAll(/\b(?:FROM|JOIN|UPDATE|INTO|TABLE)\s+"?([a-z_]+)"?/g)]
+          .map((m) => m[1]!)
+          .filter((table) => OWNER[table] && OWNER[table] !== featureOf(file) && !allowed.includes(table))
+          .map((table) => `${relative(file)} -> ${table} (${OWNER[table]}'s)`);
+      });
+      expect([...new Set(reaching)]).toEqual([]);
+    });
+
+    it('no repository or manager call on another feature’s entity', () => {
+      const reaching = sources.flatMap((file) =>
+        [
+          ...code(file).matchAll(
+            /\b(?:getRepository|insert|update|delete|save|remove|find|findBy|findOne|findOneBy|findOneByOrFail|findOneOrFail|count|countBy|exists|existsBy|upsert|increment|decrement|createQueryBuilder)\(\s*([A-Z]\w*)\b/g,
+          ),
+        ]
+          .map((m) => m[1]!)
+          .filter((entity) => ENTITY_OWNER[entity] && ENTITY_OWNER[entity] !== featureOf(file))
+          .map((entity) => `${relative(file)} -> ${entity} (${ENTITY_OWNER[entity]}'s)`),
+      );
+      expect([...new Set(reaching)]).toEqual([]);
+    });
+
+    it('the allow-list names only statements that exist', () => {
+      const stale = Object.entries(ALLOWED).flatMap(([file, tables]) => {
+        const text = code(path.join(SRC, file));
+        return tables.filter((table) => !new RegExp(`\\b(?:FROM|JOIN|UPDATE|INTO)\\s+"?${table}\\b`).test(text)).map((table) => `${file} -> ${table}`);
+      });
+      expect(stale).toEqual([]);
+    });
   });
 });

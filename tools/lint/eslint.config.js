@@ -2,6 +2,8 @@
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import react from 'eslint-plugin-react';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'web/src/gql/**', '**/*.d.ts', '.data/**', 'docs/**'] },
@@ -11,6 +13,18 @@ export default tseslint.config(
       // Unused names are mistakes, except a deliberate `_` prefix (destructuring a field away, an unused parameter).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' }],
     },
+  },
+  {
+    // No import cycles, type-only imports included: a cycle hidden by `import type` or a lazy lambda is still
+    // two files that cannot be understood (or built, or tested) one without the other (conventions.md 14).
+    files: ['server/src/**/*.ts', 'packages/*/src/**/*.ts', 'web/src/**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: ['server/tsconfig.json', 'packages/*/tsconfig.json', 'web/tsconfig.json'], noWarnOnMultipleProjects: true }),
+      ],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     files: ['web/src/**/*.{ts,tsx}', 'examples/**/*.{ts,tsx}', 'packages/app-sdk/src/browser/**/*.ts'],

@@ -5,7 +5,9 @@ import type { PubSub } from 'type-graphql';
 import { AppResolver } from '../modules/apps/app.resolver.js';
 import { IdentityResolver } from '../modules/identity/identity.resolver.js';
 import { ReviewResolver } from '../modules/review/review.resolver.js';
+import { AppReviewFieldsResolver } from '../modules/review/app-review-fields.resolver.js';
 import { SecretsResolver } from '../modules/secrets/secrets.resolver.js';
+import { AppSecretFieldsResolver } from '../modules/secrets/app-secret-fields.resolver.js';
 import { DeliveryAttemptResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver.js';
 import { LocalForwardResolver } from '../modules/webhooks/local-forward.resolver.js';
 import { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from '../modules/marketplace/marketplace.resolver.js';
@@ -19,7 +21,9 @@ export const RESOLVERS = [
   IdentityResolver,
   AppResolver,
   ReviewResolver,
+  AppReviewFieldsResolver,
   SecretsResolver,
+  AppSecretFieldsResolver,
   WebhookResolver,
   DeliveryAttemptResolver,
   LocalForwardResolver,
@@ -38,9 +42,11 @@ export function resolverContainer(services: Services): ResolverContainer {
     services;
   return new ResolverContainer().add(
     new IdentityResolver(identity),
-    new AppResolver(apps, review, preChecks, secrets, identity),
+    new AppResolver(apps, identity),
     new ReviewResolver(review, notifications),
+    new AppReviewFieldsResolver(review, preChecks),
     new SecretsResolver(secrets),
+    new AppSecretFieldsResolver(secrets),
     new WebhookResolver(deliveryLog, webhookEvents, apps, pubSub, marketplace, webhookHealth),
     new DeliveryAttemptResolver(),
     new LocalForwardResolver(localForwards, apps, pubSub, marketplace),

@@ -12,6 +12,7 @@ import { GuardedHttpClient } from '../platform/outbound-http/guarded-http-client
 import { WebhookEventsService } from '../modules/webhooks/webhook-events.service.js';
 import { WebhookHealthService } from '../modules/webhooks/webhook-health.service.js';
 import { LocalForwardService } from '../modules/webhooks/local-forward.service.js';
+import { deliveryBacklog, DeliveryStatsReader } from '../modules/webhooks/index.js';
 import { MarketplaceService } from '../modules/marketplace/marketplace.service.js';
 import { SessionTokenService } from '../modules/identity/session-tokens.service.js';
 import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service.js';
@@ -59,15 +60,18 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const metrics = new PlazaMetrics();
   const readiness = new Readiness();
   readiness.add('database', () => db.query('SELECT 1'));
-  metrics.watch(db, pubSub);
+  metrics.watch(deliveryBacklog(db), pubSub);
   const secrets = new SecretsService(db, config);
   const notifications = new NotificationService(db, pubSub);
   const mailer = new Mailer(config.smtpUrl, config.smtpFrom);
   const http = new GuardedHttpClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
+  const preChecks = new PreCheckService(db, http, config.platformOrigin);
   const webhookEvents = new WebhookEventsService(db, { testEventsPerMinute: config.webhookTestEventsPerMinute });
-  // Pre-checks read the app they check through AppService, which is built on them: looked up when a check runs.
-  const preChecks = new PreCheckService(db, http, config.platformOrigin, (appId) => apps.findById(appId));
-  const apps = new AppService(db, config, secrets, preChecks);
+  // Secrets and review stand on apps; what a submission asks of them arrives as steps, so apps imports neither.
+  const apps = new AppService(db, config, {
+    createSecret: (manager, appId, at) => secrets.createForApp(manager, appId, at),
+    requestPreChecks: (manager, appId, revision) => preChecks.request(manager, appId, revision),
+  });
   const identity = new IdentityService(db, config, pubSub);
   // The engine's statements go to the pg pool itself (named, prepared), the same pool TypeORM uses.
   const webhookHealth = new WebhookHealthService(db, notifications, mailer, identity, { disableAfterMs: config.webhookDisableAfterMs, platformOrigin: config.platformOrigin });
@@ -81,12 +85,13 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     metrics,
   );
   const deliveryLog = new DeliveryLogService(db, pubSub, webhookEngine);
+  const marketplace = new MarketplaceService(db, config, webhookEvents, apps, identity);
   return {
     metrics,
     readiness,
     http,
     webhookEvents,
-    marketplace: new MarketplaceService(db, config, webhookEvents, apps, identity),
+    marketplace,
     sessionTokens: new SessionTokenService(db, config),
     webhookEngine,
     webhookHealth,
@@ -98,7 +103,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     identity,
     apps,
     preChecks,
-    insights: new InsightsService(db),
+    insights: new InsightsService(db, new DeliveryStatsReader(db), marketplace),
     review: new ReviewService(db, notifications, mailer, apps, identity),
     notifications,
     secrets,

@@ -3,7 +3,6 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
 import { Kind, type OperationDefinitionNode } from 'graphql';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DataSource } from 'typeorm';
 import type { PostgresPubSub } from './pubsub.js';
 import { ErrorCode } from './errors.js';
 import { errorBody } from './http-errors.js';
@@ -11,6 +10,17 @@ import { errorBody } from './http-errors.js';
 /** Paths with their own label; every other GET is the single-page app, so the label set stays small. */
 const KNOWN_ROUTES = ['/graphql', '/healthz', '/readyz', '/metrics', '/.well-known/jwks.json', '/auth/dev/sign-in', '/auth/oidc/login', '/auth/oidc/callback', '/auth/sign-out'];
 const routeLabel = (path: string) => KNOWN_ROUTES.find((route) => path === route) ?? (path.startsWith('/auth/') ? '/auth/*' : 'spa');
+
+/** The open deliveries at scrape time, as the feature that owns them reads them (modules/webhooks: deliveryBacklog). */
+export interface DeliveryBacklog {
+  /** The open statuses, each reported even at 0. */
+  readonly statuses: readonly string[];
+  openByStatus(): Promise<ReadonlyMap<string, number>>;
+  /** Deliveries whose next attempt is due now or overdue. */
+  due(): Promise<number>;
+  /** How late the most overdue attempt is, 0 when nothing is due. */
+  oldestDueSeconds(): Promise<number>;
+}
 
 /** What GET /metrics answers, for either server to send. */
 export interface MetricsAnswer {
@@ -98,20 +108,18 @@ export class PlazaMetrics {
   }
 
   /**
-   * Figures read from the database and the process at scrape time. The counts use the partial index
-   * on open deliveries, so a scrape stays cheap however long the delivery history grows.
+   * Figures read at scrape time: the delivery backlog from the webhooks feature (its table, its statements;
+   * handed in by app/, since platform imports no feature) and this process's live subscriptions.
    */
-  watch(db: DataSource, pubSub: PostgresPubSub): void {
+  watch(backlog: DeliveryBacklog, pubSub: PostgresPubSub): void {
     new Gauge({
       name: 'plaza_webhook_deliveries_open',
       help: 'Deliveries not yet final, by status (PENDING, RETRYING)',
       labelNames: ['status'],
       registers: [this.registry],
       async collect() {
-        const rows: { status: string; count: number }[] = await db.query(
-          `SELECT status, count(*)::int AS count FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') GROUP BY status`,
-        );
-        for (const status of ['PENDING', 'RETRYING']) this.set({ status }, rows.find((row) => row.status === status)?.count ?? 0);
+        const counts = await backlog.openByStatus();
+        for (const status of backlog.statuses) this.set({ status }, counts.get(status) ?? 0);
       },
     });
     new Gauge({
@@ -119,10 +127,7 @@ export class PlazaMetrics {
       help: 'Deliveries whose next attempt is due now or overdue',
       registers: [this.registry],
       async collect() {
-        const [row]: { count: number }[] = await db.query(
-          `SELECT count(*)::int AS count FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`,
-        );
-        this.set(row?.count ?? 0);
+        this.set(await backlog.due());
       },
     });
     new Gauge({
@@ -130,10 +135,7 @@ export class PlazaMetrics {
       help: 'How late the most overdue attempt is (0 when nothing is due)',
       registers: [this.registry],
       async collect() {
-        const [row]: { late: number | null }[] = await db.query(
-          `SELECT extract(epoch FROM now() - min(next_attempt_at))::float AS late FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= now()`,
-        );
-        this.set(Math.max(0, row?.late ?? 0));
+        this.set(await backlog.oldestDueSeconds());
       },
     });
     new Gauge({

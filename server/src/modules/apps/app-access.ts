@@ -17,6 +17,13 @@ export function viewOf(app: App, principal: Principal | null): App | null {
   });
 }
 
+/** One app as it is, optionally locked in the caller's transaction (`manager`); null when there is none. */
+export function findApp(manager: EntityManager, appId: string, lock?: 'pessimistic_read' | 'pessimistic_write'): Promise<App | null> {
+  const query = manager.getRepository(App).createQueryBuilder('a').where('a.id = :appId', { appId });
+  if (lock) query.setLock(lock);
+  return query.getOne();
+}
+
 /** How requireOwnedApp treats those who do not own the app. */
 export interface OwnedAppOptions {
   /** Admins signed in as people pass too (seesEveryApp): for reading deliveries. */
@@ -31,12 +38,10 @@ export interface OwnedAppOptions {
  * Find the app, check who may act on it: the owner (and, with allowAdmin, an admin) gets the app. Anyone
  * else who cannot see the app learns nothing about whether it exists (NOT_FOUND); one who can see it is
  * told no (FORBIDDEN) where the caller gives the reason. AppService.requireOwned is its face for other
- * features; SecretsService, which AppService itself is built on, calls it in its own transaction.
+ * features; SecretsService calls it in its own transaction.
  */
 export async function requireOwnedApp(manager: EntityManager, principal: Principal, appId: string, options: OwnedAppOptions = {}): Promise<App> {
-  const query = manager.getRepository(App).createQueryBuilder('a').where('a.id = :appId', { appId });
-  if (options.lock) query.setLock(options.lock);
-  const app = await query.getOne();
+  const app = await findApp(manager, appId, options.lock);
   if (app && (isOwner(app, principal) || (options.allowAdmin && seesEveryApp(principal)))) return app;
   if (app && options.forbiddenMessage && viewOf(app, principal)) throw forbidden(options.forbiddenMessage);
   throw notFound('App');

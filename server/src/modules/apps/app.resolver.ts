@@ -2,12 +2,9 @@ import { Arg, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectTy
 import { tokenScope } from '../../platform/auth/auth-checker.js';
 import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
-import { principalWithScope, signedInPerson } from '../../platform/auth/principal.js';
-import { AppPreCheck, ReviewDecision, type PreCheckService, type ReviewService } from '../review/index.js';
-import { SecretAuditEntry, type SecretsService } from '../secrets/index.js';
+import { principalWithScope } from '../../platform/auth/principal.js';
 import type { IdentityService } from '../identity/index.js';
 import { App } from './app.entity.js';
-import { isOwner, isReviewer } from './app-access.js';
 import { CATEGORIES } from './app.types.js';
 import { SubmitAppInput } from './dto/submit-app.input.js';
 import { UpdateAppInput } from './dto/update-app.input.js';
@@ -30,13 +27,12 @@ export class AppConnection extends ConnectionType(App, 'App') {}
 
 const CATEGORY_LIST: Category[] = CATEGORIES.map((id) => ({ id, name: id, label: id.charAt(0).toUpperCase() + id.slice(1) }));
 
+// App's fields that other features answer (reviewDecisions, preChecks, clientSecretAudit) are resolved by
+// those features (review/app-review-fields.resolver.ts, secrets/app-secret-fields.resolver.ts): apps imports neither.
 @Resolver(() => App)
 export class AppResolver {
   constructor(
     private readonly apps: AppService,
-    private readonly review: ReviewService,
-    private readonly preCheckService: PreCheckService,
-    private readonly secrets: SecretsService,
     private readonly identity: IdentityService,
   ) {}
 
@@ -95,14 +91,6 @@ export class AppResolver {
     return this.apps.update(requirePrincipal(context), id, input);
   }
 
-  @FieldResolver(() => [ReviewDecision], { description: 'Oldest first' })
-  reviewDecisions(@Root() app: App, @Ctx() { principal }: RequestContext): Promise<ReviewDecision[]> | ReviewDecision[] {
-    // The public sees the listing, not its review history; a token reads it only with apps:read.
-    const reader = principalWithScope(principal, 'apps:read');
-    if (!isOwner(app, reader) && !isReviewer(reader)) return [];
-    return this.review.history(app.id);
-  }
-
   @FieldResolver(() => String, { description: 'Who made the app, as the store shows it: the part before the @ of its developer’s sign-in e-mail' })
   async developerName(@Root() app: App): Promise<string> {
     // Accounts have no display name; the local part names the developer without publishing the address.
@@ -113,18 +101,6 @@ export class AppResolver {
   @FieldResolver(() => Boolean, { description: 'Pending review past its due time' })
   reviewOverdue(@Root() app: App): boolean {
     return app.status === 'PENDING_REVIEW' && app.reviewDueAt.getTime() < Date.now();
-  }
-
-  @FieldResolver(() => AppPreCheck, { nullable: true, description: 'Automated checks of the latest version; for its developer and reviewers' })
-  preChecks(@Root() app: App, @Ctx() { principal }: RequestContext): Promise<AppPreCheck | null> | null {
-    const reader = principalWithScope(principal, 'apps:read');
-    return isOwner(app, reader) || isReviewer(reader) ? this.preCheckService.latest(app.id) : null;
-  }
-
-  @FieldResolver(() => [SecretAuditEntry], { description: 'Who revealed or rotated the client secret; the owner only' })
-  clientSecretAudit(@Root() app: App, @Ctx() { principal }: RequestContext): Promise<SecretAuditEntry[]> | SecretAuditEntry[] {
-    // Secrets are handled by people only (revealClientSecret admits no token), and so is their audit.
-    return isOwner(app, signedInPerson(principal)) ? this.secrets.auditTrail(app.id) : [];
   }
 }
 

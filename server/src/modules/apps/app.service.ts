@@ -7,11 +7,9 @@ import { newId } from '../../platform/ids.js';
 import { entityColumns, queryPreparedVariant } from '../../platform/prepared-query.js';
 import { cursorTime, readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import type { SecretsService } from '../secrets/index.js';
-import type { PreCheckService } from '../review/index.js';
 import { blockedHostReason } from '../../platform/outbound-http/address-policy.js';
 import { App } from './app.entity.js';
-import { requireOwnedApp, viewOf, type OwnedAppOptions } from './app-access.js';
+import { findApp, requireOwnedApp, viewOf, type OwnedAppOptions } from './app-access.js';
 import { appErrors } from './app.errors.js';
 import { StorePageCache, type StorePageArgs } from './store-page-cache.js';
 import { StoreResponseCache } from './store-response-cache.js';
@@ -32,12 +30,22 @@ export const listingOf = (app: Listing): Listing => ({
   pricePoints: app.pricePoints,
 });
 
+/**
+ * What a submission sets going in its own transaction, done by the features that stand on apps (secrets makes
+ * the client secret, review requests the pre-checks) and handed in by app/: apps imports neither of them.
+ */
+export interface SubmissionSteps {
+  /** A new app's client secret, created with it. */
+  createSecret(manager: EntityManager, appId: string, at: Date): Promise<void>;
+  /** Pre-checks of the version that now waits for review. */
+  requestPreChecks(manager: EntityManager, appId: string, revision: number): Promise<void>;
+}
+
 export class AppService {
   constructor(
     private readonly db: DataSource,
     private readonly config: Config,
-    private readonly secrets: SecretsService,
-    private readonly preChecks: PreCheckService,
+    private readonly steps: SubmissionSteps,
   ) {}
 
   /**
@@ -106,8 +114,8 @@ export class AppService {
     await this.db.transaction(async (manager) => {
       await this.assertRoomForAnotherApp(manager, principal.userId);
       await manager.insert(App, app);
-      await this.secrets.createForApp(manager, app.id, now);
-      await this.preChecks.request(manager, app.id, app.revision);
+      await this.steps.createSecret(manager, app.id, now);
+      await this.steps.requestPreChecks(manager, app.id, app.revision);
     });
     return this.db.getRepository(App).findOneByOrFail({ id: app.id });
   }
@@ -139,7 +147,7 @@ export class AppService {
       if (resubmit) Object.assign(app, { status: AppStatus.PENDING_REVIEW, submittedAt: now, reviewDueAt: new Date(now.getTime() + REVIEW_DUE_AFTER_MS) });
       await manager.save(App, app);
       // Every version that waits for review gets checked; a webhook-only edit of a listed app does not wait.
-      if (app.status === AppStatus.PENDING_REVIEW) await this.preChecks.request(manager, app.id, app.revision);
+      if (app.status === AppStatus.PENDING_REVIEW) await this.steps.requestPreChecks(manager, app.id, app.revision);
       return manager.findOneByOrFail(App, { id });
     });
   }
@@ -169,9 +177,7 @@ export class AppService {
    * transaction when given its `manager`; `lock` then locks the app's row there.
    */
   findById(appId: string, manager: EntityManager = this.db.manager, lock?: 'pessimistic_write'): Promise<App | null> {
-    const query = manager.getRepository(App).createQueryBuilder('a').where('a.id = :appId', { appId });
-    if (lock) query.setLock(lock);
-    return query.getOne();
+    return findApp(manager, appId, lock);
   }
 
   /** Review approved `app` (read in the reviewer's transaction): its current version becomes the listed one; listed since its first approval. */

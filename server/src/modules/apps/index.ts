@@ -1,6 +1,8 @@
 // The apps feature as other features see it (conventions.md 14): they import from here, never its files.
 export { App } from './app.entity.js';
-export { AppService } from './app.service.js';
+export { AppService, type SubmissionSteps } from './app.service.js';
 export { AppStatus, Pricing, REVIEW_DUE_AFTER_MS, type Listing } from './app.types.js';
 // Who may act on an app is the apps feature's rule; SecretsService (which AppService is built on) runs it in its own transaction.
-export { isOwner, requireOwnedApp, type OwnedAppOptions } from './app-access.js';
+export { findApp, isOwner, isReviewer, requireOwnedApp, type OwnedAppOptions } from './app-access.js';
+// The apps table as other features read and write it (its owner's statements).
+export { appNamesAndOwners, appsOwnedBy, appsWithWebhookDisabled, disableWebhooks, enableWebhook, oldestPendingReview, type AppNameAndOwner } from './app-directory.js';

@@ -1,10 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { toSafeInteger } from '../../platform/int64.js';
 import { histogramPercentile } from '../../platform/latency-histogram.js';
-import { queryPrepared } from '../../platform/prepared-query.js';
-import { REVIEW_DUE_AFTER_MS } from '../apps/index.js';
-import { INTERRUPTED, type WebhookState } from '../webhooks/index.js';
-import { DeliveryStats, EarningsSeries, PlatformNumbers } from './insights.queries.js';
+import { appNamesAndOwners, appsOwnedBy, oldestPendingReview, REVIEW_DUE_AFTER_MS } from '../apps/index.js';
+import type { MarketplaceService } from '../marketplace/index.js';
+import type { DeliveryStatsReader, StatsSource, WebhookState } from '../webhooks/index.js';
 import {
   EarningsPeriod,
   PERIOD_BUCKETS,
@@ -16,49 +15,36 @@ import {
   type WebhookDeliveryStats,
 } from './insights.types.js';
 
-/** Where delivery numbers come from: the rollup kept for the charts, or the attempts themselves (the reference, and the "before" of the bench). */
-export type StatsSource = 'rollup' | 'raw';
+export type { StatsSource };
+
+/** Review queue entries listed at most (oldest first): a chart, not the queue itself. */
+export const REVIEW_QUEUE_LIMIT = 100;
+export const FAILING_APPS_LIMIT = 10;
 
 const ratio = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
 
 /**
  * The numbers behind the charts (issue 17): webhook health per app, a developer's earnings over time,
- * the platform at a glance. Callers have checked who may ask for which apps.
+ * the platform at a glance. Callers have checked who may ask for which apps. This feature owns no table:
+ * it asks the features that own the numbers (webhooks, marketplace, apps) through their indexes, and shapes them.
  */
 export class InsightsService {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly deliveries: DeliveryStatsReader,
+    private readonly marketplace: MarketplaceService,
+  ) {}
 
   /** The apps `ownerId` owns, with their webhook state. */
   async ownedApps(ownerId: string): Promise<{ id: string; webhookState: WebhookState }[]> {
-    const rows: { id: string; webhook_state: WebhookState }[] = await this.db.query('SELECT id, webhook_state FROM apps WHERE owner_id = $1', [ownerId]);
-    return rows.map((row) => ({ id: row.id, webhookState: row.webhook_state }));
+    return (await appsOwnedBy(this.db.manager, ownerId)).map(({ id, webhookState }) => ({ id, webhookState }));
   }
 
   /** Deliveries of `appIds` over `window`, hourly; `webhookState` is the one app's, or null for several. */
   async deliveryStats(appIds: string[], window: StatsWindow, webhookState: WebhookState | null, source: StatsSource = 'rollup'): Promise<WebhookDeliveryStats> {
-    const hours = WINDOW_HOURS[window];
-    let rows: { start: Date; succeeded: number; failed: number }[];
-    let latency: { p50: number | null; p95: number | null };
-    if (source === 'raw') {
-      const raw: { start: Date; succeeded: number; failed: number; p50: number | null; p95: number | null }[] = await this.db.query(DeliveryStats.raw, [
-        appIds,
-        hours,
-        INTERRUPTED,
-      ]);
-      rows = raw;
-      latency = { p50: raw[0]?.p50 ?? null, p95: raw[0]?.p95 ?? null };
-    } else {
-      const kept: { start: Date; succeeded: number; failed: number; latency_counts: number[] | null }[] = await queryPrepared(
-        this.db.manager,
-        'plaza_insights_delivery_stats',
-        DeliveryStats.rollup,
-        [appIds, hours],
-      );
-      rows = kept;
-      // The window's summed histogram rides on the first row (one statement, one round trip).
-      const counts = kept[0]?.latency_counts ?? [];
-      latency = { p50: histogramPercentile(counts, 0.5), p95: histogramPercentile(counts, 0.95) };
-    }
+    const stats = await this.deliveries.hourly(appIds, WINDOW_HOURS[window], source);
+    const latency = stats.latencyCounts ? { p50: histogramPercentile(stats.latencyCounts, 0.5), p95: histogramPercentile(stats.latencyCounts, 0.95) } : stats;
+    const rows = stats.buckets;
     const buckets = rows.map(({ start, succeeded, failed }) => ({ start, succeeded, failed }));
     const succeeded = buckets.reduce((sum, b) => sum + b.succeeded, 0);
     const all = buckets.reduce((sum, b) => sum + b.succeeded + b.failed, 0);
@@ -68,30 +54,33 @@ export class InsightsService {
   /** Installs, purchases, refunds and net earnings of `appIds`, per period. */
   async earnings(appIds: string[], period: EarningsPeriod): Promise<DeveloperEarnings> {
     const { unit, count } = PERIOD_BUCKETS[period];
-    const rows: { start: Date; installs: number; purchases: number; refunds: number; net: string }[] = await this.db.query(EarningsSeries(unit), [appIds, count]);
-    const buckets = rows.map(({ start, installs, purchases, refunds, net }) => ({ start, installs, purchases, refunds, netEarningsVnd: toSafeInteger(net) }));
+    const rows = await this.marketplace.earningsSeries(appIds, unit, count);
+    const buckets = rows.map(({ start, installs, purchases, refunds, netVnd }) => ({ start, installs, purchases, refunds, netEarningsVnd: netVnd }));
     return { period, buckets, totalNetEarningsVnd: toSafeInteger(buckets.reduce((sum, b) => sum + b.netEarningsVnd, 0)) };
   }
 
   /** Platform deliveries per minute and failure rate, the review queue's ages, the apps failing most. */
   async platformStats(source: StatsSource = 'rollup'): Promise<PlatformStats> {
-    const minutes: { start: Date; succeeded: number; failed: number }[] =
-      source === 'raw' ? await this.db.query(PlatformNumbers.minutesRaw, [INTERRUPTED]) : await this.db.query(PlatformNumbers.minutesRollup);
+    const minutes = await this.deliveries.perMinute(source);
     const failed = minutes.reduce((sum, m) => sum + m.failed, 0);
     const all = minutes.reduce((sum, m) => sum + m.failed + m.succeeded, 0);
-    const queue: { app_id: string; name: string; submitted_at: Date }[] = await this.db.query(PlatformNumbers.reviewQueue);
+    const queue = await oldestPendingReview(this.db.manager, REVIEW_QUEUE_LIMIT);
     const now = Date.now();
-    const failing: { app_id: string; name: string; failed: number; attempts: number }[] =
-      source === 'raw' ? await this.db.query(PlatformNumbers.failingRaw, [INTERRUPTED]) : await this.db.query(PlatformNumbers.failingRollup);
+    const failingIds = await this.deliveries.failingMost(FAILING_APPS_LIMIT, source);
+    const names = await appNamesAndOwners(
+      this.db.manager,
+      failingIds.map((app) => app.appId),
+    );
+    const failing = failingIds.flatMap((app) => (names.has(app.appId) ? [{ ...app, name: names.get(app.appId)!.name }] : []));
     return {
       deliveriesPerMinute: minutes,
       failureRate: ratio(failed, all),
       reviewQueue: queue.map((row) => {
-        const waitingMs = Math.max(0, now - row.submitted_at.getTime());
-        return { appId: row.app_id, appName: row.name, submittedAt: row.submitted_at, waitingHours: waitingMs / 3_600_000, overdue: waitingMs > REVIEW_DUE_AFTER_MS };
+        const waitingMs = Math.max(0, now - row.submittedAt.getTime());
+        return { appId: row.appId, appName: row.name, submittedAt: row.submittedAt, waitingHours: waitingMs / 3_600_000, overdue: waitingMs > REVIEW_DUE_AFTER_MS };
       }),
       appsFailingMost: failing.map((row): FailingApp => ({
-        appId: row.app_id,
+        appId: row.appId,
         appName: row.name,
         failedAttempts: row.failed,
         attempts: row.attempts,

@@ -7,7 +7,8 @@ import { newPurchaseId, ulid } from '../../platform/ids.js';
 import { toSafeInteger } from '../../platform/int64.js';
 import { marketplaceErrors } from './marketplace.errors.js';
 import { textProblem } from '../../platform/readable-text.js';
-import { Pricing, type App, type AppService } from '../apps/index.js';
+import { appsOwnedBy, Pricing, type App, type AppService } from '../apps/index.js';
+import { EarningsSeries } from './earnings-series.queries.js';
 import type { IdentityService } from '../identity/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { WebhookEventType, type WebhookEventsService } from '../webhooks/index.js';
@@ -325,11 +326,13 @@ export class MarketplaceService {
       .getExists();
   }
 
-  /** Per app, from the ledger: sales, the developer's share, refunds and the net. */
+  /** Per app, from the ledger: sales, the developer's share, refunds and the net; the developer's apps (the apps feature's) by name. */
   async earnings(developerId: string, appId?: string): Promise<AppEarningsRow[]> {
+    const apps = (await appsOwnedBy(this.db.manager, developerId)).filter((app) => !appId || app.id === appId);
+    if (apps.length === 0) return [];
     // Sums stay 64-bit (bigint, read as strings by pg) and become exact numbers below; `::int` overflowed past 2^31 VND.
-    const rows: Record<keyof AppEarningsRow, string>[] = await this.db.query(
-      `SELECT a.id AS "appId", a.name AS "appName",
+    const rows: Record<Exclude<keyof AppEarningsRow, 'appName'>, string>[] = await this.db.query(
+      `SELECT l.app_id AS "appId",
               count(l.id) FILTER (WHERE l.kind = 'SALE') AS "salesCount",
               coalesce(sum(l.gross_vnd) FILTER (WHERE l.kind = 'SALE'), 0)::bigint AS "grossSalesVnd",
               coalesce(sum(l.developer_share_vnd) FILTER (WHERE l.kind = 'SALE'), 0)::bigint AS "developerShareVnd",
@@ -337,22 +340,37 @@ export class MarketplaceService {
               coalesce(-sum(l.gross_vnd) FILTER (WHERE l.kind = 'REFUND'), 0)::bigint AS "refundedVnd",
               coalesce(-sum(l.developer_share_vnd) FILTER (WHERE l.kind = 'REFUND'), 0)::bigint AS "refundedDeveloperShareVnd",
               coalesce(sum(l.developer_share_vnd), 0)::bigint AS "netDeveloperShareVnd"
-         FROM apps a LEFT JOIN revenue_ledger l ON l.app_id = a.id
-        WHERE a.owner_id = $1 AND ($2::text IS NULL OR a.id = $2)
-        GROUP BY a.id, a.name ORDER BY a.name`,
-      [developerId, appId ?? null],
+         FROM revenue_ledger l
+        WHERE l.app_id = ANY($1::text[])
+        GROUP BY l.app_id`,
+      [apps.map((app) => app.id)],
     );
-    return rows.map((row) => ({
-      appId: row.appId,
-      appName: row.appName,
-      salesCount: toSafeInteger(row.salesCount),
-      grossSalesVnd: toSafeInteger(row.grossSalesVnd),
-      developerShareVnd: toSafeInteger(row.developerShareVnd),
-      refundsCount: toSafeInteger(row.refundsCount),
-      refundedVnd: toSafeInteger(row.refundedVnd),
-      refundedDeveloperShareVnd: toSafeInteger(row.refundedDeveloperShareVnd),
-      netDeveloperShareVnd: toSafeInteger(row.netDeveloperShareVnd),
-    }));
+    const byApp = new Map(rows.map((row) => [row.appId, row]));
+    return apps.map(({ id, name }) => {
+      const row = byApp.get(id);
+      const sum = (key: Exclude<keyof AppEarningsRow, 'appId' | 'appName'>) => (row ? toSafeInteger(row[key]) : 0);
+      return {
+        appId: id,
+        appName: name,
+        salesCount: sum('salesCount'),
+        grossSalesVnd: sum('grossSalesVnd'),
+        developerShareVnd: sum('developerShareVnd'),
+        refundsCount: sum('refundsCount'),
+        refundedVnd: sum('refundedVnd'),
+        refundedDeveloperShareVnd: sum('refundedDeveloperShareVnd'),
+        netDeveloperShareVnd: sum('netDeveloperShareVnd'),
+      };
+    });
+  }
+
+  /** Installs, sales, refunds and the developer's net share of `appIds` per `unit` over the last `count` of them (UTC), oldest first. */
+  async earningsSeries(
+    appIds: string[],
+    unit: 'day' | 'week' | 'month',
+    count: number,
+  ): Promise<{ start: Date; installs: number; purchases: number; refunds: number; netVnd: number }[]> {
+    const rows: { start: Date; installs: number; purchases: number; refunds: number; net: string }[] = await this.db.query(EarningsSeries(unit), [appIds, count]);
+    return rows.map(({ start, installs, purchases, refunds, net }) => ({ start, installs, purchases, refunds, netVnd: toSafeInteger(net) }));
   }
 }
 

@@ -3,8 +3,9 @@ import { logger } from '../../platform/logger.js';
 import type { Mailer } from '../../platform/mailer.js';
 import type { NotificationFields, NotificationService } from '../review/index.js';
 import type { IdentityService } from '../identity/index.js';
+import { appNamesAndOwners, appsWithWebhookDisabled, disableWebhooks, enableWebhook, type AppNameAndOwner } from '../apps/index.js';
 import { sqlLiterals } from './delivery/delivery-queries.js';
-import { DeliveryStatus, HELD_WHILE_DISABLED, OPEN_STATUSES, WebhookState } from './webhook.types.js';
+import { DeliveryStatus, HELD_WHILE_DISABLED, OPEN_STATUSES } from './webhook.types.js';
 
 /** Notification kinds of this feature (Notification.kind is a string; the contract names the first two). */
 export const WebhookNotice = {
@@ -18,41 +19,38 @@ const ALERT_INTERVAL = '1 day';
 /** Sweeps asked for by result writes run at most this often (a dead endpoint fails every batch). */
 const SWEEP_SPACING_MS = 500;
 
-const ENABLED = sqlLiterals(WebhookState.ENABLED);
-const DISABLED = sqlLiterals(WebhookState.DISABLED);
 const FAILED = sqlLiterals(DeliveryStatus.FAILED);
 const OPEN = sqlLiterals(...OPEN_STATUSES);
 
-/** Apps whose run of failures lasted $1 ms with a delivery that gave up: disabled, with what the notice says. */
-const DISABLE_FAILING = `UPDATE apps a SET webhook_state = ${DISABLED}
-    FROM webhook_health h
-   WHERE h.app_id = a.id AND a.webhook_state = ${ENABLED} AND h.failed_deliveries > 0
-     AND h.failing_since <= clock_timestamp() - $1 * interval '1 millisecond'
-  RETURNING a.id, a.owner_id, a.name, h.failing_since, h.last_error`;
+/**
+ * The apps table (webhook_state, name, owner) is the apps feature's: this sweep reads and writes it through
+ * apps' index (disableWebhooks, appsWithWebhookDisabled, appNamesAndOwners), in the sweep's transaction.
+ */
+
+/** Runs of failure that lasted $1 ms with a delivery that gave up: their apps are to be disabled (if still enabled). */
+const LONG_FAILING = `SELECT app_id, failing_since, last_error FROM webhook_health
+   WHERE failed_deliveries > 0 AND failing_since <= clock_timestamp() - $1 * interval '1 millisecond'`;
 
 /**
- * Open deliveries of disabled apps that no worker holds: held (FAILED with the reason, no next attempt),
- * to be sent by recovery. Catches what was queued when the app was disabled and any retry written since.
+ * Open deliveries of the disabled apps $2 that no worker holds: held (FAILED with the reason $1, no next
+ * attempt), to be sent by recovery. Catches what was queued when the app was disabled and any retry written since.
  */
 const HOLD_OPEN_OF_DISABLED = `UPDATE webhook_deliveries d
      SET status = ${FAILED}, next_attempt_at = NULL, recovering = false, held_reason = $1, updated_at = clock_timestamp()
-    FROM apps a
-   WHERE a.webhook_state = ${DISABLED} AND d.app_id = a.id AND d.next_attempt_at IS NOT NULL AND d.status IN (${OPEN})
+   WHERE d.app_id = ANY($2::text[]) AND d.next_attempt_at IS NOT NULL AND d.status IN (${OPEN})
      AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
   RETURNING d.id`;
 
-/** Runs with a delivery that gave up, not alerted within ALERT_INTERVAL: alerted now. */
+/** Runs with a delivery that gave up, of apps not disabled ($1), not alerted within ALERT_INTERVAL: alerted now. */
 const ALERT_FAILING = `UPDATE webhook_health h SET alerted_at = clock_timestamp(), alert_open = true
-    FROM apps a
-   WHERE a.id = h.app_id AND a.webhook_state = ${ENABLED} AND h.failing_since IS NOT NULL AND h.failed_deliveries > 0
+   WHERE h.app_id <> ALL($1::text[]) AND h.failing_since IS NOT NULL AND h.failed_deliveries > 0
      AND (h.alerted_at IS NULL OR h.alerted_at <= clock_timestamp() - interval '${ALERT_INTERVAL}')
-  RETURNING a.id, a.owner_id, a.name, h.failing_since, h.last_error, h.failed_deliveries`;
+  RETURNING h.app_id, h.failing_since, h.last_error, h.failed_deliveries`;
 
 /** Alerted runs that a success has ended: told once. */
 const CLOSE_RECOVERED = `UPDATE webhook_health h SET alert_open = false
-    FROM apps a
-   WHERE a.id = h.app_id AND h.alert_open AND h.failing_since IS NULL
-  RETURNING a.id, a.owner_id, a.name, h.recovered_at`;
+   WHERE h.alert_open AND h.failing_since IS NULL
+  RETURNING h.app_id, h.recovered_at`;
 
 /** The rows an UPDATE ... RETURNING gave back (TypeORM answers an UPDATE with [rows, count]). */
 async function updated<T>(manager: EntityManager, sql: string, parameters: unknown[] = []): Promise<T[]> {
@@ -60,10 +58,16 @@ async function updated<T>(manager: EntityManager, sql: string, parameters: unkno
   return rows;
 }
 
-interface AppNotice {
-  id: string;
-  owner_id: string;
-  name: string;
+/** The runs' apps named and with their owners (apps that no longer exist are left out). */
+async function named<T extends { app_id: string }>(manager: EntityManager, rows: T[]): Promise<(T & AppNameAndOwner)[]> {
+  const apps = await appNamesAndOwners(
+    manager,
+    rows.map((row) => row.app_id),
+  );
+  return rows.flatMap((row) => {
+    const app = apps.get(row.app_id);
+    return app ? [{ ...row, ...app }] : [];
+  });
 }
 
 /**
@@ -109,8 +113,11 @@ export class WebhookHealthService {
   async sweep(): Promise<void> {
     const mails: { ownerId: string; subject: string; text: string }[] = [];
     await this.db.transaction(async (manager) => {
-      const disabled = await updated<AppNotice & { failing_since: Date; last_error: string | null }>(manager, DISABLE_FAILING, [this.options.disableAfterMs]);
-      await manager.query(HOLD_OPEN_OF_DISABLED, [HELD_WHILE_DISABLED]);
+      const long = await manager.query<{ app_id: string; failing_since: Date; last_error: string | null }[]>(LONG_FAILING, [this.options.disableAfterMs]);
+      const runs = new Map(long.map((run) => [run.app_id, run]));
+      const disabled = (await disableWebhooks(manager, [...runs.keys()])).map((app) => ({ ...app, ...runs.get(app.id)! }));
+      const off = await appsWithWebhookDisabled(manager);
+      if (off.length > 0) await manager.query(HOLD_OPEN_OF_DISABLED, [HELD_WHILE_DISABLED, off]);
       for (const app of disabled) {
         const text =
           `Plaza stopped sending "${app.name}" its webhook events: deliveries have failed since ${app.failing_since.toISOString()} with no success in between. ` +
@@ -118,7 +125,10 @@ export class WebhookHealthService {
         const facts = { since: app.failing_since, lastError: app.last_error };
         await this.notify(manager, app, WebhookNotice.DISABLED, text, `Webhook disabled: ${app.name}`, mails, facts);
       }
-      const failing = await updated<AppNotice & { failing_since: Date; last_error: string | null; failed_deliveries: number }>(manager, ALERT_FAILING);
+      const failing = await named(
+        manager,
+        await updated<{ app_id: string; failing_since: Date; last_error: string | null; failed_deliveries: number }>(manager, ALERT_FAILING, [off]),
+      );
       for (const app of failing) {
         const gaveUp = app.failed_deliveries === 1 ? '1 delivery' : `${app.failed_deliveries} deliveries`;
         const text =
@@ -127,7 +137,7 @@ export class WebhookHealthService {
         const facts = { since: app.failing_since, lastError: app.last_error, failedDeliveries: app.failed_deliveries };
         await this.notify(manager, app, WebhookNotice.FAILING, text, `Webhook failing: ${app.name}`, mails, facts);
       }
-      const recovered = await updated<AppNotice & { recovered_at: Date | null }>(manager, CLOSE_RECOVERED);
+      const recovered = await named(manager, await updated<{ app_id: string; recovered_at: Date | null }>(manager, CLOSE_RECOVERED));
       for (const app of recovered) {
         const text = `Webhook deliveries of "${app.name}" succeed again${app.recovered_at ? ` (since ${app.recovered_at.toISOString()})` : ''}. Deliveries that failed meanwhile can be sent again with "Recover failed since…": ${this.logsLink(app.id)}`;
         await this.notify(manager, app, WebhookNotice.RECOVERED, text, `Webhook recovered: ${app.name}`, mails, { since: app.recovered_at });
@@ -138,7 +148,7 @@ export class WebhookHealthService {
 
   private async notify(
     manager: EntityManager,
-    app: AppNotice,
+    app: AppNameAndOwner,
     kind: string,
     message: string,
     subject: string,
@@ -146,8 +156,8 @@ export class WebhookHealthService {
     facts: Pick<NotificationFields, 'since' | 'lastError' | 'failedDeliveries'>,
   ): Promise<void> {
     // The facts beside the English message let the portal say it in the reader's language.
-    await this.notifications.notify(manager, app.owner_id, { kind, message, appId: app.id, appName: app.name, ...facts });
-    mails.push({ ownerId: app.owner_id, subject, text: message });
+    await this.notifications.notify(manager, app.ownerId, { kind, message, appId: app.id, appName: app.name, ...facts });
+    mails.push({ ownerId: app.ownerId, subject, text: message });
   }
 
   /** After commit and off the sweep: the e-mail is a courtesy copy of the notification. */
@@ -164,7 +174,7 @@ export class WebhookHealthService {
   /** The owner's enableWebhook: delivery of new events resumes, and a new run of failures starts from nothing. */
   async enable(appId: string): Promise<void> {
     await this.db.transaction(async (manager) => {
-      await manager.query(`UPDATE apps SET webhook_state = ${ENABLED} WHERE id = $1`, [appId]);
+      await enableWebhook(manager, appId);
       await manager.query('UPDATE webhook_health SET failing_since = NULL, failed_deliveries = 0, alert_open = false WHERE app_id = $1', [appId]);
     });
   }

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { perTickLoader } from '../../../platform/per-tick-loader.js';
 import { logger } from '../../../platform/logger.js';
-import type { App } from '../../apps/index.js';
+import { findApp } from '../../apps/index.js';
 import type { GuardedHttpClient } from '../../../platform/outbound-http/guarded-http-client.js';
 import { framingProblem } from './frame-policy.js';
 import { probeImage } from './image-probe.js';
@@ -23,8 +23,6 @@ export class PreCheckService {
     private readonly db: DataSource,
     private readonly http: GuardedHttpClient,
     private readonly platformOrigin: string,
-    /** AppService.findById, as a function: AppService is built on this service, so it cannot arrive first. */
-    private readonly findApp: (appId: string) => Promise<App | null>,
   ) {}
 
   /** Called inside the (re)submission's transaction: the request is durable exactly when the submission is. */
@@ -52,7 +50,7 @@ export class PreCheckService {
   }
 
   private async runOne(appId: string, revision: number): Promise<void> {
-    const app = await this.findApp(appId);
+    const app = await findApp(this.db.manager, appId);
     if (!app || app.revision !== revision) {
       await this.db.getRepository(AppPreCheck).update({ appId, revision }, { status: 'SUPERSEDED', completedAt: new Date(), claimExpiresAt: null });
       return;

@@ -1,12 +1,10 @@
-import { AppStatus } from '../apps/index.js';
-
 /**
- * The statements behind the charts. Each comes in two forms where attempts are counted: from the
- * rollups kept for the purpose (webhook_attempt_hourly / _minutely, written with each batch of results)
- * and from the attempts themselves ("raw": the reference the rollup is checked against, and the bench's
- * "before"). Both count an attempt in the hour (minute) it finished, 2xx as succeeded, anything else as
- * failed; attempts closed as interrupted (the worker stopped under them) are not outcomes and are left out.
- * Buckets are UTC hours/minutes/periods, oldest first, zero-filled by generate_series.
+ * The statements behind the delivery charts, over this feature's tables. Each comes in two forms where attempts
+ * are counted: from the rollups kept for the purpose (webhook_attempt_hourly / _minutely, written with each
+ * batch of results) and from the attempts themselves ("raw": the reference the rollup is checked against, and
+ * the bench's "before"). Both count an attempt in the hour (minute) it finished, 2xx as succeeded, anything
+ * else as failed; attempts closed as interrupted (the worker stopped under them) are not outcomes and are left
+ * out. Buckets are UTC hours/minutes, oldest first, zero-filled by generate_series.
  */
 
 /** The window's hour starts ($2 = hours), the current hour last. */
@@ -49,41 +47,12 @@ export const DeliveryStats = {
         ORDER BY h.start`,
 };
 
-/**
- * $1 app ids, $2 buckets: installations (installed_at), sales and refunds and the developer's signed
- * share (revenue_ledger, by when each was recorded) per `unit`, in UTC. `unit` is one of PERIOD_BUCKETS' units.
- */
-export const EarningsSeries = (unit: 'day' | 'week' | 'month') => {
-  const step = `interval '1 ${unit}'`;
-  const utc = (column: string) => `date_trunc('${unit}', ${column} AT TIME ZONE 'UTC')`;
-  return `WITH periods AS (
-         SELECT generate_series(${utc('now()')} - ($2 - 1) * ${step}, ${utc('now()')}, ${step}) AS start
-       ), since AS (
-         SELECT min(start) AT TIME ZONE 'UTC' AS at FROM periods
-       ), installs AS (
-         SELECT ${utc('installed_at')} AS start, count(*)::int AS n FROM installations
-          WHERE app_id = ANY($1::text[]) AND installed_at >= (SELECT at FROM since) GROUP BY 1
-       ), ledger AS (
-         SELECT ${utc('created_at')} AS start, count(*) FILTER (WHERE kind = 'SALE')::int AS purchases, count(*) FILTER (WHERE kind = 'REFUND')::int AS refunds,
-                sum(developer_share_vnd) AS net
-           FROM revenue_ledger WHERE app_id = ANY($1::text[]) AND created_at >= (SELECT at FROM since) GROUP BY 1
-       )
-       SELECT p.start AT TIME ZONE 'UTC' AS start, coalesce(i.n, 0) AS installs, coalesce(l.purchases, 0) AS purchases, coalesce(l.refunds, 0) AS refunds,
-              coalesce(l.net, 0)::text AS net
-         FROM periods p LEFT JOIN installs i ON i.start = p.start LEFT JOIN ledger l ON l.start = p.start
-        ORDER BY p.start`;
-};
-
 const MINUTES = `minutes AS (
          SELECT generate_series(date_trunc('minute', now()) - interval '59 minutes', date_trunc('minute', now()), interval '1 minute') AS start
        )`;
 const LAST_24_HOURS = `date_trunc('hour', now(), 'UTC') - interval '23 hours'`;
 
-/** Review queue entries listed at most (oldest first): a chart, not the queue itself. */
-export const REVIEW_QUEUE_LIMIT = 100;
-export const FAILING_APPS_LIMIT = 10;
-
-export const PlatformNumbers = {
+export const PlatformDeliveries = {
   /** Every app's attempts per minute over the last 60 minutes. */
   minutesRollup: `WITH ${MINUTES}, per_minute AS (
          SELECT minute, sum(succeeded)::int AS succeeded, sum(failed)::int AS failed FROM webhook_attempt_minutely
@@ -101,19 +70,17 @@ export const PlatformNumbers = {
        SELECT m.start, coalesce(p.succeeded, 0) AS succeeded, coalesce(p.failed, 0) AS failed
          FROM minutes m LEFT JOIN per_minute p ON p.minute = m.start ORDER BY m.start`,
 
-  reviewQueue: `SELECT id AS app_id, name, submitted_at FROM apps WHERE status = '${AppStatus.PENDING_REVIEW}' ORDER BY submitted_at, id LIMIT ${REVIEW_QUEUE_LIMIT}`,
-
-  /** The apps with failed attempts over the last 24 hourly buckets, most failures first. */
-  failingRollup: `SELECT h.app_id, a.name, sum(h.failed)::int AS failed, sum(h.succeeded + h.failed)::int AS attempts
-         FROM webhook_attempt_hourly h JOIN apps a ON a.id = h.app_id
+  /** $1 how many: the apps with failed attempts over the last 24 hourly buckets, most failures first (their names are the apps feature's). */
+  failingRollup: `SELECT h.app_id, sum(h.failed)::int AS failed, sum(h.succeeded + h.failed)::int AS attempts
+         FROM webhook_attempt_hourly h
         WHERE h.hour >= ${LAST_24_HOURS}
-        GROUP BY h.app_id, a.name HAVING sum(h.failed) > 0
-        ORDER BY failed DESC, h.app_id LIMIT ${FAILING_APPS_LIMIT}`,
+        GROUP BY h.app_id HAVING sum(h.failed) > 0
+        ORDER BY failed DESC, h.app_id LIMIT $1`,
 
-  /** $1 the interrupted error. */
-  failingRaw: `SELECT d.app_id, ap.name, count(*) FILTER (WHERE a.error IS NOT NULL)::int AS failed, count(*)::int AS attempts
-         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN apps ap ON ap.id = d.app_id
-        WHERE ${HAS_OUTCOME('a', '$1')} AND ${FINISHED_AT('a')} >= ${LAST_24_HOURS}
-        GROUP BY d.app_id, ap.name HAVING count(*) FILTER (WHERE a.error IS NOT NULL) > 0
-        ORDER BY failed DESC, d.app_id LIMIT ${FAILING_APPS_LIMIT}`,
+  /** $1 how many, $2 the interrupted error. */
+  failingRaw: `SELECT d.app_id, count(*) FILTER (WHERE a.error IS NOT NULL)::int AS failed, count(*)::int AS attempts
+         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+        WHERE ${HAS_OUTCOME('a', '$2')} AND ${FINISHED_AT('a')} >= ${LAST_24_HOURS}
+        GROUP BY d.app_id HAVING count(*) FILTER (WHERE a.error IS NOT NULL) > 0
+        ORDER BY failed DESC, d.app_id LIMIT $1`,
 };
