@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DeliveryRunner, RunState } from '../src/modules/webhooks/delivery/delivery-runner.js';
 import { sqlLiterals } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { createJobRuntime } from '../src/platform/jobs.js';
@@ -42,6 +42,12 @@ describe('the delivery engine along its seams', () => {
     const jobs = await createJobRuntime(plaza.services.config, plaza.databaseUrl, 'runner-test');
     try {
       const runner = new DeliveryRunner(jobs, plaza.services.webhookEngine, plaza.services.deliveryLog);
+      // A job of this test's own, asked for after the wake-up below: once Agenda has run it, a delivery run
+      // that wake-up asked for would have been handed over too (and the state would say RUNNING).
+      let witnessed = false;
+      jobs.agenda.define('delivery-runner-test-witness', async () => {
+        witnessed = true;
+      });
       expect(runner.state).toBe(RunState.IDLE);
       await jobs.agenda.start();
       await runner.start();
@@ -61,7 +67,8 @@ describe('the delivery engine along its seams', () => {
       // Stopped: a wake-up neither claims nor asks for a run, so a new delivery waits for another worker.
       const second = await emitEvent(plaza, app.id);
       runner.onDue();
-      await new Promise((r) => setTimeout(r, 2_000));
+      await jobs.agenda.now('delivery-runner-test-witness', {});
+      await vi.waitFor(() => expect(witnessed).toBe(true), { timeout: 10_000, interval: 20 });
       expect(runner.state).toBe(RunState.STOPPED);
       expect((await developer.ok<{ webhookDelivery: { status: string; attemptCount: number } }>(DELIVERY, { id: second.id })).webhookDelivery).toMatchObject({
         status: 'PENDING',
