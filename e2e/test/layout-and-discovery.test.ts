@@ -112,7 +112,7 @@ describe('Webhook Logs and a delivery', () => {
     await page.goto(`${plaza.origin}${logsPath}`);
     await page.locator('.delivery-table tbody tr').nth(2).waitFor();
     // At least one attempt each, so the attempt count and the badge have settled into their widest text.
-    await page.waitForFunction(() => [...document.querySelectorAll('.delivery-table tbody tr td:nth-child(5)')].every((cell) => Number(cell.textContent) >= 1));
+    await page.waitForFunction(() => [...document.querySelectorAll('.delivery-table tbody tr td.delivery-attempt-count')].every((cell) => Number(cell.textContent) >= 1));
     for (const language of ['English', 'Tiếng Việt'] as const) {
       if (language === 'Tiếng Việt') await chooseLanguage(page, language);
       expect({ language, clipped: await clipped(page, '.delivery-table th, .delivery-table td') }).toEqual({ language, clipped: [] });
