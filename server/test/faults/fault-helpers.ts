@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { vi } from 'vitest';
 import { findFreePort } from '../../src/platform/embedded-postgres.js';
 import { TEST_ENCRYPTION_KEY } from '../helpers/plaza.js';
 import { startPlazaProcess, type PlazaProcess } from '../helpers/process.js';
@@ -28,20 +29,22 @@ export function startWorkerProcess(databaseUrl: string, env: Record<string, stri
   return startPlazaProcess(sharedEnv(databaseUrl, env), 'worker.js', WORKER_READY);
 }
 
-/** Polls `check` until it returns a value other than undefined/false; fails with `what` after `timeoutMs`. */
+/** Polls `check` (vi.waitFor) until it returns a value other than undefined/false; fails with `what` after `timeoutMs`. */
 export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `; last error: ${String(lastError)}` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+  return vi.waitFor(
+    async () => {
+      let value: T | undefined | false;
+      try {
+        value = await check();
+      } catch (err) {
+        lastError = err;
+      }
+      if (value === undefined || value === false) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `; last error: ${String(lastError)}` : ''}`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: everyMs },
+  );
 }
 
 /** How many requests the receiver got for each delivery id (the X-Platform-Delivery header). */
