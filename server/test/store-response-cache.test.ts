@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { StoreResponseCache } from '../src/modules/apps/store-response-cache.js';
+import { StoreResponseCache } from '../src/modules/apps/public-store-read.js';
 import { DECIDE, SUBMIT_APP, validAppInput } from './helpers/factories.js';
 import { REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';

@@ -87,7 +87,7 @@ export class PlazaMetrics {
     buckets: REQUEST_BUCKETS,
     registers: [this.registry],
   });
-  /** Signed-out store reads answered from memory, and answers kept (app/store-response-cache.ts); a hit never reaches graphqlDuration. */
+  /** Signed-out store reads answered from memory, and answers kept (app/store-response-cache.ts, an ExpiringCache); a hit never reaches graphqlDuration. */
   private readonly storeResponses = new Counter({
     name: 'plaza_store_response_cache_total',
     help: 'Signed-out store reads answered from the response cache (hit) and answers it kept (stored)',

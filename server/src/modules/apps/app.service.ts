@@ -12,7 +12,7 @@ import { App } from './app.entity.js';
 import { findApp, requireOwnedApp, viewOf, type OwnedAppOptions } from './app-access.js';
 import { appErrors } from './app.errors.js';
 import { StorePageCache, type StorePageArgs } from './store-page-cache.js';
-import { StoreResponseCache } from './store-response-cache.js';
+import { StoreResponseCache } from './public-store-read.js';
 import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
 import type { WebhookEventType } from '../webhooks/index.js';
 import type { SubmitAppInput } from './dto/submit-app.input.js';

@@ -1,4 +1,5 @@
 import type { Connection, PageArgs } from '../../platform/connection.js';
+import { ExpiringCache } from '../../platform/expiring-cache.js';
 import type { App } from './app.entity.js';
 
 /**
@@ -7,7 +8,7 @@ import type { App } from './app.entity.js';
  * it within this time.
  */
 export const STORE_PAGE_TTL_MS = 1_000;
-/** Pages kept at most (browse pages by category and cursor); past it the cache starts again. */
+/** Pages kept at most (browse pages by category and cursor); past it the least recently read go. */
 const MAX_PAGES = 500;
 
 export type StorePageArgs = { category?: string | null; search?: string | null } & PageArgs;
@@ -19,39 +20,34 @@ export type StorePageArgs = { category?: string | null; search?: string | null }
  * Searches are not kept: their text is the caller's, so they would fill the cache with one-offs.
  */
 export class StorePageCache {
+  private readonly pages = new ExpiringCache<Connection<App>>({ ttlMs: STORE_PAGE_TTL_MS, maxEntries: MAX_PAGES });
+
   /** Off, every page is read from the database (benchmark 5 reports both figures). */
-  enabled = true;
-  private readonly pages = new Map<string, { page: Connection<App>; until: number }>();
-  /** Bumped when listings change: a read that began before a change must not store what it read. */
-  private generation = 0;
+  get enabled(): boolean {
+    return this.pages.enabled;
+  }
+  set enabled(on: boolean) {
+    this.pages.enabled = on;
+  }
 
   /** The cached page for these arguments, or undefined (not kept, expired, or not to be kept). */
   get(args: StorePageArgs): Connection<App> | undefined {
-    const key = this.enabled ? keyOf(args) : undefined;
-    if (key === undefined) return undefined;
-    const entry = this.pages.get(key);
-    if (!entry) return undefined;
-    if (entry.until > Date.now()) return entry.page;
-    this.pages.delete(key);
-    return undefined;
+    const key = keyOf(args);
+    return key === undefined ? undefined : this.pages.get(key);
   }
 
   /** Reads a page with `read` and keeps it, unless listings changed while it was being read. */
   async through(args: StorePageArgs, read: () => Promise<Connection<App>>): Promise<Connection<App>> {
-    const generation = this.generation;
+    const generation = this.pages.generation;
     const page = await read();
-    const key = this.enabled ? keyOf(args) : undefined;
-    if (key !== undefined && generation === this.generation) {
-      if (this.pages.size >= MAX_PAGES) this.pages.clear();
-      this.pages.set(key, { page, until: Date.now() + STORE_PAGE_TTL_MS });
-    }
+    const key = keyOf(args);
+    if (key !== undefined) this.pages.put(key, page, generation);
     return page;
   }
 
   /** A listing changed and has committed: every page may be wrong now. */
   invalidate(): void {
-    this.generation += 1;
-    this.pages.clear();
+    this.pages.invalidate();
   }
 }
 

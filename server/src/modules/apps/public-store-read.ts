@@ -1,4 +1,5 @@
 import { Kind, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema, type ValueNode } from 'graphql';
+import { ExpiringCache } from '../../platform/expiring-cache.js';
 import { STORE_PAGE_TTL_MS } from './store-page-cache.js';
 
 /**
@@ -85,74 +86,25 @@ export interface StoredResponse {
   body: string;
 }
 
-/** Answers kept at most; past it the oldest go first. Pages by category and cursor, a few apps' pages. */
-const MAX_ENTRIES = 500;
-/** Bytes kept at most (bodies and keys); the store's first page of 20 apps is about 6 kB. */
-const MAX_BYTES = 8 * 1024 * 1024;
-/** Bigger answers are not kept (a page of 100 apps is about 30 kB). */
-const MAX_ENTRY_BYTES = 256 * 1024;
-
 /**
  * Whole GraphQL answers to signed-out store reads, kept for STORE_PAGE_TTL_MS (as the page cache) and
- * emptied when a listing changes. A hit skips the GraphQL server altogether (parsing, plugins, execution
- * and serialising), which is what the floor of benchmark 5 is made of; the page cache below it only saves
- * the statement. Keyed by the caller (app/store-response-cache.ts) on the request's document, operation
- * name, variables and Accept header.
+ * emptied when a listing changes: the same expiring cache as the pages (platform/expiring-cache.ts), with
+ * its own bounds. A hit skips the GraphQL server altogether (parsing, plugins, execution and serialising),
+ * which is what the floor of benchmark 5 is made of; the page cache below it only saves the statement.
+ * Keyed by the caller (app/store-response-cache.ts) on the request's document, operation name, variables
+ * and Accept header. `ttlMs` bounds staleness on other API processes, which this one's approvals do not reach.
  */
-export class StoreResponseCache {
-  /** Off, every request goes to the GraphQL server (benchmark 5 reports both figures). */
-  enabled = true;
-  /** How long an answer is kept; what bounds staleness on other API processes, which this one's approvals do not reach. */
-  ttlMs = STORE_PAGE_TTL_MS;
-  private readonly entries = new Map<string, { response: StoredResponse; until: number; bytes: number }>();
-  private bytes = 0;
-  /** Bumped when listings change: an answer computed before a change must not be stored after it. */
-  private generationValue = 0;
-
-  get generation(): number {
-    return this.generationValue;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  get(key: string): StoredResponse | undefined {
-    if (!this.enabled) return undefined;
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.until > Date.now()) return entry.response;
-    this.remove(key);
-    return undefined;
-  }
-
-  /** Keeps `response` unless listings changed since `generation` (when the request began) or it is too big. */
-  put(key: string, response: StoredResponse, generation: number): boolean {
-    if (!this.enabled || generation !== this.generationValue) return false;
-    const bytes = Buffer.byteLength(key) + Buffer.byteLength(response.body);
-    if (bytes > MAX_ENTRY_BYTES) return false;
-    this.remove(key);
-    // Map order is insertion order: the first entries are the oldest.
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size < MAX_ENTRIES && this.bytes + bytes <= MAX_BYTES) break;
-      this.remove(oldest);
-    }
-    this.entries.set(key, { response, until: Date.now() + this.ttlMs, bytes });
-    this.bytes += bytes;
-    return true;
-  }
-
-  /** A listing changed and has committed: every kept answer may be wrong now. */
-  invalidate(): void {
-    this.generationValue += 1;
-    this.entries.clear();
-    this.bytes = 0;
-  }
-
-  private remove(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.bytes -= entry.bytes;
+export class StoreResponseCache extends ExpiringCache<StoredResponse> {
+  constructor() {
+    super({
+      ttlMs: STORE_PAGE_TTL_MS,
+      // Pages by category and cursor, a few apps' pages; past it the least recently read go first.
+      maxEntries: 500,
+      // Bodies and keys; the store's first page of 20 apps is about 6 kB.
+      maxBytes: 8 * 1024 * 1024,
+      // Bigger answers are not kept (a page of 100 apps is about 30 kB).
+      maxEntryBytes: 256 * 1024,
+      bytesOf: (response, key) => Buffer.byteLength(key) + Buffer.byteLength(response.body),
+    });
   }
 }
