@@ -19,8 +19,8 @@ describe('the delivery engine along its seams', () => {
   it('spells statuses and triggers in its SQL only through DeliveryStatus/AttemptTrigger, and only platform/database.ts reaches into TypeORM for the pool', () => {
     const webhooks = path.join(SRC, 'modules/webhooks');
     const literals = sources(webhooks)
-      // The enums themselves and the entities' index declarations (a colleague's, read by migrations) aside.
-      .filter((file) => !file.endsWith('webhook.types.ts') && !file.endsWith('.entity.ts') && !file.endsWith('webhook-events.service.ts'))
+      // The enums themselves (the lifecycle's states among them) and the entities' index declarations (a colleague's, read by migrations) aside.
+      .filter((file) => !/(webhook\.types|delivery-lifecycle|\.entity|webhook-events\.service)\.ts$/.test(file))
       .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/'(PENDING|RETRYING|SUCCEEDED|FAILED|SCHEDULED|MANUAL)'/g)].map((m) => `${path.relative(SRC, file)}: ${m[0]}`));
     expect(literals).toEqual([]);
 

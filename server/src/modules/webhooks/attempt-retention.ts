@@ -2,7 +2,8 @@ import type { DataSource } from 'typeorm';
 import { newWebhookId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
 import { defaultPartitionName, dropPartitionsBefore, ensurePartitions, PARTITION_SPAN_MS, type TimePartitionedTable } from '../../platform/time-partitions.js';
-import { SETTLED_STATUSES, sqlLiterals } from './delivery/delivery-queries.js';
+import { sqlLiterals } from '../../platform/sql-literals.js';
+import { SETTLED_STATUSES } from './delivery/delivery-lifecycle.js';
 
 const SETTLED = sqlLiterals(...SETTLED_STATUSES);
 

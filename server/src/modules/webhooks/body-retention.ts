@@ -3,8 +3,8 @@ import { encodeTime } from 'ulid';
 import { logger } from '../../platform/logger.js';
 import { defaultPartitionName, dropPartitionsBefore, ensurePartitions, PARTITION_SPAN_MS, type TimePartitionedTable } from '../../platform/time-partitions.js';
 import { SPANS_AHEAD } from './attempt-retention.js';
-import { OPEN_STATUSES } from './webhook.types.js';
-import { sqlLiterals } from './delivery/delivery-queries.js';
+import { sqlLiterals } from '../../platform/sql-literals.js';
+import { OPEN_STATUSES } from './delivery/delivery-lifecycle.js';
 
 /** The bodies: webhook_events, partitioned by its id (`evt_` + ULID, the event's time) since migration 1796000025000, a week a partition. */
 export const EVENTS_TABLE: TimePartitionedTable = { table: 'webhook_events', keyColumn: 'id', idPrefix: 'evt_' };

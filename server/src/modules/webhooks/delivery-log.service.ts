@@ -16,7 +16,8 @@ import {
   QUEUE_RECOVERY,
   RECORD_MANUAL_ATTEMPT,
   RESERVE_MANUAL_ATTEMPT,
-  SETTLE_AFTER_MANUAL_ATTEMPT,
+  SETTLE_AFTER_MANUAL_FAILURE,
+  SETTLE_AFTER_MANUAL_SUCCESS,
   WEBHOOK_DISABLED_FOR_DELIVERY,
   type ClaimedDelivery,
   type UpdatedRow,
@@ -215,7 +216,7 @@ export class DeliveryLogService {
         { appId: delivery.app_id, finishedAt: new Date(startedAt.getTime() + response.durationMs), succeeded: response.error === null, durationMs: response.durationMs },
       ]);
       await manager.query(ROLL_UP_ALONE, [hourly, minutely]);
-      return manager.query(SETTLE_AFTER_MANUAL_ATTEMPT, [deliveryId, response.error === null]);
+      return manager.query(response.error === null ? SETTLE_AFTER_MANUAL_SUCCESS : SETTLE_AFTER_MANUAL_FAILURE, [deliveryId]);
     });
     // No row: the delivery went away during the attempt, and there is no state left to announce.
     const [row] = updated ?? [];

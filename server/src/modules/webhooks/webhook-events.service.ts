@@ -6,14 +6,19 @@ import { newTestPurchaseId, newWebhookId } from '../../platform/ids.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
-import { sqlLiterals } from './delivery/delivery-queries.js';
-import { HELD_WHILE_DISABLED, WebhookState } from './webhook.types.js';
+import { sqlLiterals } from '../../platform/sql-literals.js';
+import { DeliveryEvent } from './delivery/delivery-lifecycle.js';
+import { recordedColumnsSql } from './delivery/delivery-lifecycle-sql.js';
+import { WebhookState } from './webhook.types.js';
 import { DeliveryStatus, EVENT_WIRE_NAME, WebhookEventType } from './webhook.types.js';
 
-const PENDING = sqlLiterals(DeliveryStatus.PENDING);
-const FAILED = sqlLiterals(DeliveryStatus.FAILED);
 const DISABLED = sqlLiterals(WebhookState.DISABLED);
-const HELD = `'${HELD_WHILE_DISABLED.replaceAll("'", "''")}'`;
+
+/** A new delivery's columns, as the lifecycle records it (RECORDED, due at its event's time), or while its app's webhook is disabled (held). */
+const RECORDED = recordedColumnsSql(DeliveryEvent.RECORDED, 'at');
+const RECORDED_HELD = recordedColumnsSql(DeliveryEvent.RECORDED_WHILE_DISABLED, 'at');
+const whetherHeld = (column: keyof typeof RECORDED) =>
+  RECORDED[column] === RECORDED_HELD[column] ? RECORDED[column] : `CASE WHEN held THEN ${RECORDED_HELD[column]} ELSE ${RECORDED[column]} END`;
 
 export interface EventFacts {
   type: WebhookEventType;
@@ -83,7 +88,7 @@ export class WebhookEventsService {
       };
     });
     const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
-    const recorded = await queryPrepared<{ delivery_id: string; status: DeliveryStatus; held_reason: string | null }>(
+    const recorded = await queryPrepared<{ delivery_id: string; status: DeliveryStatus; recovering: boolean; held_reason: string | null; next_attempt_at: Date | null }>(
       manager,
       'plaza_record_webhook_events',
       `WITH input AS (
@@ -96,10 +101,10 @@ export class WebhookEventsService {
          SELECT event_id, payload FROM input
        )
        -- While the app's webhook is disabled, the delivery is recorded held: FAILED, never attempted, saying why.
-       INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at, held_reason)
-       SELECT delivery_id, event_id, app_id, type, purchase_id, CASE WHEN held THEN ${FAILED} ELSE ${PENDING} END, 0, 0, CASE WHEN held THEN NULL ELSE at END, at, at, CASE WHEN held THEN ${HELD} END
+       INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at, recovering, held_reason)
+       SELECT delivery_id, event_id, app_id, type, purchase_id, ${whetherHeld('status')}, 0, 0, ${whetherHeld('next_attempt_at')}, at, at, ${whetherHeld('recovering')}, ${whetherHeld('held_reason')}
          FROM (SELECT input.*, EXISTS (SELECT 1 FROM apps a WHERE a.id = input.app_id AND a.webhook_state = ${DISABLED}) AS held FROM input) i
-       RETURNING id AS delivery_id, status, held_reason`,
+       RETURNING id AS delivery_id, status, recovering, held_reason, next_attempt_at`,
       [
         column((r) => r.eventId),
         column((r) => r.type),
@@ -126,10 +131,11 @@ export class WebhookEventsService {
           eventType: r.type,
           purchaseId: r.facts.purchaseId,
           status: ids.get(r.deliveryId)!.status,
+          recovering: ids.get(r.deliveryId)!.recovering,
           heldReason: ids.get(r.deliveryId)!.held_reason,
           attemptCount: 0,
           scheduledAttemptsDone: 0,
-          nextAttemptAt: ids.get(r.deliveryId)!.held_reason ? null : r.at,
+          nextAttemptAt: ids.get(r.deliveryId)!.next_attempt_at,
           claimToken: null,
           claimExpiresAt: null,
           createdAt: r.at,

@@ -7,9 +7,10 @@ import { runPrepared } from '../../../platform/prepared-query.js';
 import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedResponse } from '../../../platform/outbound-http/guarded-http-client.js';
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
-import { DeliveryStatus, HELD_WHILE_DISABLED, WebhookState } from '../webhook.types.js';
+import { DeliveryStatus, WebhookState } from '../webhook.types.js';
 import { WRITE_RESULTS, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
+import { attemptEnded, decide, retryDelay, stateOf } from './delivery-lifecycle.js';
 import { compactShared, compactSignature, splitHeaders, type KeptHeaders } from './request-headers.js';
 
 /** One attempt as it ended, before it is written. */
@@ -30,19 +31,6 @@ function compacted({ shared, kept }: { shared: KeptHeaders; kept: KeptHeaders },
   const signature = compactSignature(kept);
   const stored = compactShared(shared, eventType);
   return { event_type: eventType, shared: stored.headers, shared_signature: stored.bodySignature, kept: signature === null ? kept : null, signature };
-}
-
-/** The wait before the next attempt once `scheduledAttemptsDone` scheduled attempts have failed; undefined when none is left. */
-function retryDelayAfter(retryScheduleMs: number[], scheduledAttemptsDone: number): number | undefined {
-  return retryScheduleMs[scheduledAttemptsDone - 1];
-}
-
-/** Where a delivery goes after a scheduled attempt: done, failed for good, or due again after the next delay. */
-export function nextState(retryScheduleMs: number[], scheduledAttemptsDone: number, succeeded: boolean, finishedAt: Date): { status: DeliveryStatus; nextAttemptAt: Date | null } {
-  if (succeeded) return { status: DeliveryStatus.SUCCEEDED, nextAttemptAt: null };
-  const delay = retryDelayAfter(retryScheduleMs, scheduledAttemptsDone);
-  if (delay === undefined) return { status: DeliveryStatus.FAILED, nextAttemptAt: null };
-  return { status: DeliveryStatus.RETRYING, nextAttemptAt: new Date(finishedAt.getTime() + delay) };
 }
 
 export interface AttemptResultsOptions {
@@ -102,7 +90,7 @@ export class AttemptResults {
    * next batch: its retry can only be claimed once its due time is written.
    */
   private retriesSoon({ delivery, response }: AttemptResult): boolean {
-    return response.error !== null && (retryDelayAfter(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1) ?? Infinity) <= 1000;
+    return response.error !== null && (retryDelay(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, delivery.purchase_id) ?? Infinity) <= 1000;
   }
 
   /**
@@ -141,14 +129,15 @@ export class AttemptResults {
     const keepRetriesDueBefore = this.hooks.keepsNearRetries() ? Date.now() + this.options.claimAheadMs : -Infinity;
     const rows = results.map(({ delivery, number, startedAt, url, headers, response }) => {
       const finishedAt = new Date(startedAt.getTime() + response.durationMs);
-      const held = delivery.webhook_state === WebhookState.DISABLED;
-      // A recovery's attempt is one manual attempt (no new schedule); a disabled app's delivery is held until recovery;
-      // one without its body can never be sent, so retrying it would only repeat the same refusal; a test event
-      // (sendTestWebhook) is sent once: retried on the schedule, each cheap request to send one bought six attempts.
-      const { status, nextAttemptAt } =
-        delivery.recovering || held || delivery.payload === null || isTestPurchaseId(delivery.purchase_id)
-          ? { status: response.error === null ? DeliveryStatus.SUCCEEDED : DeliveryStatus.FAILED, nextAttemptAt: null }
-          : nextState(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, response.error === null, finishedAt);
+      const retryDelayMs = retryDelay(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, delivery.purchase_id);
+      const event = attemptEnded({
+        webhookDisabled: delivery.webhook_state === WebhookState.DISABLED,
+        bodyKept: delivery.payload !== null,
+        succeeded: response.error === null,
+        retryDelayMs,
+      });
+      // The state it was claimed in: WRITE_RESULTS writes only while this run's claim stands, so it is still the row's.
+      const { status, nextAttemptAt, recovering, heldReason } = decide(stateOf(delivery), event, { at: finishedAt, retryDelayMs });
       return {
         keep: nextAttemptAt !== null && nextAttemptAt.getTime() <= keepRetriesDueBefore,
         delivery_id: delivery.id,
@@ -167,7 +156,8 @@ export class AttemptResults {
           : { event_type: delivery.event_type, shared: null, shared_signature: null, kept: null, signature: null }),
         status,
         next_attempt_at: nextAttemptAt?.toISOString() ?? null,
-        held_reason: held ? HELD_WHILE_DISABLED : null,
+        recovering,
+        held_reason: heldReason,
       };
     });
     const { hourly, minutely } = rollUp(
@@ -205,6 +195,8 @@ export class AttemptResults {
         const delivery = byId.get(row.id)!;
         this.hooks.sendKept({
           ...delivery,
+          status: row.status,
+          recovering: row.recovering!,
           attempt_count: row.attempt_count + 1,
           scheduled_attempts_done: delivery.scheduled_attempts_done + 1,
           wait_ms: Math.max(0, row.next_attempt_at!.getTime() - Date.now()),

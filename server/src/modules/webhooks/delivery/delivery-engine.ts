@@ -11,6 +11,7 @@ import { isTestPurchaseId } from '../../../platform/ids.js';
 import { webhookHeaders } from '../webhook-signing.js';
 import { AttemptTrigger, BODY_NOT_KEPT, WebhookState } from '../webhook.types.js';
 import { AttemptResults, type AttemptResult } from './attempt-results.js';
+import { ATTEMPT_TRIGGER, stateOf } from './delivery-lifecycle.js';
 import { CLAIM_DUE_DELIVERIES, CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, HAND_BACK, NEXT_DUE, NEXT_DUE_PAST_SATURATED_APPS, type ClaimedDelivery } from './delivery-queries.js';
 import { OpenedSecrets } from './opened-secrets.js';
 
@@ -236,7 +237,7 @@ export class DeliveryEngine {
         await this.sleep(delivery.wait_ms);
         if (this.handedBack.has(delivery.id)) return;
       }
-      const result = await this.send(delivery, delivery.attempt_count, delivery.recovering ? AttemptTrigger.MANUAL : AttemptTrigger.SCHEDULED);
+      const result = await this.send(delivery, delivery.attempt_count, ATTEMPT_TRIGGER[stateOf(delivery)]!);
       if (this.handedBack.has(delivery.id)) return;
       this.results.add(result);
     } finally {

@@ -1,4 +1,7 @@
-import { AttemptTrigger, DeliveryStatus, OPEN_STATUSES, WebhookState } from '../webhook.types.js';
+import { sqlLiterals } from '../../../platform/sql-literals.js';
+import { AttemptTrigger, DeliveryStatus, WebhookState } from '../webhook.types.js';
+import { DeliveryEvent, SETTLED_STATUSES } from './delivery-lifecycle.js';
+import { attemptTriggerSql, isOpenSql, transitionSql } from './delivery-lifecycle-sql.js';
 import { ROLL_UP } from './attempt-rollup.js';
 import {
   attemptHeaders,
@@ -21,34 +24,16 @@ import {
  * them is delivery-engine.ts; the results' writer attempt-results.ts; redeliver and recover the log service.
  */
 
-/**
- * The enums' own values as SQL string literals, comma-separated. Only for the code's constants, never
- * for input: each is checked to be a plain upper-case word, so no quoting can be needed.
- */
-export function sqlLiterals(...values: readonly string[]): string {
-  return values
-    .map((value) => {
-      if (!/^[A-Z_]+$/.test(value)) throw new Error(`not a plain constant: ${value}`);
-      return `'${value}'`;
-    })
-    .join(', ');
-}
+// Moved to platform/ (shared helpers import no feature); still exported here for the files that import it from here.
+export { sqlLiterals };
 
-/** Deliveries with nothing left to attempt: every status that is not open. */
-export const SETTLED_STATUSES = Object.values(DeliveryStatus).filter((status) => !OPEN_STATUSES.includes(status));
-
-const OPEN = sqlLiterals(...OPEN_STATUSES);
 const SETTLED = sqlLiterals(...SETTLED_STATUSES);
 const SCHEDULED = sqlLiterals(AttemptTrigger.SCHEDULED);
 const MANUAL = sqlLiterals(AttemptTrigger.MANUAL);
-const SUCCEEDED = sqlLiterals(DeliveryStatus.SUCCEEDED);
 const FAILED = sqlLiterals(DeliveryStatus.FAILED);
 
 /** The delivery `alias` still has its body: WEBHOOK_BODY_RETENTION removes the events of settled deliveries. */
 const BODY_KEPT = (alias: string) => `EXISTS (SELECT 1 FROM webhook_events ev WHERE ev.id = ${alias}.event_id)`;
-
-/** `column` holds an open status; qualified by the caller wherever another input has a status column too. */
-const isOpen = (column: string) => `${column} IN (${OPEN})`;
 
 /** What sending a claimed delivery needs, as one claim (or the manual attempt's reservation) returns it. */
 export interface ClaimedDelivery {
@@ -61,6 +46,8 @@ export interface ClaimedDelivery {
   attempt_count: number;
   scheduled_attempts_done: number;
   created_at: Date;
+  /** With `recovering`, its state when claimed (delivery-lifecycle.ts stateOf): the attempt's trigger and what its end does. */
+  status: DeliveryStatus;
   /** Queued by recoverWebhookDeliveries: this attempt is MANUAL, and a failure leaves it FAILED (no schedule). */
   recovering: boolean;
   /** The app's WebhookState when claimed: a disabled app's delivery is held, not sent. */
@@ -89,6 +76,8 @@ export interface UpdatedRow {
   /** Still claimed by this worker: its retry is due within claimAheadMs. */
   keep?: boolean;
   status: DeliveryStatus;
+  /** WRITE_RESULTS: with `status`, the state it was moved to. */
+  recovering?: boolean;
   attempt_count: number;
   next_attempt_at: Date | null;
   updated_at: Date;
@@ -132,7 +121,7 @@ const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN apps a ON a.id = ${alias
          JOIN client_secrets s ON s.app_id = ${alias}.app_id`;
 
 /** The deliveries still to be delivered, as the due index (next_attempt_at) knows them. */
-const QUEUED = isOpen('status');
+const QUEUED = isOpenSql('');
 /**
  * The same rows as the per-app queue index (app_id, next_attempt_at) knows them: a settled delivery has
  * no next attempt. Written apart from QUEUED so that only that index can serve the per-app statements.
@@ -232,7 +221,7 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
          SELECT d.id FROM within_app_slots w
            CROSS JOIN LATERAL (
              SELECT d.id FROM webhook_deliveries d
-              WHERE d.id = w.id AND ${isOpen('d.status')}
+              WHERE d.id = w.id AND ${isOpenSql('d')}
                 AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
               FOR UPDATE SKIP LOCKED
            ) d
@@ -249,15 +238,15 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
             SET claim_token = $1, claim_expires_at = clock_timestamp() + $4 * interval '1 millisecond',
                 attempt_count = d.attempt_count + 1, updated_at = clock_timestamp()
           WHERE d.id = ANY (ARRAY(SELECT id FROM due))
-         RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at, d.recovering
+         RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at, d.status, d.recovering
        ), started AS (
-         -- A delivery queued by recovery gets one MANUAL attempt (../shared/spec/decisions.md: a manual attempt starts no schedule).
+         -- The trigger its state's attempt has: a delivery queued by recovery gets one MANUAL attempt (delivery-lifecycle.ts ATTEMPT_TRIGGER).
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
-         SELECT id, attempt_count, CASE WHEN recovering THEN ${MANUAL} ELSE ${SCHEDULED} END, GREATEST(clock_timestamp(), next_attempt_at), false FROM claimed
+         SELECT id, attempt_count, ${attemptTriggerSql('claimed')}, GREATEST(clock_timestamp(), next_attempt_at), false FROM claimed
        )
        SELECT c.id, c.app_id, c.event_type, c.purchase_id, c.attempt_count, c.scheduled_attempts_done, c.created_at,
               GREATEST(0, EXTRACT(EPOCH FROM (c.next_attempt_at - clock_timestamp())) * 1000)::float AS wait_ms,
-              $1::text AS claim_token, c.recovering, a.webhook_state, ${ATTEMPT_MATERIALS('c')}
+              $1::text AS claim_token, c.status, c.recovering, a.webhook_state, ${ATTEMPT_MATERIALS('c')}
          FROM claimed c
          ${JOIN_ATTEMPT_MATERIALS('c')}
         -- Sent in this order: oldest due first (a recovery's backlog goes out oldest first).
@@ -349,7 +338,7 @@ const SAME_SHARED = `(r.s_delivery_id IS NOT NULL OR h.delivery_id IS NOT NULL)
 export const WRITE_RESULTS = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
                 error text, excerpt text, url text, headers jsonb, event_type text, shared jsonb, shared_signature text, kept jsonb, signature text,
-                status text, next_attempt_at timestamptz, held_reason text)
+                status text, next_attempt_at timestamptz, recovering boolean, held_reason text)
        ), ${ROLL_UP('$3', '$4')}, shared AS (
          -- The first attempt sent stores the headers its delivery's attempts share, as the worker split and compacted them (request-headers.ts), and its URL.
          INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
@@ -374,10 +363,10 @@ export const WRITE_RESULTS = `WITH r AS (
           WHERE a.delivery_id = r.delivery_id AND a.number = r.number AND ${WITHIN_IDS_OF('a.delivery_id', 'delivery_id', 'r')}
        ), moved_on AS (
          UPDATE webhook_deliveries d
-            SET status = r.status, next_attempt_at = r.next_attempt_at,
-                -- A recovery's attempt is manual: the schedule's position stays where it was.
-                scheduled_attempts_done = d.scheduled_attempts_done + CASE WHEN d.recovering THEN 0 ELSE 1 END,
-                recovering = false, held_reason = r.held_reason,
+            -- As the worker decided (delivery-lifecycle.ts decide), from the state it claimed, which is still the row's while its claim stands.
+            SET status = r.status, next_attempt_at = r.next_attempt_at, recovering = r.recovering, held_reason = r.held_reason,
+                -- Only a scheduled attempt moves the schedule on; a recovery's is manual.
+                scheduled_attempts_done = d.scheduled_attempts_done + CASE WHEN ${attemptTriggerSql('d')} = ${SCHEDULED} THEN 1 ELSE 0 END,
                 claim_token = CASE WHEN r.keep THEN d.claim_token END,
                 claim_expires_at = CASE WHEN r.keep THEN clock_timestamp() + $2 * interval '1 millisecond' END,
                 attempt_count = d.attempt_count + CASE WHEN r.keep THEN 1 ELSE 0 END,
@@ -385,13 +374,13 @@ export const WRITE_RESULTS = `WITH r AS (
            FROM r
           -- Only while this run still holds the claim: after a takeover the new holder's outcome stands.
           -- The delivery's status (d.), not the input's new one (r.status).
-          WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND ${isOpen('d.status')}
-          RETURNING d.id, d.app_id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at, r.keep
+          WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND ${isOpenSql('d')}
+          RETURNING d.id, d.app_id, d.status, d.recovering, d.attempt_count, d.next_attempt_at, d.updated_at, r.keep
        ), kept AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, ${SCHEDULED}, next_attempt_at, false FROM moved_on WHERE keep
        ), ${APP_HEALTH}
-       SELECT id, status, attempt_count - CASE WHEN keep THEN 1 ELSE 0 END AS attempt_count, next_attempt_at, updated_at, keep,
+       SELECT id, status, recovering, attempt_count - CASE WHEN keep THEN 1 ELSE 0 END AS attempt_count, next_attempt_at, updated_at, keep,
               (SELECT count(*) FROM (SELECT 1 FROM failing WHERE failed_deliveries > 0 UNION ALL SELECT 1 FROM recovered) changed) > 0 AS health_changed
          FROM moved_on`;
 
@@ -421,12 +410,12 @@ export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
           -- Nothing to send, and nothing reserved, once its body is gone (WEBHOOK_BODY_RETENTION) or while its
           -- app's webhook is disabled (checked here, not only before: a disable may land in between).
           WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')} AND ${WEBHOOK_ENABLED('webhook_deliveries')}
-         RETURNING id, app_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at
+         RETURNING id, app_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at, status, recovering
        ), started AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, ${MANUAL}, clock_timestamp(), false FROM reserved
        )
-       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, false AS recovering, a.webhook_state, ${ATTEMPT_MATERIALS('r')}
+       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, a.webhook_state, ${ATTEMPT_MATERIALS('r')}
          FROM reserved r
          ${JOIN_ATTEMPT_MATERIALS('r')}`;
 
@@ -512,13 +501,16 @@ export const DELIVERY_WITH_ATTEMPTS = `SELECT d.*, ap.owner_id, ${ATTEMPT_COLUMN
         WHERE d.id = $1
         ORDER BY a.number`;
 
-/** After a manual attempt of delivery $1: success ($2) settles it; a failure leaves status and schedule as they were. */
-export const SETTLE_AFTER_MANUAL_ATTEMPT = `UPDATE webhook_deliveries
-            SET status = CASE WHEN $2 THEN ${SUCCEEDED} ELSE status END,
-                next_attempt_at = CASE WHEN $2 THEN NULL ELSE next_attempt_at END,
-                updated_at = clock_timestamp()
-          WHERE id = $1
-         RETURNING id, status, attempt_count, next_attempt_at, updated_at`;
+/** After a manual attempt of delivery $1, as the lifecycle says: success settles it; a failure leaves status and schedule as they were. */
+const settleAfterManualAttempt = (event: DeliveryEvent) => {
+  const { where, set } = transitionSql(event, 'd');
+  return `UPDATE webhook_deliveries d
+            SET ${[set, 'updated_at = clock_timestamp()'].filter(Boolean).join(', ')}
+          WHERE d.id = $1 AND ${where}
+         RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at`;
+};
+export const SETTLE_AFTER_MANUAL_SUCCESS = settleAfterManualAttempt(DeliveryEvent.MANUAL_ATTEMPT_SUCCEEDED);
+export const SETTLE_AFTER_MANUAL_FAILURE = settleAfterManualAttempt(DeliveryEvent.MANUAL_ATTEMPT_FAILED);
 
 /** Attempts open longer than $1 ms on deliveries no live claim holds: a process died under them. */
 export const CLOSE_ABANDONED_ATTEMPTS = `UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
@@ -532,20 +524,23 @@ export const COUNT_UNCLAIMED_DUE = `SELECT count(*)::int AS due FROM (
             AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
           LIMIT 1000) due_now`;
 
+/** Recovery queues FAILED and HELD deliveries (both stored FAILED: `where` reads the status alone, which the app's status index serves). */
+const QUEUE_FOR_RECOVERY = transitionSql(DeliveryEvent.RECOVERY_QUEUED, 'd');
+
 /**
  * recoverWebhookDeliveries: the FAILED deliveries of app $1 with ids from $2 (created since then) are
- * queued for one MANUAL attempt each (recovering), due at their creation time so the engine's time
+ * queued for one MANUAL attempt each (RECOVERY_QUEUED), due at their creation time so the engine's time
  * order sends the oldest first. RETRYING while queued: no longer FAILED, so a second call skips them.
  */
 export const QUEUE_RECOVERY = `WITH queued AS (
-         UPDATE webhook_deliveries
-            SET status = ${sqlLiterals(DeliveryStatus.RETRYING)}, next_attempt_at = created_at, recovering = true, held_reason = NULL, updated_at = clock_timestamp()
+         UPDATE webhook_deliveries d
+            SET ${QUEUE_FOR_RECOVERY.set}, updated_at = clock_timestamp()
           -- One whose body is gone cannot be sent: it stays FAILED (COUNT_UNRECOVERABLE counts it).
-          WHERE app_id = $1 AND status = ${FAILED} AND id >= $2 AND ${BODY_KEPT('webhook_deliveries')}
-         RETURNING id, app_id, event_type, purchase_id, status, attempt_count, next_attempt_at, created_at, updated_at
+          WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND ${BODY_KEPT('d')}
+         RETURNING d.id, d.app_id, d.event_type, d.purchase_id, d.status, d.attempt_count, d.next_attempt_at, d.created_at, d.updated_at
        )
        SELECT q.*, a.owner_id FROM queued q JOIN apps a ON a.id = q.app_id ORDER BY q.id`;
 
 /** The FAILED deliveries of app $1 with ids from $2 that recovery cannot send: their bodies passed WEBHOOK_BODY_RETENTION. */
 export const COUNT_UNRECOVERABLE = `SELECT count(*)::int AS skipped FROM webhook_deliveries d
-        WHERE d.app_id = $1 AND d.status = ${FAILED} AND d.id >= $2 AND NOT ${BODY_KEPT('d')}`;
+        WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND NOT ${BODY_KEPT('d')}`;
