@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { findFreePort } from '../src/platform/embedded-postgres.js';
 import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
 import { submitApp } from './helpers/factories.js';
@@ -55,11 +55,13 @@ function start(args: string[], env: Record<string, string> = {}) {
   child.stdout!.on('data', (c: Buffer) => (out.stdout += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out.stderr += c.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const waitFor = async (stream: 'stdout' | 'stderr', text: string, timeoutMs = 20_000) => {
-    for (const deadline = Date.now() + timeoutMs; !out[stream].includes(text); await new Promise((r) => setTimeout(r, 50))) {
-      if (Date.now() > deadline) throw new Error(`"${text}" did not appear on ${stream} within ${timeoutMs} ms; stdout: ${out.stdout}; stderr: ${out.stderr}`);
-    }
-  };
+  const waitFor = (stream: 'stdout' | 'stderr', text: string, timeoutMs = 20_000) =>
+    vi.waitFor(
+      () => {
+        if (!out[stream].includes(text)) throw new Error(`"${text}" did not appear on ${stream} within ${timeoutMs} ms; stdout: ${out.stdout}; stderr: ${out.stderr}`);
+      },
+      { timeout: timeoutMs, interval: 50 },
+    );
   return { child, out, exited, waitFor };
 }
 
@@ -327,12 +329,15 @@ describe('plaza listen and plaza trigger', () => {
     expect(receiver.requests.some((r) => r.headers['x-platform-delivery'] === triggered.deliveryId)).toBe(false);
 
     // Reported back as local forwards, apart from the delivery's own attempts.
-    const reports = async (id: string) => {
-      for (const deadline = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 50))) {
-        const { webhookLocalForwards } = await developer.ok<{ webhookLocalForwards: any[] }>(LOCAL_FORWARDS, { id });
-        if (webhookLocalForwards.length > 0 || Date.now() > deadline) return webhookLocalForwards;
-      }
-    };
+    const reports = (id: string) =>
+      vi.waitFor(
+        async () => {
+          const { webhookLocalForwards } = await developer.ok<{ webhookLocalForwards: any[] }>(LOCAL_FORWARDS, { id });
+          if (webhookLocalForwards.length === 0) throw new Error(`${id} was never reported`);
+          return webhookLocalForwards;
+        },
+        { timeout: 10_000, interval: 50 },
+      );
     expect(await reports(purchase.id)).toEqual([expect.objectContaining({ deliveryId: purchase.id, appId: app.id, test: false, statusCode: 204, error: null })]);
     expect(await reports(triggered.deliveryId)).toEqual([expect.objectContaining({ test: true, statusCode: 204 })]);
     expect(delivered).toMatchObject({ status: 'SUCCEEDED', attemptCount: 1 });
@@ -348,10 +353,13 @@ describe('plaza listen and plaza trigger', () => {
     const before = await emitEvent(plaza, app.id, { type: WebhookEventType.APP_INSTALLED });
     await first.waitFor('stdout', before.id);
     // Reported once its position is saved: killed earlier, it would be forwarded again (at least once, by design).
-    for (const deadline = Date.now() + 10_000; (await developer.ok<{ webhookLocalForwards: unknown[] }>(LOCAL_FORWARDS, { id: before.id })).webhookLocalForwards.length === 0;) {
-      if (Date.now() > deadline) throw new Error(`${before.id} was never reported`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await expect
+      .poll(async () => (await developer.ok<{ webhookLocalForwards: unknown[] }>(LOCAL_FORWARDS, { id: before.id })).webhookLocalForwards.length, {
+        timeout: 10_000,
+        interval: 50,
+        message: `${before.id} reported`,
+      })
+      .toBeGreaterThan(0);
     first.child.kill('SIGKILL');
     await first.exited;
 
