@@ -136,9 +136,9 @@ describe('Webhook Logs and a delivery', () => {
     await phone.locator('.delivery-table tbody tr').nth(2).waitFor();
     expect(await clipped(phone, '.delivery-table th, .delivery-table td')).toEqual([]);
     expect(await wrapped(phone, '.delivery-table td.mono, .delivery-table .badge')).toEqual([]);
-    // The table is wider than a phone: its own region scrolls sideways, the page does not.
-    const region = await phone.$eval('.table-scroll', (element) => ({ overflowX: getComputedStyle(element).overflowX, scrolls: element.scrollWidth > element.clientWidth }));
-    expect(region).toEqual({ overflowX: 'auto', scrolls: true });
+    // On a phone the rows are cards (issue 27, finding 11; webhook-log-at-a-glance.test.ts): nothing to scroll sideways to, in the log or the page.
+    const region = await phone.$eval('.table-scroll', (element) => ({ scrolls: element.scrollWidth > element.clientWidth }));
+    expect(region).toEqual({ scrolls: false });
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await shot(phone, 'layout-webhook-logs-phone.png');
   });
