@@ -28,6 +28,19 @@ export function webhookReceiverCases(start: StartReceiver): void {
     return { ...listener, post, url: server.webhookUrl };
   }
 
+  /**
+   * Posts a valid delivery after the requests under test and waits until onEvent has it. The adapters
+   * start processing in the order they answered (setImmediate after the answer), so once this one has
+   * started, any request answered before it that was going to reach onEvent has reached it: what a
+   * check that nothing was processed waits for. Resolves with the witness's event, last in `started`.
+   */
+  async function processedAfter(post: (body: string, headers: Record<string, string>) => Promise<Response>, started: { event: unknown }[]) {
+    const body = eventBody({ user_id: 'usr_witness' });
+    expect((await post(body, deliveryHeaders(body, clientSecret))).status).toBe(200);
+    await vi.waitFor(() => expect(started.at(-1)?.event).toEqual(JSON.parse(body)));
+    return JSON.parse(body);
+  }
+
   it('answers 200 before processing, then calls onEvent once with the event and delivery meta', async () => {
     const gate = deferred();
     const { post, started, finished } = await receiver({}, gate.promise);
@@ -58,8 +71,8 @@ export function webhookReceiverCases(start: StartReceiver): void {
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(await response.text()).toBe('Invalid webhook signature');
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(started).toHaveLength(0);
+    const witness = await processedAfter(post, started);
+    expect(started.map(({ event }) => event)).toEqual([witness]);
   });
 
   it('processes a redelivered (event, purchase_id) once', async () => {
@@ -70,8 +83,8 @@ export function webhookReceiverCases(start: StartReceiver): void {
     const manual = await post(body, deliveryHeaders(body, clientSecret, { deliveryId: 'dlv_b', attempt: 1 }));
 
     expect([first.status, retry.status, manual.status]).toEqual([200, 200, 200]);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(started).toHaveLength(1);
+    const witness = await processedAfter(post, started);
+    expect(started.map(({ event }) => event)).toEqual([JSON.parse(body), witness]);
   });
 
   it('processes a refund that shares its purchase_id with an earlier purchase', async () => {
@@ -108,8 +121,8 @@ export function webhookReceiverCases(start: StartReceiver): void {
     const paid = await post(paidInstall, deliveryHeaders(paidInstall, clientSecret));
     expect([extra.status, await extra.text()]).toEqual([400, expect.stringMatching(/^Malformed webhook payload: unexpected field coupon/)]);
     expect([paid.status, await paid.text()]).toEqual([400, 'Malformed webhook payload: amount_vnd must be 0']);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(started).toHaveLength(0);
+    const witness = await processedAfter(post, started);
+    expect(started.map(({ event }) => event)).toEqual([witness]);
   });
 
   it('answers 200 to a signed event it does not know and gives it to onUnknownEvent, never to onEvent', async () => {
@@ -123,8 +136,8 @@ export function webhookReceiverCases(start: StartReceiver): void {
     // Without onUnknownEvent it is answered the same, and dropped.
     const { post: postToPlain, started: plainStarted } = await receiver();
     expect((await postToPlain(body, deliveryHeaders(body, clientSecret))).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(plainStarted).toHaveLength(0);
+    const witness = await processedAfter(postToPlain, plainStarted);
+    expect(plainStarted.map(({ event }) => event)).toEqual([witness]);
   });
 
   it('lets a later delivery through when processing failed, and reports the failure', async () => {
@@ -211,13 +224,13 @@ export function webhookReceiverCases(start: StartReceiver): void {
     const ahead = await post(early, deliveryHeaders(early, clientSecret, { at: minutesAgo(-6) }));
     expect(ahead.status).toBe(401);
     expect(await ahead.text()).toMatch(/^Webhook timestamp too new: signed 3[5-9]\d s in the future/);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(started).toHaveLength(0);
+    const witness = await processedAfter(post, started);
+    expect(started.map(({ event }) => event)).toEqual([witness]);
 
     // Inside the tolerance, the same events go through: refusing them claimed nothing in the dedupe store.
     expect((await post(replayed, deliveryHeaders(replayed, clientSecret, { at: minutesAgo(4) }))).status).toBe(200);
     expect((await post(early, deliveryHeaders(early, clientSecret, { at: minutesAgo(-4) }))).status).toBe(200);
-    await vi.waitFor(() => expect(started).toHaveLength(2));
+    await vi.waitFor(() => expect(started).toHaveLength(3));
   });
 
   it('by default requires the Standard Webhooks headers, and their signature over the timestamp', async () => {
@@ -237,8 +250,8 @@ export function webhookReceiverCases(start: StartReceiver): void {
     const downgraded = await post(body, stripped);
     expect(downgraded.status).toBe(401);
     expect(await downgraded.text()).toMatch(/^Missing webhook-signature: /);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(started).toHaveLength(0);
+    const witness = await processedAfter(post, started);
+    expect(started.map(({ event }) => event)).toEqual([witness]);
   });
 
   it('accepts a request whose webhook-signature verifies even when X-Platform-Signature is another secret’s or absent (a rotation’s overlap)', async () => {
