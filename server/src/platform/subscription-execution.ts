@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import {
   createSourceEventStream,
   execute,
@@ -16,16 +17,16 @@ import { FRAME_TARGET, sendStream, type FramedExecutionArgs } from './subscripti
 
 type Answer = ExecutionResult | Promise<ExecutionResult>;
 
-/** Distinct subscription texts remembered; past it the cache starts again (clients send a handful). */
+/** Distinct subscription texts remembered; past it the least recently used go (clients send a handful). */
 const MAX_CACHED_DOCUMENTS = 500;
 /**
- * Query text whose parsed documents are remembered, in characters; past it the cache starts again. A
+ * Query text whose parsed documents are remembered, in characters; past it the least recently used go. A
  * parsed document is up to 170 times its text (nodes, locations, tokens): 500 documents near the token
  * limit held 306 MB for the life of the process, after their sockets had closed. This keeps at most
  * about 17 MB; the usual subscription texts are 50-400 characters.
  */
 export const MAX_CACHED_QUERY_CHARS = 100_000;
-/** A longer text is parsed for its own subscription only, so one cannot clear the cache of the usual ones. */
+/** A longer text is parsed for its own subscription only, so one cannot push the usual ones out. */
 const MAX_CACHED_QUERY_LENGTH = MAX_CACHED_QUERY_CHARS / 20;
 
 /**
@@ -44,8 +45,12 @@ export function sharedSubscriptionExecution(
   limits: { parseOptions: ParseOptions; validationRules: readonly ValidationRule[] },
 ) {
   const rules = [...specifiedRules, ...limits.validationRules];
-  const documents = new Map<string, DocumentNode>();
-  let cachedQueryChars = 0;
+  // Bounded in documents and in characters of their text; past either the least recently used go.
+  const documents = new LRUCache<string, DocumentNode>({
+    max: MAX_CACHED_DOCUMENTS,
+    maxSize: MAX_CACHED_QUERY_CHARS,
+    sizeCalculation: (_document, query) => Math.max(1, query.length),
+  });
   const validations = new WeakMap<DocumentNode, readonly GraphQLError[]>();
   // Keyed by the payload object the pub/sub hands to every listener of a message: gone with the message.
   const answersByPayload = new WeakMap<object, Map<string, Answer>>();
@@ -53,7 +58,7 @@ export function sharedSubscriptionExecution(
   return {
     /** Characters of query text whose parsed documents are kept (tests). */
     get cachedQueryChars(): number {
-      return cachedQueryChars;
+      return documents.calculatedSize;
     },
 
     parse: (source: string | Source): DocumentNode => {
@@ -62,12 +67,7 @@ export function sharedSubscriptionExecution(
       if (!document) {
         document = parse(query, limits.parseOptions);
         if (query.length > MAX_CACHED_QUERY_LENGTH) return document;
-        if (documents.size >= MAX_CACHED_DOCUMENTS || cachedQueryChars + query.length > MAX_CACHED_QUERY_CHARS) {
-          documents.clear();
-          cachedQueryChars = 0;
-        }
         documents.set(query, document);
-        cachedQueryChars += query.length;
       }
       return document;
     },

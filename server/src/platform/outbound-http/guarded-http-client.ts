@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent, errors as undiciErrors } from 'undici';
+import { LRUCache } from 'lru-cache';
 import { blockedAddressReason, blockedHostReason } from './address-policy.js';
 
 /** Raised (as a connection error) when a destination resolves to an address webhooks may not reach. */
@@ -52,7 +53,13 @@ export class GuardedHttpClient {
    * pool, and a single hanging app held all of that host's connections, stalling the other apps
    * there until its attempts timed out. The per-app cap on attempts in flight bounds each pool.
    */
-  private readonly poolsByCaller = new Map<string, Agent>();
+  /** Pools by caller, the least recently used closed past MAX_POOLS (its requests in flight finish). */
+  private readonly poolsByCaller = new LRUCache<string, Agent>({
+    max: MAX_POOLS,
+    dispose: (pool, _caller, reason) => {
+      if (reason === 'evict') void pool.close();
+    },
+  });
 
   constructor(private readonly options: GuardedHttpClientOptions) {
     const guardedLookup = (hostname: string, lookupOptions: object, callback: LookupCallback) => {
@@ -82,20 +89,11 @@ export class GuardedHttpClient {
     this.agent = new Agent(this.agentOptions);
   }
 
-  /** The pool for `caller` (created on first use, moved to the back of the eviction order on each). */
+  /** The pool for `caller` (created on first use; each use makes it the most recently used). */
   private poolFor(caller: string | undefined): Agent {
     if (caller === undefined) return this.agent;
     let pool = this.poolsByCaller.get(caller);
-    if (pool) this.poolsByCaller.delete(caller);
-    else {
-      pool = new Agent(this.agentOptions);
-      if (this.poolsByCaller.size >= MAX_POOLS) {
-        const [oldest, oldestPool] = this.poolsByCaller.entries().next().value!;
-        this.poolsByCaller.delete(oldest);
-        void oldestPool.close(); // lets its requests in flight finish
-      }
-    }
-    this.poolsByCaller.set(caller, pool);
+    if (!pool) this.poolsByCaller.set(caller, (pool = new Agent(this.agentOptions)));
     return pool;
   }
 
