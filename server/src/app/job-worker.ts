@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Config } from '../config.js';
-import { definePreCheckWork } from '../modules/review/pre-checks/pre-checks.work.js';
+import { definePreCheckWork } from '../modules/review/pre-checks/pre-checks.job.js';
 import { PRE_CHECKS_DUE_CHANNEL } from '../modules/review/pre-checks/pre-checks.service.js';
 import { DeliveryRunner } from '../modules/webhooks/delivery/delivery-runner.js';
 import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/delivery/delivery-wake-ups.js';

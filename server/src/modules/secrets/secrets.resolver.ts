@@ -1,6 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
-import { ClientSecret } from './client-secret.type.js';
+import { ClientSecret } from './client-secret.types.js';
 import { DEFAULT_OVERLAP_HOURS, RotateClientSecretArgs } from './dto/rotate-client-secret.args.js';
 import type { SecretsService } from './secrets.service.js';
 

@@ -6,7 +6,7 @@ import { entityColumns } from '../../platform/prepared-query.js';
 import { requireOwnedApp } from '../apps/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { StoredClientSecret } from './client-secret.entity.js';
-import type { ClientSecret } from './client-secret.type.js';
+import type { ClientSecret } from './client-secret.types.js';
 import { SecretAuditAction, SecretAuditEntry } from './secret-audit.entity.js';
 import { rotationInProgress } from './secrets.errors.js';
 import { generateClientSecret, openSecret, sealSecret } from '../../platform/secret-crypto.js';
