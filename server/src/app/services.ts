@@ -39,20 +39,20 @@ export interface Services {
   webhookEvents: WebhookEventsService;
   webhookEngine: DeliveryEngine;
   deliveryLog: DeliveryLogService;
-  /** Failure alerts and the automatic disable of webhooks (issue 18). */
+  /** Failure alerts and the automatic disable of webhooks. */
   webhookHealth: WebhookHealthService;
-  /** plaza listen / plaza trigger: signed requests for local forwarding, triggered test events, local answers (issue 16). */
+  /** plaza listen / plaza trigger: signed requests for local forwarding, triggered test events, local answers. */
   localForwards: LocalForwardService;
   marketplace: MarketplaceService;
   sessionTokens: SessionTokenService;
   preChecks: PreCheckService;
-  /** The numbers behind the charts: delivery health, earnings over time, the platform at a glance (issue 17). */
+  /** The numbers behind the charts: delivery health, earnings over time, the platform at a glance. */
   insights: InsightsService;
   /** This process's Prometheus metrics (/metrics). */
   metrics: PlazaMetrics;
   /** What /readyz checks: the database, and the job store while a job worker runs in this process. */
   readiness: Readiness;
-  /** Live subscriptions per WebSocket and WebSockets per account that this process holds (issue 24). */
+  /** Live subscriptions per WebSocket and WebSockets per account that this process holds. */
   subscriptionLimits: SubscriptionLimits;
 }
 

@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { decodeTime, encodeTime } from 'ulid';
 
 /**
- * Tables partitioned by RANGE over a ULID-keyed text column (issue 19): ids start with their creation
+ * Tables partitioned by RANGE over a ULID-keyed text column: ids start with their creation
  * time (platform/ids.ts), so `prefix` + the 10 time characters of an instant is a bound, and a span of
  * time is a range of keys. Retention then drops a whole partition instead of deleting its rows one by
  * one (no dead rows, no WAL per row, no vacuum after).

@@ -50,7 +50,7 @@ export class App {
   @Column({ type: 'text', name: 'webhook_url', nullable: true })
   webhookUrl: string | null;
 
-  /** Event filters (issue 18): which of the four business events are sent; app.test always is. Changes without review. */
+  /** Event filters: which of the four business events are sent; app.test always is. Changes without review. */
   @Field(() => [WebhookEventType], {
     description: 'The events sent to the webhook URL (all four by default); APP_TEST is always sendable. Changed through submitApp/updateApp without a new review',
   })

@@ -6,7 +6,7 @@ import type { AppService } from '../apps/index.js';
 import type { InsightsService } from './insights.service.js';
 import { DeveloperEarnings, EarningsPeriod, PlatformStats, StatsWindow, WebhookDeliveryStats } from './insights.types.js';
 
-/** The numbers behind the charts (issue 17). Who may see which app is the apps feature's rule. */
+/** The numbers behind the charts. Who may see which app is the apps feature's rule. */
 @Resolver()
 export class InsightsResolver {
   constructor(

@@ -24,7 +24,7 @@ export const FAILING_APPS_LIMIT = 10;
 const ratio = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
 
 /**
- * The numbers behind the charts (issue 17): webhook health per app, a developer's earnings over time,
+ * The numbers behind the charts: webhook health per app, a developer's earnings over time,
  * the platform at a glance. Callers have checked who may ask for which apps. This feature owns no table:
  * it asks the features that own the numbers (webhooks, marketplace, apps) through their indexes, and shapes them.
  */

@@ -55,7 +55,7 @@ export class DeliveryAttempt {
   requestHeaderChanges: Record<string, string | null> | null;
 
   /**
-   * The usual case of the above, compactly (issue 19): when all an attempt adds is its one `v1,` signature,
+   * The usual case of the above, compactly: when all an attempt adds is its one `v1,` signature,
    * its 32 bytes, and request_headers is null (about 33 bytes instead of 80; request-headers.ts compactSignature).
    */
   @Column({ type: 'bytea', name: 'request_signature', nullable: true })

@@ -12,7 +12,7 @@ import type { LocalForwardService } from './local-forward.service.js';
 import { LocalForward, WebhookForwardRequest } from './local-forward.types.js';
 import { WebhookEventType } from './webhook.types.js';
 
-/** `plaza listen` and `plaza trigger` (issue 16): forwarding deliveries to a developer's own machine. */
+/** `plaza listen` and `plaza trigger`: forwarding deliveries to a developer's own machine. */
 @Resolver()
 export class LocalForwardResolver {
   constructor(
@@ -73,7 +73,8 @@ export class LocalForwardResolver {
 
   @Authorized(tokenScope('deliveries:write'))
   @Subscription(() => WebhookForwardRequest, {
-    description: 'Owner only: sample events triggered for one of your apps (triggerWebhookEvent), live; real deliveries arrive through webhookDeliveryUpdated and webhookForwardRequest',
+    description:
+      'Owner only: sample events triggered for one of your apps (triggerWebhookEvent), live; real deliveries arrive through webhookDeliveryUpdated and webhookForwardRequest',
     subscribe: ({ args, context, info }: { args: { appId: string }; context: RequestContext; info: GraphQLResolveInfo }) =>
       wiredResolver(info, LocalForwardResolver).triggeredFor(requirePrincipal(context), args.appId),
   })

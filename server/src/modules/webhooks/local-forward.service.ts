@@ -61,7 +61,7 @@ const toForward = (row: ForwardRow): LocalForward =>
   });
 
 /**
- * What `plaza listen` and `plaza trigger` need (issue 16): a delivery's request signed as an attempt
+ * What `plaza listen` and `plaza trigger` need: a delivery's request signed as an attempt
  * would be, sample events that only listening CLI sessions get (never the webhook URL, no purchase,
  * points or ledger entry), and the local receiver's answers, kept apart from the delivery's own
  * attempts so they change neither its status nor its schedule.

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * One app's run of failed webhook attempts (issue 18): kept up by the engine's result write (a row
+ * One app's run of failed webhook attempts: kept up by the engine's result write (a row
  * appears with the first failure; a success ends the run), read by the health sweep that alerts the
  * developer and disables a webhook that keeps failing. Not in the API: notifications and
  * App.webhookState say what matters.

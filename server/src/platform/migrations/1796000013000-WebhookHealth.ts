@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Failure alerts, automatic disable and bulk recovery (issue 18): each app's webhook state, one row
+ * Failure alerts, automatic disable and bulk recovery: each app's webhook state, one row
  * per app with a run of failed attempts, why a delivery was held, and which deliveries recovery queued.
  * Every added column has a default or is nullable, so existing rows need no rewrite.
  */

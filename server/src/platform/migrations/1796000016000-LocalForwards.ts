@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `plaza listen` and `plaza trigger` (issue 16): the sample events triggered for listening CLI
+ * `plaza listen` and `plaza trigger`: the sample events triggered for listening CLI
  * sessions (never deliveries: nothing sends them to a webhook URL), and what local receivers answered
  * when a delivery or such an event was forwarded to them, kept apart from the delivery attempts.
  */

@@ -11,7 +11,7 @@ const FINISHED_ATTEMPTS = (unit: 'hour' | 'minute', since: string) => `SELECT d.
         WHERE a.finished AND a.error IS DISTINCT FROM $2 AND a.started_at + a.duration_ms * interval '1 millisecond' >= ${since}`;
 
 /**
- * The charts' numbers kept for the purpose (issue 17): webhook attempts per app and hour (counts by
+ * The charts' numbers kept for the purpose: webhook attempts per app and hour (counts by
  * outcome and a latency histogram, for webhookDeliveryStats and the apps failing most) and per minute
  * for the whole platform (counts, for its last hour: one row a minute, so a batch adds to one or two),
  * added to with each batch of attempt results; filled here from the attempts already recorded. Indexes for the earnings series per app over time.

@@ -16,7 +16,7 @@ const DIFFERENCES = (headers: string, expected: string) => `CASE WHEN ${headers}
            SELECT unsent.key, 'null'::jsonb FROM jsonb_each(${expected}) unsent WHERE NOT (${headers} ? unsent.key)) c), '{}'::jsonb) END`;
 
 /**
- * Request headers once per delivery instead of per attempt (issue 19): about half of an attempt row was
+ * Request headers once per delivery instead of per attempt: about half of an attempt row was
  * its headers, most of them the same on every attempt or known from the delivery and the attempt. The
  * shared part moves to webhook_request_headers (one insert-only row per delivery sent); each attempt
  * keeps only what differs (delivery/request-headers-sql.ts). Existing rows are

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The facts a notification's English message was written from (issue 17, finding 3), so the portal can
+ * The facts a notification's English message was written from, so the portal can
  * say it in its reader's language. Backfilled where the database still knows them: the app's name (as
  * it is now) and a rejection's reasons and note (the app's latest rejection up to the notification).
  * Webhook facts of older notifications are gone; the portal shows those rows' message.

@@ -13,7 +13,7 @@ const SPANS_AHEAD = 3;
 
 /**
  * webhook_attempts and webhook_request_headers partitioned by time (their delivery_id, a ULID), so that
- * attempt retention drops a week's partition instead of deleting its rows (issue 19; platform/time-partitions.ts).
+ * attempt retention drops a week's partition instead of deleting its rows (platform/time-partitions.ts).
  * Each table is rebuilt as partition-table.ts says; every statement that names it reads and writes it as before.
  */
 export class TimePartitionedAttempts1796000023000 implements MigrationInterface {

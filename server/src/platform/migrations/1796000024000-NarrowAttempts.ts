@@ -9,7 +9,7 @@ const COMPACT_SIGNATURE = (kept: string) => `CASE WHEN ${kept} = jsonb_build_obj
            THEN decode(substr(${SIGNATURE(kept)}, 4), 'base64') END END`;
 
 /**
- * Narrower attempt rows (issue 19). The webhook URL, the same on nearly every attempt of a delivery, is
+ * Narrower attempt rows. The webhook URL, the same on nearly every attempt of a delivery, is
  * kept once with its shared headers (webhook_request_headers.url) and on an attempt only when it differs;
  * the usual lone timestamped signature is kept as its 32 bytes (webhook_attempts.request_signature)
  * instead of about 80 bytes of JSON. Existing rows are moved to that shape in place (plain ALTER and

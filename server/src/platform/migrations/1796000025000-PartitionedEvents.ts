@@ -10,8 +10,8 @@ const SPANS_AHEAD = 3;
 
 /**
  * webhook_events partitioned by time (its id, evt_ + ULID: the event's own time), so that
- * WEBHOOK_BODY_RETENTION drops a week's bodies as one partition instead of deleting their rows (issue 19;
- * platform/time-partitions.ts). The table is rebuilt as partition-table.ts says (its primary key is the id,
+ * WEBHOOK_BODY_RETENTION drops a week's bodies as one partition instead of deleting their rows
+ * (platform/time-partitions.ts). The table is rebuilt as partition-table.ts says (its primary key is the id,
  * the partition key, so it stays unique); every statement that names it reads and writes it as before.
  */
 export class PartitionedEvents1796000025000 implements MigrationInterface {

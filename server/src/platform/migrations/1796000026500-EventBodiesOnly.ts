@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * webhook_events keeps the id and the exact body only (issue 19: bytes per delivery). type, app_id,
+ * webhook_events keeps the id and the exact body only (bytes per delivery). type, app_id,
  * user_id and purchase_id are fields of the body itself, and type, app_id and purchase_id are on the
  * event's delivery too; created_at is the time in the id (a ULID) and the body's timestamp. Nothing
  * read them: every reader takes the payload by id (delivery-queries.ts, delivery-log.service.ts) and

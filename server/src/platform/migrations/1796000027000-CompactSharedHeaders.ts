@@ -16,7 +16,7 @@ const HEADERS = (headers: string, eventType: string) =>
   `CASE WHEN ${BODY_SIGNATURE(headers)} IS NOT NULL AND (${REST(headers, eventType)}) = '{}'::jsonb THEN NULL ELSE ${REST(headers, eventType)} END`;
 
 /**
- * The shared request headers kept compactly (issue 19): webhook_request_headers held about 145 bytes of
+ * The shared request headers kept compactly: webhook_request_headers held about 145 bytes of
  * JSON per delivery for two headers, the body signature (`sha256=` and 64 hex digits) and the event
  * (which the delivery's event_type already says). Now the usual body signature is its 32 bytes
  * (body_signature), the event header is not stored when it is the delivery's event type (a JSON null
