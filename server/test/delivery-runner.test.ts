@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { DeliveryRunner, RunState } from '../src/modules/webhooks/delivery/delivery-runner.js';
-import { sqlLiterals } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import { sqlLiterals } from '../src/platform/sql-literals.js';
 import { createJobRuntime } from '../src/platform/jobs.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza } from './helpers/plaza.js';

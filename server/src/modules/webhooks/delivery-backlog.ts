@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { DeliveryBacklog } from '../../platform/metrics.js';
-import { sqlLiterals } from './delivery/delivery-queries.js';
-import { OPEN_STATUSES } from './webhook.types.js';
+import { sqlLiterals } from '../../platform/sql-literals.js';
+import { OPEN_STATUSES } from './delivery/delivery-lifecycle.js';
 
 const OPEN = sqlLiterals(...OPEN_STATUSES);
 

@@ -4,8 +4,9 @@ import type { Mailer } from '../../platform/mailer.js';
 import type { NotificationFields, NotificationService } from '../review/index.js';
 import type { IdentityService } from '../identity/index.js';
 import { appNamesAndOwners, appsWithWebhookDisabled, disableWebhooks, enableWebhook, type AppNameAndOwner } from '../apps/index.js';
-import { sqlLiterals } from './delivery/delivery-queries.js';
-import { DeliveryStatus, HELD_WHILE_DISABLED, OPEN_STATUSES } from './webhook.types.js';
+import { DeliveryEvent } from './delivery/delivery-lifecycle.js';
+import { transitionSql } from './delivery/delivery-lifecycle-sql.js';
+import { DeliveryStatus } from './webhook.types.js';
 
 /** Notification kinds of this feature (Notification.kind is a string; the contract names the first two). */
 export const WebhookNotice = {
@@ -19,9 +20,6 @@ const ALERT_INTERVAL = '1 day';
 /** Sweeps asked for by result writes run at most this often (a dead endpoint fails every batch). */
 const SWEEP_SPACING_MS = 500;
 
-const FAILED = sqlLiterals(DeliveryStatus.FAILED);
-const OPEN = sqlLiterals(...OPEN_STATUSES);
-
 /**
  * The apps table (webhook_state, name, owner) is the apps feature's: this sweep reads and writes it through
  * apps' index (disableWebhooks, appsWithWebhookDisabled, appNamesAndOwners), in the sweep's transaction.
@@ -31,13 +29,14 @@ const OPEN = sqlLiterals(...OPEN_STATUSES);
 const LONG_FAILING = `SELECT app_id, failing_since, last_error FROM webhook_health
    WHERE failed_deliveries > 0 AND failing_since <= clock_timestamp() - $1 * interval '1 millisecond'`;
 
+const HOLD = transitionSql(DeliveryEvent.WEBHOOK_DISABLED, 'd');
 /**
- * Open deliveries of the disabled apps $2 that no worker holds: held (FAILED with the reason $1, no next
+ * Open deliveries of the disabled apps $1 that no worker holds: HELD (stored FAILED with the reason, no next
  * attempt), to be sent by recovery. Catches what was queued when the app was disabled and any retry written since.
  */
 const HOLD_OPEN_OF_DISABLED = `UPDATE webhook_deliveries d
-     SET status = ${FAILED}, next_attempt_at = NULL, recovering = false, held_reason = $1, updated_at = clock_timestamp()
-   WHERE d.app_id = ANY($2::text[]) AND d.next_attempt_at IS NOT NULL AND d.status IN (${OPEN})
+     SET ${HOLD.set}, updated_at = clock_timestamp()
+   WHERE d.app_id = ANY($1::text[]) AND d.next_attempt_at IS NOT NULL AND ${HOLD.where}
      AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
   RETURNING d.id`;
 
@@ -117,7 +116,7 @@ export class WebhookHealthService {
       const runs = new Map(long.map((run) => [run.app_id, run]));
       const disabled = (await disableWebhooks(manager, [...runs.keys()])).map((app) => ({ ...app, ...runs.get(app.id)! }));
       const off = await appsWithWebhookDisabled(manager);
-      if (off.length > 0) await manager.query(HOLD_OPEN_OF_DISABLED, [HELD_WHILE_DISABLED, off]);
+      if (off.length > 0) await manager.query(HOLD_OPEN_OF_DISABLED, [off]);
       for (const app of disabled) {
         const text =
           `Plaza stopped sending "${app.name}" its webhook events: deliveries have failed since ${app.failing_since.toISOString()} with no success in between. ` +

@@ -70,9 +70,6 @@ export const EVENT_WIRE_NAME: Record<WebhookEventType, string> = {
 };
 export const EVENT_TYPE_BY_WIRE_NAME = Object.fromEntries(Object.entries(EVENT_WIRE_NAME).map(([k, v]) => [v, k])) as Record<string, WebhookEventType>;
 
-/** Deliveries the engine still has to attempt. */
-export const OPEN_STATUSES = [DeliveryStatus.PENDING, DeliveryStatus.RETRYING];
-
 /** Whether an app's webhook is sent (issue 18): sustained failure disables it, its owner enables it again. */
 export enum WebhookState {
   ENABLED = 'ENABLED',

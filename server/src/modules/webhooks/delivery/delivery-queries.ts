@@ -24,9 +24,6 @@ import {
  * them is delivery-engine.ts; the results' writer attempt-results.ts; redeliver and recover the log service.
  */
 
-// Moved to platform/ (shared helpers import no feature); still exported here for the files that import it from here.
-export { sqlLiterals };
-
 const SETTLED = sqlLiterals(...SETTLED_STATUSES);
 const SCHEDULED = sqlLiterals(AttemptTrigger.SCHEDULED);
 const MANUAL = sqlLiterals(AttemptTrigger.MANUAL);
