@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { vi } from 'vitest';
 
 export interface RunningProcess {
   child: ChildProcess;
@@ -36,15 +37,21 @@ export async function startNodeProcess({ name, script, env, isReady, timeoutMs =
     },
   };
 
-  for (const deadline = Date.now() + timeoutMs; ;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${output}`);
-    if (Date.now() > deadline) {
-      await running.stop(1000);
-      throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${output}`);
-    }
-    if (await isReady(output)) return running;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  // Ready, or exited (then the check below fails at once rather than at the deadline).
+  try {
+    await vi.waitFor(
+      async () => {
+        if (child.exitCode !== null) return;
+        if (!(await isReady(output))) throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${output}`);
+      },
+      { timeout: timeoutMs, interval: 100 },
+    );
+  } catch (err) {
+    await running.stop(1000);
+    throw err;
   }
+  if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${output}`);
+  return running;
 }
 
 /** The environment a child should start from: this one, minus what would point it at another setup. */

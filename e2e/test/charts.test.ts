@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchChromium, personAt } from '../support/browser.js';
 import { startHttpsServer } from '../support/https-servers.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
@@ -26,13 +26,14 @@ let failingAppId = '';
 
 /** Polls until `check` passes: deliveries and their retries finish on Plaza's worker in their own time. */
 async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await read();
+      if (!check(value)) throw new Error(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: 250 },
+  );
 }
 
 beforeAll(async () => {

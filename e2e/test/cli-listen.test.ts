@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import AnsiToHtml from 'ansi-to-html';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchChromium } from '../support/browser.js';
 import { startHttpsServer } from '../support/https-servers.js';
 import { PlazaApi, publishApp } from '../support/plaza-api.js';
@@ -86,11 +86,13 @@ describe('plaza listen, as the README shows it', () => {
     let printed = '';
     listen.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     listen.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    const waitForPrinted = async (pattern: RegExp) => {
-      for (const deadline = Date.now() + 30_000; !pattern.test(printed); await new Promise((r) => setTimeout(r, 100))) {
-        if (Date.now() > deadline) throw new Error(`${pattern} was not printed within 30 s; printed:\n${printed}`);
-      }
-    };
+    const waitForPrinted = (pattern: RegExp) =>
+      vi.waitFor(
+        () => {
+          if (!pattern.test(printed)) throw new Error(`${pattern} was not printed within 30 s; printed:\n${printed}`);
+        },
+        { timeout: 30_000, interval: 100 },
+      );
     try {
       await waitForPrinted(/Ctrl-C to stop/);
       await buyer.ok('mutation($appId: ID!) { installApp(appId: $appId) { id } }', { appId });

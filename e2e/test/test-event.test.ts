@@ -57,7 +57,7 @@ describe('a test event', () => {
     await page.waitForURL(/\/developer\/webhooks\/dlv_[^/?]+$/);
 
     // The app's server got that event, marked as a test.
-    for (const deadline = Date.now() + 20_000; received.length === 0 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => received.length, { timeout: 20_000, interval: 100 }).toBeGreaterThan(0);
     expect(received).toHaveLength(1);
     expect(received[0]!.headers['x-platform-test']).toBe('true');
     expect(JSON.parse(received[0]!.body)).toMatchObject({ event: 'app.refunded', app_id: appId });
