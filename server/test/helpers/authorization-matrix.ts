@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { buildSchema, isObjectType } from 'graphql';
 import type { Client } from 'graphql-ws';
+import { vi } from 'vitest';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, type TestPlaza } from './plaza.js';
 import type { GraphQLTestClient } from './graphql-client.js';
 import { DECIDE, submitApp } from './factories.js';
@@ -235,7 +236,6 @@ export async function observeSubscription(f: MatrixFixture, row: MatrixRow, prin
   const socket = f.clients[principal].websocket();
   openSockets.push(socket);
   return new Promise<string>((resolve) => {
-    const deadline = Date.now() + 5000;
     let settled = false;
     const settle = (outcome: string) => {
       if (!settled) resolve(outcome);
@@ -258,12 +258,15 @@ export async function observeSubscription(f: MatrixFixture, row: MatrixRow, prin
         complete: () => settle('completed without an answer'),
       },
     );
-    const poll = () => {
-      if (settled) return;
-      if (pubSub.subscriptionCount > before) return settle('ALLOWED');
-      if (Date.now() > deadline) return settle('neither accepted nor refused within 5 s');
-      setTimeout(poll, 10);
-    };
-    poll();
+    // Or live on the server with no answer yet: one more subscription held.
+    vi.waitFor(
+      () => {
+        if (!settled && pubSub.subscriptionCount <= before) throw new Error('not yet');
+      },
+      { timeout: 5000, interval: 10 },
+    ).then(
+      () => settle('ALLOWED'),
+      () => settle('neither accepted nor refused within 5 s'),
+    );
   });
 }
