@@ -76,10 +76,17 @@ describe('PostgreSQL restarted under load', () => {
 
     await waitUntil('events committed under load', () => acknowledged.length >= 30, 10_000);
     await database.stop();
-    const stoppedAt = Date.now();
     await waitUntil('/readyz to report the database unreachable', () => readiness.at(-1) === 503, 10_000);
-    // A few seconds down: long enough for every pooled and listening connection to notice and retry.
-    await new Promise((r) => setTimeout(r, Math.max(0, 3000 - (Date.now() - stoppedAt))));
+    // Down until each LISTEN connection has noticed and failed to reconnect twice (what the check below that
+    // each reconnected once is about), as the API's pool has noticed (/readyz), not for a fixed 3 s.
+    const failedReconnects = (output: string, line: RegExp) => output.match(line)?.length ?? 0;
+    await waitUntil(
+      'the API and the worker to try to reconnect while PostgreSQL is down',
+      () =>
+        failedReconnects(api.output(), /live-update listener: could not reconnect yet/g) >= 2 &&
+        failedReconnects(worker.output(), /job wake-up listener[^"]*: could not reconnect yet/g) >= 2,
+      20_000,
+    );
     database = await startEmbeddedPostgres({ databaseDir, fsync: false, port });
     const restartedAt = Date.now();
     await waitUntil('/readyz to answer 200 again', () => readiness.at(-1) === 200, 20_000);
