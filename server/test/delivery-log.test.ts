@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { ATTEMPTS_OF_DELIVERIES } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import { ATTEMPTS_OF_DELIVERIES } from '../src/modules/webhooks/delivery/log-queries.js';
 import { ADMIN_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';

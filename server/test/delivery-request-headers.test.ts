@@ -15,7 +15,7 @@ import {
   sharedHeaders,
   storedShared,
 } from '../src/modules/webhooks/delivery/request-headers-sql.js';
-import { RECORD_MANUAL_ATTEMPT } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import { RECORD_MANUAL_ATTEMPT } from '../src/modules/webhooks/delivery/manual-and-recovery-queries.js';
 import { ADMIN_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { createTestDatabase, migratedDataSource, migrationIndex } from './helpers/database.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';

@@ -8,20 +8,19 @@ import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import type { PostgresPubSub } from '../../platform/pubsub.js';
 import type { DeliveryEngine } from './delivery/delivery-engine.js';
+import type { ClaimedDelivery, UpdatedRow } from './delivery/delivery-queries.js';
+import { DELIVERY_WITH_ATTEMPTS } from './delivery/log-queries.js';
 import {
   CLOSE_ABANDONED_ATTEMPTS,
   COUNT_UNCLAIMED_DUE,
   COUNT_UNRECOVERABLE,
-  DELIVERY_WITH_ATTEMPTS,
   QUEUE_RECOVERY,
   RECORD_MANUAL_ATTEMPT,
   RESERVE_MANUAL_ATTEMPT,
   SETTLE_AFTER_MANUAL_FAILURE,
   SETTLE_AFTER_MANUAL_SUCCESS,
   WEBHOOK_DISABLED_FOR_DELIVERY,
-  type ClaimedDelivery,
-  type UpdatedRow,
-} from './delivery/delivery-queries.js';
+} from './delivery/manual-and-recovery-queries.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
 import { readAttempts, readLastAttempts, toAttempt } from './delivery/attempt-reads.js';
 import { rollUp, ROLL_UP_ALONE } from './delivery/attempt-rollup.js';

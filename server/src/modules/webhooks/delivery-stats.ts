@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { queryPrepared } from '../../platform/prepared-query.js';
-import { INTERRUPTED } from './delivery/delivery-queries.js';
+import { INTERRUPTED } from './delivery/sql-fragments.js';
 import { DeliveryStats, PlatformDeliveries } from './delivery-stats.queries.js';
 
 /** Where delivery numbers come from: the rollup kept for the charts, or the attempts themselves (the reference, and the "before" of the bench). */

@@ -6,4 +6,4 @@ export { deliveryBacklog } from './delivery-backlog.js';
 export { DeliveryStatsReader, type StatsSource } from './delivery-stats.js';
 export { DeliveryStatus, WebhookEventType, WebhookState } from './webhook.types.js';
 // The error an attempt cut short by its worker's stop carries (reports count them apart).
-export { INTERRUPTED } from './delivery/delivery-queries.js';
+export { INTERRUPTED } from './delivery/sql-fragments.js';

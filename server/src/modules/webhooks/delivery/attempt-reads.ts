@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { DeliveryAttempt } from '../delivery-attempt.entity.js';
-import { ATTEMPTS_OF_DELIVERIES, LAST_ATTEMPTS_OF_DELIVERIES } from './delivery-queries.js';
+import { ATTEMPTS_OF_DELIVERIES, LAST_ATTEMPTS_OF_DELIVERIES } from './log-queries.js';
 
 /** A row of ATTEMPTS_OF_DELIVERIES (its columns: ATTEMPT_COLUMNS). */
 interface AttemptRow {

@@ -1,36 +1,22 @@
 import { sqlLiterals } from '../../../platform/sql-literals.js';
-import { AttemptTrigger, DeliveryStatus, WebhookState } from '../webhook.types.js';
-import { DeliveryEvent, SETTLED_STATUSES } from './delivery-lifecycle.js';
-import { attemptTriggerSql, isOpenSql, transitionSql } from './delivery-lifecycle-sql.js';
+import { AttemptTrigger, DeliveryStatus } from '../webhook.types.js';
+import { SETTLED_STATUSES } from './delivery-lifecycle.js';
+import { attemptTriggerSql, isOpenSql } from './delivery-lifecycle-sql.js';
+import { APP_HEALTH } from './app-health-sql.js';
 import { ROLL_UP } from './attempt-rollup.js';
-import {
-  attemptHeaders,
-  attemptHeadersFromWorker,
-  compactSharedOnce,
-  compactSignatureOf,
-  expectedForDeliveryOnce,
-  expectedOnce,
-  headersAsSent,
-  keptHeaders,
-  sharedHeaders,
-  storedShared,
-  urlAsSent,
-  urlToKeep,
-} from './request-headers-sql.js';
+import { attemptHeadersFromWorker, storedShared, urlToKeep } from './request-headers-sql.js';
+import { ATTEMPT_MATERIALS, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, WITHIN_IDS_OF } from './sql-fragments.js';
 
 /**
- * Every statement of the delivery engine, built once at load from the constants the code uses
- * (DeliveryStatus, AttemptTrigger), so a status or trigger is spelled in one place. The loop that runs
- * them is delivery-engine.ts; the results' writer attempt-results.ts; redeliver and recover the log service.
+ * The delivery engine's statements (claim, next due, result write, hand back), built once at load from the
+ * constants the code uses (DeliveryStatus, AttemptTrigger, the lifecycle's tables), so a status or trigger is
+ * spelled in one place. The loop that runs them is delivery-engine.ts; the results' writer attempt-results.ts.
+ * Beside them: app-health-sql.ts (the health rule the result write keeps), manual-and-recovery-queries.ts,
+ * log-queries.ts (the Webhook Logs' reads) and sql-fragments.ts (what they share).
  */
 
 const SETTLED = sqlLiterals(...SETTLED_STATUSES);
 const SCHEDULED = sqlLiterals(AttemptTrigger.SCHEDULED);
-const MANUAL = sqlLiterals(AttemptTrigger.MANUAL);
-const FAILED = sqlLiterals(DeliveryStatus.FAILED);
-
-/** The delivery `alias` still has its body: WEBHOOK_BODY_RETENTION removes the events of settled deliveries. */
-const BODY_KEPT = (alias: string) => `EXISTS (SELECT 1 FROM webhook_events ev WHERE ev.id = ${alias}.event_id)`;
 
 /** What sending a claimed delivery needs, as one claim (or the manual attempt's reservation) returns it. */
 export interface ClaimedDelivery {
@@ -81,41 +67,6 @@ export interface UpdatedRow {
   /** WRITE_RESULTS: a run of failures got a FAILED delivery, or ended: the health sweep has something to say. */
   health_changed?: boolean;
 }
-
-/** The error of an attempt whose worker stopped (or died) before it finished. */
-export const INTERRUPTED = 'interrupted: the worker stopped before this attempt finished; the delivery was taken over';
-
-/**
- * `key` lies between the smallest and the largest `column` of `source`: webhook_attempts and
- * webhook_request_headers are partitioned by delivery id (platform/time-partitions.ts), and PostgreSQL
- * prunes partitions by such a range once the subqueries have run, never by `= ANY` of an array it does
- * not know when planning (a CTE's, or a prepared statement's parameter), nor through a join: without
- * it these statements read every partition, a span (a week) each (attempt-partition-plans.test.ts).
- */
-const WITHIN_IDS_OF = (key: string, column: string, source: string) => `${key} BETWEEN (SELECT min(${column}) FROM ${source}) AND (SELECT max(${column}) FROM ${source})`;
-
-/** Closes an open attempt `a` as interrupted, with the time it was open as its duration. */
-const CLOSE_AS_INTERRUPTED = `finished = true, error = '${INTERRUPTED}',
-                duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int`;
-
-/** A rotation's overlap still runs for the client secret row `alias`. */
-const OVERLAPPING = (alias: string) => `${alias}.previous_valid_until > clock_timestamp()`;
-
-/**
- * What sending a claimed delivery needs besides its row: the body, the current webhook URL and owner,
- * and the sealed secret (with the replaced one while a rotation's overlap runs; an ended overlap's is
- * not fetched). The body is read by key for each row, not joined: joined, the planner read
- * the whole events table for a claim once it held some tens of thousands of rows (see the claim).
- */
-const ATTEMPT_MATERIALS = (
-  alias: string,
-) => `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext,
-              CASE WHEN ${OVERLAPPING('s')} THEN s.previous_key_id END AS previous_key_id,
-              CASE WHEN ${OVERLAPPING('s')} THEN s.previous_ciphertext END AS previous_ciphertext,
-              CASE WHEN ${OVERLAPPING('s')} THEN s.previous_valid_until END AS previous_valid_until`;
-
-const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN apps a ON a.id = ${alias}.app_id
-         JOIN client_secrets s ON s.app_id = ${alias}.app_id`;
 
 /** The deliveries still to be delivered, as the due index (next_attempt_at) knows them. */
 const QUEUED = isOpenSql('');
@@ -280,43 +231,6 @@ export const NEXT_DUE_PAST_SATURATED_APPS = `WITH RECURSIVE ${APPS_WITH_QUEUED_W
        SELECT ${untilClaimable('next_attempt_at')} FROM earliest WHERE next_attempt_at IS NOT NULL`;
 
 /**
- * Each app's run of failures, kept up by the result write itself (issue 18: no statement per delivery
- * on the hot path): per app of the batch, one upsert when it has a failure after its last success
- * here, one probe by key when it succeeded (which writes only if a run was open). A run starts at its
- * first failed attempt; a delivery that ends FAILED counts. Used by WRITE_RESULTS (r, moved_on).
- */
-const APP_HEALTH = `outcomes AS (
-         SELECT app_id, max(started_at) FILTER (WHERE error IS NULL) AS succeeded_at,
-                max(started_at) FILTER (WHERE error IS NOT NULL) AS failed_at
-           FROM (SELECT m.app_id, m.status, x.started_at, x.error FROM moved_on m JOIN r x ON x.delivery_id = m.id) o
-          GROUP BY app_id
-       ), failures AS (
-         -- The failures after the app's last success in this batch: the run they start or continue.
-         SELECT o.app_id, o.succeeded_at, min(x.started_at) AS first_failed_at, max(x.started_at) AS last_failed_at,
-                (array_agg(x.error ORDER BY x.started_at DESC))[1] AS last_error,
-                count(*) FILTER (WHERE m.status = ${FAILED})::int AS ended_failed
-           FROM outcomes o JOIN moved_on m ON m.app_id = o.app_id JOIN r x ON x.delivery_id = m.id
-          WHERE x.error IS NOT NULL AND x.started_at > COALESCE(o.succeeded_at, '-infinity')
-          GROUP BY o.app_id, o.succeeded_at
-       ), failing AS (
-         INSERT INTO webhook_health AS h (app_id, failing_since, last_failure_at, last_error, failed_deliveries, recovered_at)
-         SELECT app_id, first_failed_at, last_failed_at, last_error, ended_failed, succeeded_at FROM failures ORDER BY app_id
-         ON CONFLICT (app_id) DO UPDATE
-            -- A success earlier in this batch (recovered_at) ended the run before: this one starts afresh.
-            SET failing_since = CASE WHEN EXCLUDED.recovered_at IS NULL THEN COALESCE(h.failing_since, EXCLUDED.failing_since) ELSE EXCLUDED.failing_since END,
-                failed_deliveries = CASE WHEN EXCLUDED.recovered_at IS NULL AND h.failing_since IS NOT NULL THEN h.failed_deliveries ELSE 0 END + EXCLUDED.failed_deliveries,
-                last_failure_at = GREATEST(h.last_failure_at, EXCLUDED.last_failure_at),
-                last_error = EXCLUDED.last_error,
-                recovered_at = COALESCE(EXCLUDED.recovered_at, h.recovered_at)
-         RETURNING h.failed_deliveries
-       ), recovered AS (
-         UPDATE webhook_health h SET failing_since = NULL, failed_deliveries = 0, recovered_at = o.succeeded_at
-           FROM outcomes o
-          WHERE h.app_id = o.app_id AND o.succeeded_at > COALESCE(o.failed_at, '-infinity') AND h.failing_since IS NOT NULL
-         RETURNING h.app_id
-       )`;
-
-/**
  * WRITE_RESULTS: the stored shared headers of an attempt's delivery (`s` inserted now, or `h` there before)
  * are the worker's split of its own (`r`): compared as stored, two small values, instead of read back.
  */
@@ -394,150 +308,3 @@ export const HAND_BACK = `WITH held AS (
          )
          UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
            FROM released WHERE a.delivery_id = released.id AND a.number = released.number AND NOT a.finished`;
-
-/** The app of delivery `alias` sends its webhooks: not DISABLED after sustained failures (webhook-health.service.ts). */
-const WEBHOOK_ENABLED = (alias: string) => `EXISTS (SELECT 1 FROM apps ap WHERE ap.id = ${alias}.app_id AND ap.webhook_state <> ${sqlLiterals(WebhookState.DISABLED)})`;
-
-/**
- * A manual attempt of delivery $1: counts it and records it as started, and returns what sending it
- * needs (no claim: a manual attempt runs beside the schedule, whoever holds the delivery).
- */
-export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
-         UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, updated_at = clock_timestamp()
-          -- Nothing to send, and nothing reserved, once its body is gone (WEBHOOK_BODY_RETENTION) or while its
-          -- app's webhook is disabled (checked here, not only before: a disable may land in between).
-          WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')} AND ${WEBHOOK_ENABLED('webhook_deliveries')}
-         RETURNING id, app_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at, status, recovering
-       ), started AS (
-         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
-         SELECT id, attempt_count, ${MANUAL}, clock_timestamp(), false FROM reserved
-       )
-       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, a.webhook_state, ${ATTEMPT_MATERIALS('r')}
-         FROM reserved r
-         ${JOIN_ATTEMPT_MATERIALS('r')}`;
-
-/** Why RESERVE_MANUAL_ATTEMPT reserved nothing for delivery $1: its app's webhook is disabled (else its body is gone). */
-export const WEBHOOK_DISABLED_FOR_DELIVERY = `SELECT NOT ${WEBHOOK_ENABLED('d')} AS disabled FROM webhook_deliveries d WHERE d.id = $1`;
-
-/** Attempt $2 of delivery $1 finished: its record ($9: the headers sent, kept as WRITE_RESULTS keeps them). */
-export const RECORD_MANUAL_ATTEMPT = `WITH delivery AS (
-         SELECT event_type FROM webhook_deliveries WHERE id = $1
-       ), shared AS (
-         INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
-         SELECT $1, c.headers, c.body_signature, $8
-           FROM ${expectedForDeliveryOnce('x', '$1::text')}, LATERAL (SELECT ${sharedHeaders('$9::jsonb', 'x.expected')} AS shared OFFSET 0) sh,
-                ${compactSharedOnce('c', 'sh.shared', '(SELECT event_type FROM delivery)')}
-          WHERE $9::jsonb IS NOT NULL
-         ON CONFLICT (delivery_id) DO NOTHING
-         RETURNING headers, body_signature, url
-       ), stored AS (
-         SELECT ${storedShared('headers', 'body_signature', '(SELECT event_type FROM delivery)')} AS headers, url
-           FROM (SELECT headers, body_signature, url FROM shared UNION ALL SELECT headers, body_signature, url FROM webhook_request_headers WHERE delivery_id = $1 LIMIT 1) found
-       )
-       UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7,
-              url = ${urlToKeep('$8', '$9::jsonb IS NOT NULL', '(SELECT url FROM stored)')},
-              request_headers = CASE WHEN ${compactSignatureOf('k.kept')} IS NULL THEN k.kept END, request_signature = ${compactSignatureOf('k.kept')}, finished = true
-         FROM ${expectedOnce('x', '(SELECT headers FROM stored)', '$1::text', '$2::int', '$3::timestamptz')},
-              LATERAL (SELECT ${attemptHeaders('$9::jsonb', 'x.expected')} AS kept OFFSET 0) k
-        WHERE delivery_id = $1 AND number = $2`;
-
-/**
- * The event type of the delivery of shared headers row `h`, which its event header says unless stored
- * (request-headers.ts compactShared). A lookup by key per attempt read: joined instead, PostgreSQL scanned
- * the deliveries again for every attempt (20 deliveries' attempts of 20,000: 2.7 ms joined, 2.1 looked up, 2.0 without).
- */
-const EVENT_TYPE_OF = (h: string) => `(SELECT d.event_type FROM webhook_deliveries d WHERE d.id = ${h}.delivery_id)`;
-
-/**
- * The attempts of the deliveries whose id `matches` (a condition on a delivery id column), oldest first per
- * delivery, with their headers as sent.
- */
-const attemptsOf = (
-  matches: (column: string) => string,
-) => `SELECT a.delivery_id, a.number, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, a.response_body_excerpt,
-              ${urlAsSent('a', 'h')} AS url, a.finished,
-              ${headersAsSent(keptHeaders('a.request_headers', 'a.request_signature'), storedShared('h.headers', 'h.body_signature', EVENT_TYPE_OF('h')), 'a.delivery_id', 'a.number', 'a.started_at')} AS request_headers
-         FROM webhook_attempts a LEFT JOIN webhook_request_headers h
-              ON h.delivery_id = a.delivery_id AND ${matches('h.delivery_id')}
-        WHERE ${matches('a.delivery_id')}
-        ORDER BY a.delivery_id, a.number`;
-
-/** The columns of an attempt as attemptsOf reads it. */
-const ATTEMPT_COLUMNS = [
-  'delivery_id',
-  'number',
-  'trigger',
-  'started_at',
-  'duration_ms',
-  'status_code',
-  'error',
-  'response_body_excerpt',
-  'url',
-  'finished',
-  'request_headers',
-] as const;
-
-/** The attempts of deliveries $1 (ids), oldest first per delivery, with their headers as sent. */
-export const ATTEMPTS_OF_DELIVERIES = attemptsOf((column) => `${column} = ANY($1::text[]) AND ${WITHIN_IDS_OF(column, 'x', 'unnest($1::text[]) x')}`);
-
-/**
- * The latest attempt (highest number) of each of deliveries $1 (ids), as ATTEMPTS_OF_DELIVERIES reads it:
- * one statement for a page of the log, whichever of its deliveries have attempts.
- */
-export const LAST_ATTEMPTS_OF_DELIVERIES = `SELECT DISTINCT ON (delivery_id) * FROM (${ATTEMPTS_OF_DELIVERIES}) attempt ORDER BY delivery_id, number DESC`;
-
-/**
- * Delivery $1 with its app's owner, and its attempts (oldest first) as columns prefixed `attempt_`: one row
- * per attempt, one with null attempt columns when it has none. One statement, so one snapshot: read apart,
- * a result committed between the two reads showed a finished attempt beside the status before it. One id,
- * so `= $1` lets PostgreSQL prune the partitions, planning or (prepared) starting the statement.
- */
-export const DELIVERY_WITH_ATTEMPTS = `SELECT d.*, ap.owner_id, ${ATTEMPT_COLUMNS.map((column) => `a.${column} AS attempt_${column}`).join(', ')}
-         FROM webhook_deliveries d JOIN apps ap ON ap.id = d.app_id
-         LEFT JOIN (${attemptsOf((column) => `${column} = $1`)}) a ON true
-        WHERE d.id = $1
-        ORDER BY a.number`;
-
-/** After a manual attempt of delivery $1, as the lifecycle says: success settles it; a failure leaves status and schedule as they were. */
-const settleAfterManualAttempt = (event: DeliveryEvent) => {
-  const { where, set } = transitionSql(event, 'd');
-  return `UPDATE webhook_deliveries d
-            SET ${[set, 'updated_at = clock_timestamp()'].filter(Boolean).join(', ')}
-          WHERE d.id = $1 AND ${where}
-         RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at`;
-};
-export const SETTLE_AFTER_MANUAL_SUCCESS = settleAfterManualAttempt(DeliveryEvent.MANUAL_ATTEMPT_SUCCEEDED);
-export const SETTLE_AFTER_MANUAL_FAILURE = settleAfterManualAttempt(DeliveryEvent.MANUAL_ATTEMPT_FAILED);
-
-/** Attempts open longer than $1 ms on deliveries no live claim holds: a process died under them. */
-export const CLOSE_ABANDONED_ATTEMPTS = `UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
-        WHERE NOT a.finished AND a.started_at < clock_timestamp() - $1 * interval '1 millisecond'
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id AND d.claim_expires_at > clock_timestamp())`;
-
-/** How many deliveries are due with no live claim on them (counting stops at 1,000). */
-export const COUNT_UNCLAIMED_DUE = `SELECT count(*)::int AS due FROM (
-         SELECT 1 FROM webhook_deliveries
-          WHERE ${QUEUED} AND next_attempt_at <= clock_timestamp()
-            AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
-          LIMIT 1000) due_now`;
-
-/** Recovery queues FAILED and HELD deliveries (both stored FAILED: `where` reads the status alone, which the app's status index serves). */
-const QUEUE_FOR_RECOVERY = transitionSql(DeliveryEvent.RECOVERY_QUEUED, 'd');
-
-/**
- * recoverWebhookDeliveries: the FAILED deliveries of app $1 with ids from $2 (created since then) are
- * queued for one MANUAL attempt each (RECOVERY_QUEUED), due at their creation time so the engine's time
- * order sends the oldest first. RETRYING while queued: no longer FAILED, so a second call skips them.
- */
-export const QUEUE_RECOVERY = `WITH queued AS (
-         UPDATE webhook_deliveries d
-            SET ${QUEUE_FOR_RECOVERY.set}, updated_at = clock_timestamp()
-          -- One whose body is gone cannot be sent: it stays FAILED (COUNT_UNRECOVERABLE counts it).
-          WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND ${BODY_KEPT('d')}
-         RETURNING d.id, d.app_id, d.event_type, d.purchase_id, d.status, d.attempt_count, d.next_attempt_at, d.created_at, d.updated_at
-       )
-       SELECT q.*, a.owner_id FROM queued q JOIN apps a ON a.id = q.app_id ORDER BY q.id`;
-
-/** The FAILED deliveries of app $1 with ids from $2 that recovery cannot send: their bodies passed WEBHOOK_BODY_RETENTION. */
-export const COUNT_UNRECOVERABLE = `SELECT count(*)::int AS skipped FROM webhook_deliveries d
-        WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND NOT ${BODY_KEPT('d')}`;

@@ -1,0 +1,104 @@
+import { sqlLiterals } from '../../../platform/sql-literals.js';
+import { AttemptTrigger, WebhookState } from '../webhook.types.js';
+import { DeliveryEvent } from './delivery-lifecycle.js';
+import { isOpenSql, transitionSql } from './delivery-lifecycle-sql.js';
+import { attemptHeaders, compactSharedOnce, compactSignatureOf, expectedForDeliveryOnce, expectedOnce, sharedHeaders, storedShared, urlToKeep } from './request-headers-sql.js';
+import { ATTEMPT_MATERIALS, BODY_KEPT, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS } from './sql-fragments.js';
+
+/**
+ * The statements of what moves deliveries beside the engine's loop: a manual attempt (redeliverWebhook, plaza
+ * redeliver), a recovery (recoverWebhookDeliveries) and the 15-second recovery pass. Their transitions come from
+ * delivery-lifecycle.ts like the engine's.
+ */
+
+const MANUAL = sqlLiterals(AttemptTrigger.MANUAL);
+
+/** The app of delivery `alias` sends its webhooks: not DISABLED after sustained failures (webhook-health.service.ts). */
+const WEBHOOK_ENABLED = (alias: string) => `EXISTS (SELECT 1 FROM apps ap WHERE ap.id = ${alias}.app_id AND ap.webhook_state <> ${sqlLiterals(WebhookState.DISABLED)})`;
+
+/**
+ * A manual attempt of delivery $1: counts it and records it as started, and returns what sending it
+ * needs (no claim: a manual attempt runs beside the schedule, whoever holds the delivery).
+ */
+export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
+         UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, updated_at = clock_timestamp()
+          -- Nothing to send, and nothing reserved, once its body is gone (WEBHOOK_BODY_RETENTION) or while its
+          -- app's webhook is disabled (checked here, not only before: a disable may land in between).
+          WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')} AND ${WEBHOOK_ENABLED('webhook_deliveries')}
+         RETURNING id, app_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at, status, recovering
+       ), started AS (
+         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
+         SELECT id, attempt_count, ${MANUAL}, clock_timestamp(), false FROM reserved
+       )
+       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, a.webhook_state, ${ATTEMPT_MATERIALS('r')}
+         FROM reserved r
+         ${JOIN_ATTEMPT_MATERIALS('r')}`;
+
+/** Why RESERVE_MANUAL_ATTEMPT reserved nothing for delivery $1: its app's webhook is disabled (else its body is gone). */
+export const WEBHOOK_DISABLED_FOR_DELIVERY = `SELECT NOT ${WEBHOOK_ENABLED('d')} AS disabled FROM webhook_deliveries d WHERE d.id = $1`;
+
+/** Attempt $2 of delivery $1 finished: its record ($9: the headers sent, kept as WRITE_RESULTS keeps them). */
+export const RECORD_MANUAL_ATTEMPT = `WITH delivery AS (
+         SELECT event_type FROM webhook_deliveries WHERE id = $1
+       ), shared AS (
+         INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
+         SELECT $1, c.headers, c.body_signature, $8
+           FROM ${expectedForDeliveryOnce('x', '$1::text')}, LATERAL (SELECT ${sharedHeaders('$9::jsonb', 'x.expected')} AS shared OFFSET 0) sh,
+                ${compactSharedOnce('c', 'sh.shared', '(SELECT event_type FROM delivery)')}
+          WHERE $9::jsonb IS NOT NULL
+         ON CONFLICT (delivery_id) DO NOTHING
+         RETURNING headers, body_signature, url
+       ), stored AS (
+         SELECT ${storedShared('headers', 'body_signature', '(SELECT event_type FROM delivery)')} AS headers, url
+           FROM (SELECT headers, body_signature, url FROM shared UNION ALL SELECT headers, body_signature, url FROM webhook_request_headers WHERE delivery_id = $1 LIMIT 1) found
+       )
+       UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7,
+              url = ${urlToKeep('$8', '$9::jsonb IS NOT NULL', '(SELECT url FROM stored)')},
+              request_headers = CASE WHEN ${compactSignatureOf('k.kept')} IS NULL THEN k.kept END, request_signature = ${compactSignatureOf('k.kept')}, finished = true
+         FROM ${expectedOnce('x', '(SELECT headers FROM stored)', '$1::text', '$2::int', '$3::timestamptz')},
+              LATERAL (SELECT ${attemptHeaders('$9::jsonb', 'x.expected')} AS kept OFFSET 0) k
+        WHERE delivery_id = $1 AND number = $2`;
+
+/** After a manual attempt of delivery $1, as the lifecycle says: success settles it; a failure leaves status and schedule as they were. */
+const settleAfterManualAttempt = (event: DeliveryEvent) => {
+  const { where, set } = transitionSql(event, 'd');
+  return `UPDATE webhook_deliveries d
+            SET ${[set, 'updated_at = clock_timestamp()'].filter(Boolean).join(', ')}
+          WHERE d.id = $1 AND ${where}
+         RETURNING d.id, d.status, d.attempt_count, d.next_attempt_at, d.updated_at`;
+};
+export const SETTLE_AFTER_MANUAL_SUCCESS = settleAfterManualAttempt(DeliveryEvent.MANUAL_ATTEMPT_SUCCEEDED);
+export const SETTLE_AFTER_MANUAL_FAILURE = settleAfterManualAttempt(DeliveryEvent.MANUAL_ATTEMPT_FAILED);
+
+/** Attempts open longer than $1 ms on deliveries no live claim holds: a process died under them. */
+export const CLOSE_ABANDONED_ATTEMPTS = `UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
+        WHERE NOT a.finished AND a.started_at < clock_timestamp() - $1 * interval '1 millisecond'
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id AND d.claim_expires_at > clock_timestamp())`;
+
+/** How many deliveries are due with no live claim on them (counting stops at 1,000). */
+export const COUNT_UNCLAIMED_DUE = `SELECT count(*)::int AS due FROM (
+         SELECT 1 FROM webhook_deliveries
+          WHERE ${isOpenSql('')} AND next_attempt_at <= clock_timestamp()
+            AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
+          LIMIT 1000) due_now`;
+
+/** Recovery queues FAILED and HELD deliveries (both stored FAILED: `where` reads the status alone, which the app's status index serves). */
+const QUEUE_FOR_RECOVERY = transitionSql(DeliveryEvent.RECOVERY_QUEUED, 'd');
+
+/**
+ * recoverWebhookDeliveries: the FAILED deliveries of app $1 with ids from $2 (created since then) are
+ * queued for one MANUAL attempt each (RECOVERY_QUEUED), due at their creation time so the engine's time
+ * order sends the oldest first. RETRYING while queued: no longer FAILED, so a second call skips them.
+ */
+export const QUEUE_RECOVERY = `WITH queued AS (
+         UPDATE webhook_deliveries d
+            SET ${QUEUE_FOR_RECOVERY.set}, updated_at = clock_timestamp()
+          -- One whose body is gone cannot be sent: it stays FAILED (COUNT_UNRECOVERABLE counts it).
+          WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND ${BODY_KEPT('d')}
+         RETURNING d.id, d.app_id, d.event_type, d.purchase_id, d.status, d.attempt_count, d.next_attempt_at, d.created_at, d.updated_at
+       )
+       SELECT q.*, a.owner_id FROM queued q JOIN apps a ON a.id = q.app_id ORDER BY q.id`;
+
+/** The FAILED deliveries of app $1 with ids from $2 that recovery cannot send: their bodies passed WEBHOOK_BODY_RETENTION. */
+export const COUNT_UNRECOVERABLE = `SELECT count(*)::int AS skipped FROM webhook_deliveries d
+        WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND NOT ${BODY_KEPT('d')}`;
