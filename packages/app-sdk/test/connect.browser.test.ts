@@ -38,17 +38,12 @@ function deliver(data: unknown, { origin = platformOrigin, source = parent as Me
   window.dispatchEvent(new MessageEvent('message', { data, origin, source }));
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
-
-/** Tracks whether the promise settled, without awaiting it. */
-function track<T>(promise: Promise<T>) {
-  const state: { settled: boolean; value?: T; error?: unknown } = { settled: false };
-  promise.then(
-    (value) => Object.assign(state, { settled: true, value }),
-    (error: unknown) => Object.assign(state, { settled: true, error }),
-  );
-  return state;
-}
+/**
+ * A valid INIT_SESSION told apart by its token, delivered after the messages under test. Messages are
+ * handled one by one in the order they are dispatched, so if the connection resolves with this one, none
+ * of those before it was taken (it settles once), and what it posted is all that was posted.
+ */
+const witness = { ...initSession, token: 'witness.payload.signature' };
 
 describe('connectToPlatform', () => {
   it('resolves with the session from a valid INIT_SESSION and answers APP_READY to that origin only', async () => {
@@ -68,7 +63,7 @@ describe('connectToPlatform', () => {
   });
 
   it('ignores INIT_SESSION from origins that are not allowed, and keeps waiting', async () => {
-    const state = track(connectToPlatform({ allowedOrigins }));
+    const connecting = connectToPlatform({ allowedOrigins });
     for (const origin of [
       'https://evil.example',
       'https://plaza.example.evil.com',
@@ -80,28 +75,24 @@ describe('connectToPlatform', () => {
     ]) {
       deliver(initSession, { origin });
     }
-    await settle();
-    expect(state.settled).toBe(false);
-    expect(posted).toEqual([]);
-
-    deliver(initSession);
-    await settle();
-    expect(state.value?.platformOrigin).toBe(platformOrigin);
+    deliver(witness);
+    await expect(connecting).resolves.toMatchObject({ token: witness.token, platformOrigin });
+    expect(posted).toEqual([{ message: { type: 'APP_READY' }, targetOrigin: platformOrigin }]);
   });
 
   it('ignores INIT_SESSION from the right origin but another window (a popup or sibling frame)', async () => {
-    const state = track(connectToPlatform({ allowedOrigins }));
+    const connecting = connectToPlatform({ allowedOrigins });
     const sibling = recordingParent().parent;
     deliver(initSession, { source: sibling });
     deliver(initSession, { source: window });
     deliver(initSession, { source: null });
-    await settle();
-    expect(state.settled).toBe(false);
-    expect(posted).toEqual([]);
+    deliver(witness);
+    await expect(connecting).resolves.toMatchObject({ token: witness.token });
+    expect(posted).toEqual([{ message: { type: 'APP_READY' }, targetOrigin: platformOrigin }]);
   });
 
   it('ignores malformed messages from the platform', async () => {
-    const state = track(connectToPlatform({ allowedOrigins }));
+    const connecting = connectToPlatform({ allowedOrigins });
     for (const data of [
       null,
       'INIT_SESSION',
@@ -116,9 +107,9 @@ describe('connectToPlatform', () => {
     ]) {
       deliver(data);
     }
-    await settle();
-    expect(state.settled).toBe(false);
-    expect(posted).toEqual([]);
+    deliver(witness);
+    await expect(connecting).resolves.toMatchObject({ token: witness.token });
+    expect(posted).toEqual([{ message: { type: 'APP_READY' }, targetOrigin: platformOrigin }]);
   });
 
   it('rejects with a clear TIMEOUT error when no valid INIT_SESSION arrives, and stops listening', async () => {
