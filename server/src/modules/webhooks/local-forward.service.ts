@@ -4,18 +4,16 @@ import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { badInput, notFound } from '../../platform/errors.js';
 import { isTestPurchaseId, newTestPurchaseId, newWebhookId, ulid } from '../../platform/ids.js';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
-import { openSecret } from '../../platform/secret-crypto.js';
 import { bodyGone, type DeliveryLogService } from './delivery-log.service.js';
 import { LocalForward, WebhookForwardRequest } from './local-forward.types.js';
 import { webhookPayload } from './webhook-events.service.js';
 import { webhookHeaders } from './webhook-signing.js';
+import { SigningSecrets, type SealedSecrets } from './delivery/opened-secrets.js';
+import { SEALED_SECRETS } from './delivery/sql-fragments.js';
 import { EVENT_WIRE_NAME, type WebhookEventType } from './webhook.types.js';
 
-/** The current secret, and the replaced one while a rotation's overlap runs (as delivery-queries reads them for attempts). */
-const SECRETS = `SELECT key_id, ciphertext,
-  CASE WHEN previous_valid_until > clock_timestamp() THEN previous_key_id END AS previous_key_id,
-  CASE WHEN previous_valid_until > clock_timestamp() THEN previous_ciphertext END AS previous_ciphertext
-  FROM client_secrets WHERE app_id = $1`;
+/** The current secret, and the replaced one while a rotation's overlap runs, read as a claim reads them for attempts. */
+const SECRETS = `SELECT ${SEALED_SECRETS('s')} FROM client_secrets s WHERE s.app_id = $1`;
 const INSERT_TEST_EVENT = `INSERT INTO webhook_cli_events (id, app_id, event_type, payload, triggered_by, created_at) VALUES ($1, $2, $3, $4, $5, $6)`;
 const TEST_EVENT = `SELECT e.id, e.app_id, a.owner_id FROM webhook_cli_events e JOIN apps a ON a.id = e.app_id WHERE e.id = $1`;
 const INSERT_FORWARD = `INSERT INTO webhook_local_forwards (id, delivery_id, app_id, test, reported_by, status_code, duration_ms, error, created_at)
@@ -67,20 +65,24 @@ const toForward = (row: ForwardRow): LocalForward =>
  * attempts so they change neither its status nor its schedule.
  */
 export class LocalForwardService {
+  /** Opened as the engine opens them for attempts. */
+  private readonly secrets: SigningSecrets;
+
   constructor(
     private readonly db: DataSource,
     private readonly pubSub: PostgresPubSub,
     private readonly deliveryLog: DeliveryLogService,
-    private readonly encryptionKeys: EncryptionKey[],
-  ) {}
+    encryptionKeys: EncryptionKey[],
+  ) {
+    this.secrets = new SigningSecrets(encryptionKeys);
+  }
 
   private async headers(appId: string, deliveryId: string, eventName: string, attemptNumber: number, body: string, test: boolean): Promise<{ name: string; value: string }[]> {
-    const [row] = (await this.db.query(SECRETS, [appId])) as { key_id: string; ciphertext: Buffer; previous_key_id: string | null; previous_ciphertext: Buffer | null }[];
+    const [row] = (await this.db.query(SECRETS, [appId])) as SealedSecrets[];
     if (!row) throw new Error(`app ${appId} has no client secret`);
-    const clientSecret = openSecret({ keyId: row.key_id, ciphertext: row.ciphertext }, appId, this.encryptionKeys);
-    const previousSecret =
-      row.previous_key_id && row.previous_ciphertext ? openSecret({ keyId: row.previous_key_id, ciphertext: row.previous_ciphertext }, appId, this.encryptionKeys) : null;
-    const headers = webhookHeaders({ deliveryId, eventName, attemptNumber, body, clientSecret, previousSecret });
+    const now = new Date();
+    const { secret: clientSecret, previousSecret } = this.secrets.open(appId, row, now);
+    const headers = webhookHeaders({ deliveryId, eventName, attemptNumber, body, clientSecret, previousSecret, now });
     if (test) headers['x-platform-test'] = 'true';
     return Object.entries(headers).map(([name, value]) => ({ name, value }));
   }

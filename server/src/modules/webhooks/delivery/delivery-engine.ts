@@ -13,7 +13,7 @@ import { AttemptTrigger, BODY_NOT_KEPT, WebhookState } from '../webhook.types.js
 import { AttemptResults, type AttemptResult } from './attempt-results.js';
 import { ATTEMPT_TRIGGER, stateOf } from './delivery-lifecycle.js';
 import { CLAIM_DUE_DELIVERIES, CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, HAND_BACK, NEXT_DUE, NEXT_DUE_PAST_SATURATED_APPS, type ClaimedDelivery } from './delivery-queries.js';
-import { OpenedSecrets } from './opened-secrets.js';
+import { SigningSecrets } from './opened-secrets.js';
 
 export interface DeliveryEngineOptions {
   /** Delays before attempts 2..n, each counted from the end of the previous attempt. */
@@ -77,9 +77,7 @@ export class DeliveryEngine {
   private readonly maxInFlightPerApp: number;
   private readonly claimIntervalMs: number;
   private readonly claimAheadMs: number;
-  private readonly secrets: OpenedSecrets;
-  /** Replaced secrets whose rotation overlap still runs. */
-  private readonly previousSecrets: OpenedSecrets;
+  private readonly secrets: SigningSecrets;
   private readonly results: AttemptResults;
   private readonly inFlightByApp = new Map<string, number>();
   private inFlight = 0;
@@ -111,8 +109,7 @@ export class DeliveryEngine {
     this.maxInFlightPerApp = options.maxInFlightPerApp ?? 32;
     this.claimIntervalMs = options.claimIntervalMs ?? 8;
     this.claimAheadMs = options.claimAheadMs ?? 50;
-    this.secrets = new OpenedSecrets(encryptionKeys);
-    this.previousSecrets = new OpenedSecrets(encryptionKeys);
+    this.secrets = new SigningSecrets(encryptionKeys);
     this.results = new AttemptResults(
       pool,
       db,
@@ -290,8 +287,8 @@ export class DeliveryEngine {
       };
     }
     try {
-      const secret = this.secrets.open(delivery.app_id, delivery.key_id, delivery.ciphertext);
-      const previousSecret = this.previousSecret(delivery, startedAt);
+      // The replaced secret too while a rotation's overlap runs when the attempt starts (a claim ahead may outlive it).
+      const { secret, previousSecret } = this.secrets.open(delivery.app_id, delivery, startedAt);
       const headers = webhookHeaders({
         deliveryId: delivery.id,
         eventName: delivery.event_type,
@@ -317,13 +314,6 @@ export class DeliveryEngine {
         response: { statusCode: null, error: 'internal error preparing the request; it has been logged', responseBodyExcerpt: null, durationMs: 0 },
       };
     }
-  }
-
-  /** The replaced secret if a rotation's overlap runs when the attempt starts (a claim ahead may outlive it). */
-  private previousSecret(delivery: ClaimedDelivery, startedAt: Date): string | null {
-    const { previous_key_id: keyId, previous_ciphertext: ciphertext, previous_valid_until: validUntil } = delivery;
-    if (keyId === null || ciphertext === null || validUntil === null || validUntil <= startedAt) return null;
-    return this.previousSecrets.open(delivery.app_id, keyId, ciphertext);
   }
 
   /** Waits for every attempt in flight (or its hand-back) and writes all results; used on job end and shutdown. */

@@ -26,17 +26,22 @@ export const BODY_KEPT = (alias: string) => `EXISTS (SELECT 1 FROM webhook_event
 const OVERLAPPING = (alias: string) => `${alias}.previous_valid_until > clock_timestamp()`;
 
 /**
+ * The sealed secrets a request is signed with, from client secret row `alias`: the current one, and the replaced
+ * one while a rotation's overlap runs (an ended overlap's is not fetched). What SigningSecrets opens (opened-secrets.ts).
+ */
+export const SEALED_SECRETS = (alias: string) => `${alias}.key_id, ${alias}.ciphertext,
+              CASE WHEN ${OVERLAPPING(alias)} THEN ${alias}.previous_key_id END AS previous_key_id,
+              CASE WHEN ${OVERLAPPING(alias)} THEN ${alias}.previous_ciphertext END AS previous_ciphertext,
+              CASE WHEN ${OVERLAPPING(alias)} THEN ${alias}.previous_valid_until END AS previous_valid_until`;
+
+/**
  * What sending a claimed delivery needs besides its row: the body, the current webhook URL and owner,
  * and the sealed secret (with the replaced one while a rotation's overlap runs; an ended overlap's is
  * not fetched). The body is read by key for each row, not joined: joined, the planner read
  * the whole events table for a claim once it held some tens of thousands of rows (see the claim).
  */
-export const ATTEMPT_MATERIALS = (
-  alias: string,
-) => `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, a.webhook_url, a.owner_id, s.key_id, s.ciphertext,
-              CASE WHEN ${OVERLAPPING('s')} THEN s.previous_key_id END AS previous_key_id,
-              CASE WHEN ${OVERLAPPING('s')} THEN s.previous_ciphertext END AS previous_ciphertext,
-              CASE WHEN ${OVERLAPPING('s')} THEN s.previous_valid_until END AS previous_valid_until`;
+export const ATTEMPT_MATERIALS = (alias: string) =>
+  `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, a.webhook_url, a.owner_id, ${SEALED_SECRETS('s')}`;
 
 export const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN apps a ON a.id = ${alias}.app_id
          JOIN client_secrets s ON s.app_id = ${alias}.app_id`;
