@@ -9,7 +9,8 @@ import { authRoutes } from '../modules/identity/dev-sign-in.routes.js';
 import { oidcRoutes } from '../modules/identity/oidc.routes.js';
 import { requestCredential } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from '../platform/auth/context.js';
-import { ErrorCode, formatError, PlazaError } from '../platform/errors.js';
+import { ErrorCode, formatError, isUnavailableError, PlazaError, serviceUnavailable } from '../platform/errors.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/database-unavailable.js';
 import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from '../platform/graphql-limits.js';
 import { requestLog, requestLogger } from '../platform/request-log.js';
 import { logger } from '../platform/logger.js';
@@ -78,6 +79,17 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
         requestDidStart: async ({ contextValue }) => ({
           didEncounterErrors: async ({ errors }) => {
             for (const error of errors) formatError(error.toJSON(), error, contextValue.log ?? logger);
+          },
+        }),
+      },
+      // The database could not serve (restart, failover, disk full): 503 with Retry-After, so clients and load
+      // balancers wait and ask again; formatError gives each such error the code SERVICE_UNAVAILABLE.
+      {
+        requestDidStart: async () => ({
+          didEncounterErrors: async ({ errors, response }) => {
+            if (!errors.some(isUnavailableError)) return;
+            response.http.status = 503;
+            response.http.headers.set('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
           },
         }),
       },
@@ -166,6 +178,11 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     const status = (err as { status?: number }).status;
     if (status === 413) return sendError(res, 413, ErrorCode.BAD_USER_INPUT, 'Request body is larger than 1 MB');
     if (status && status >= 400 && status < 500) return sendError(res, status, ErrorCode.BAD_USER_INPUT, (err as Error).message);
+    if (isDatabaseUnavailable(err)) {
+      const unavailable = serviceUnavailable();
+      res.set('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      return sendError(res, unavailable.httpStatus, unavailable.code, unavailable.message, { reason: 'DATABASE_UNAVAILABLE', retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
+    }
     requestLogger(res).error({ err }, 'unhandled HTTP error');
     sendError(res, 500, ErrorCode.INTERNAL_SERVER_ERROR, 'Something went wrong on our side; it has been logged.');
   });

@@ -1,5 +1,5 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
-import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
 type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
@@ -18,6 +18,17 @@ type Compiled = CompiledQuery | 'graphql-js';
  * locations and original error, so Apollo and formatError read them as before; variables that do not
  * coerce are refused by graphql-js itself (test/graphql-execution.test.ts).
  */
+/**
+ * graphql-jit leaves `extensions` undefined on an error whose original had none (a database error, say),
+ * where graphql-js gives `{}`; Apollo reads `extensions.code` before formatError runs and, throwing there,
+ * answers "Internal server error" instead of what formatError says (SERVICE_UNAVAILABLE, or the masked
+ * unexpected error). Made again as graphql-js makes it.
+ */
+function withExtensions(error: GraphQLError): GraphQLError {
+  if (error.extensions) return error;
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError });
+}
+
 export function jitGateway(schema: GraphQLSchema): GatewayInterface {
   // By document object: Apollo's document store hands back the same parsed, validated object for the
   // same query text, so entries live as long as the store keeps the document.
@@ -53,7 +64,7 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     // No data at all: the variables did not coerce, so nothing ran. graphql-jit's errors for that lack what
     // Apollo reads to answer 400 BAD_USER_INPUT (it would say 500); graphql-js refuses them in its words.
     if (result.data === undefined && result.errors?.length) return viaGraphqlJs();
-    return result;
+    return result.errors?.some((error) => !error.extensions) ? { ...result, errors: result.errors.map(withExtensions) } : result;
   };
 
   return {

@@ -5,7 +5,8 @@ import type { Principal } from '../platform/auth/principal.js';
 import { API_TOKEN_PREFIX, type IdentityService } from '../modules/identity/identity.service.js';
 import { requestCredential } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from '../platform/auth/context.js';
-import { ErrorCode, PlazaError } from '../platform/errors.js';
+import { isDatabaseUnavailable } from '../platform/database-unavailable.js';
+import { ErrorCode, PlazaError, serviceUnavailable } from '../platform/errors.js';
 import { sendPlazaError } from '../platform/http-errors.js';
 import { rateLimited, RateLimiter } from '../platform/rate-limiter.js';
 
@@ -52,6 +53,8 @@ export class RequestGuards {
       return { principal, ipAddress };
     } catch (err) {
       if (err instanceof PlazaError) throw asHttpError(err);
+      // Who is asking could not be read: 503 with Retry-After, not Apollo's 500 "Context creation failed".
+      if (isDatabaseUnavailable(err)) throw asHttpError(serviceUnavailable());
       throw err;
     }
   }

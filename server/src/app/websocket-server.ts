@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { credentialIdOf, type Principal } from '../platform/auth/principal.js';
 import { credentialOf } from '../modules/identity/session-cookie.js';
 import type { RequestContext } from '../platform/auth/context.js';
-import { formatError } from '../platform/errors.js';
+import { formatError, isUnavailableError } from '../platform/errors.js';
 import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from '../platform/graphql-limits.js';
 import { logger } from '../platform/logger.js';
 import { requestIdFrom } from '../platform/request-log.js';
@@ -172,7 +172,10 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
           }
           return true;
         } catch (err) {
-          if (err instanceof GraphQLError) return false;
+          // 1013 Try Again Later, which graphql-ws clients retry (a 4403 would tell them to stop); closed
+          // first, so graphql-ws's own 4403 after `false` finds the socket closing and changes nothing.
+          if (isUnavailableError(err)) ctx.extra.socket.close(1013, 'The database is unavailable; try again shortly');
+          if (err instanceof GraphQLError || isUnavailableError(err)) return false;
           throw err;
         }
       },

@@ -3,6 +3,7 @@ import { ArgumentValidationError } from 'type-graphql';
 import type { ValidationError } from 'class-validator';
 import type { Logger } from 'pino';
 import { logger } from './logger.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, unavailableReason } from './database-unavailable.js';
 
 /** The error codes of the API contract; every error a client sees carries one of them. */
 export const ErrorCode = {
@@ -13,6 +14,8 @@ export const ErrorCode = {
   CONFLICT: 'CONFLICT',
   RATE_LIMITED: 'RATE_LIMITED',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /** The database cannot serve right now (restart, failover, disk full): nothing is wrong with the request; ask again after retryAfterSeconds. */
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -24,6 +27,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   CONFLICT: 409,
   RATE_LIMITED: 429,
   INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 /** An expected failure, written for people, with the contract code and (for bad input) the field. */
@@ -45,6 +49,28 @@ export const notFound = (what: string) => new PlazaError(ErrorCode.NOT_FOUND, `$
 export const forbidden = (message: string) => new PlazaError(ErrorCode.FORBIDDEN, message);
 export const conflict = (message: string, reason?: string) => new PlazaError(ErrorCode.CONFLICT, message, undefined, reason);
 export const unauthenticated = (message = 'Sign in to do this') => new PlazaError(ErrorCode.UNAUTHENTICATED, message);
+
+/**
+ * What a request that failed because the database could not serve it answers (HTTP 503 with Retry-After):
+ * it may or may not have taken effect if the database went away during its commit, so a client retries
+ * with that in mind.
+ */
+export function serviceUnavailable(): PlazaError {
+  const error = new PlazaError(
+    ErrorCode.SERVICE_UNAVAILABLE,
+    'The service is unavailable for a moment (its database cannot be reached); try again shortly',
+    undefined,
+    'DATABASE_UNAVAILABLE',
+  );
+  error.extensions.retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS;
+  return error;
+}
+
+/** Whether a GraphQL error (or what it wraps) is the database being unavailable: such a response is sent as HTTP 503. */
+export function isUnavailableError(error: unknown): boolean {
+  if (error instanceof GraphQLError && error.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE) return true;
+  return isDatabaseUnavailable(error instanceof GraphQLError ? (error.originalError ?? error) : error);
+}
 
 /** The first failing field of a class-validator result, as a dotted path below the input object. */
 function firstFailure(errors: ValidationError[], prefix = ''): { field: string; message: string } | undefined {
@@ -142,6 +168,12 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
     // GraphQLErrors with a contract code; their details (reason, retryAfterSeconds) stay, transport ones go.
     const { http: _http, stacktrace: _stacktrace, ...details } = formatted.extensions ?? {};
     return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { ...details, code } };
+  }
+  if (isDatabaseUnavailable(original)) {
+    // Not a bug and not worth a stack per request: the same line repeats until the database is back.
+    log?.warn({ database: unavailableReason(original), path: formatted.path }, 'database unavailable: answered SERVICE_UNAVAILABLE');
+    const unavailable = serviceUnavailable();
+    return { message: unavailable.message, path: formatted.path, extensions: { ...unavailable.extensions } };
   }
   log?.error({ err: original, path: formatted.path }, 'unexpected error in a GraphQL operation');
   return { message: 'Something went wrong on our side; it has been logged.', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };

@@ -1,0 +1,64 @@
+/**
+ * Whether an error means the database cannot serve right now (it restarts, fails over, is full or
+ * refuses connections) rather than that the request or the code is wrong: such a request is answered
+ * 503 SERVICE_UNAVAILABLE with Retry-After, never as an internal error, and the client may try again.
+ */
+
+/** Seconds a client is told to wait (Retry-After) before asking again while the database is unavailable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * SQLSTATEs of a database that cannot serve now. Class 08: the connection failed. 57P01-57P03: the
+ * server shuts down, crashed, or is starting (or being promoted). 53xxx: out of disk, memory or
+ * connections. 25006: a write reached a read-only server (a standby not yet promoted, a failover's
+ * endpoint still pointing at the old side).
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53000', '53100', '53200', '53300', '25006']);
+/** Node's socket errors on the way to the database. */
+const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** pg and pg-pool raise these as plain Errors, without a code: a connection that dropped, timed out or never came. */
+const UNAVAILABLE_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect$/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Query read timeout$/,
+];
+
+/**
+ * TypeORM releases a query runner whose connection failed (its 'error' event), so a transaction's next
+ * statement on it throws this. Plaza's code never uses a runner it released, so here it means the
+ * connection died under the transaction.
+ */
+const CONNECTION_LOST_ERRORS = new Set(['QueryRunnerAlreadyReleasedError']);
+
+/** The errors an error wraps: graphql's originalError, TypeORM's driverError, a standard cause. */
+function* causes(err: unknown): Generator<unknown> {
+  for (let depth = 0; err && typeof err === 'object' && depth < 6; depth++) {
+    yield err;
+    const e = err as { originalError?: unknown; driverError?: unknown; cause?: unknown };
+    err = e.driverError ?? e.originalError ?? e.cause;
+  }
+}
+
+/** Whether this one error (not what it wraps) says the database cannot serve. */
+function saysUnavailable(e: unknown): boolean {
+  const { code, message, name } = e as { code?: unknown; message?: unknown; name?: unknown };
+  if (typeof name === 'string' && CONNECTION_LOST_ERRORS.has(name)) return true;
+  if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SOCKET_CODES.has(code))) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message));
+}
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (const e of causes(err)) if (saysUnavailable(e)) return true;
+  return false;
+}
+
+/** What the log says of it, without the stack: the same failure repeats for every request until the database is back. */
+export function unavailableReason(err: unknown): { message?: string; code?: string } {
+  for (const e of causes(err)) {
+    if (!saysUnavailable(e)) continue;
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    return { message: typeof message === 'string' ? message : undefined, code: typeof code === 'string' ? code : undefined };
+  }
+  return {};
+}
