@@ -41,7 +41,7 @@ describe('the delivery engine along its seams', () => {
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
     const jobs = await createJobRuntime(plaza.services.config, plaza.databaseUrl, 'runner-test');
     try {
-      const runner = new DeliveryRunner(jobs, plaza.services.webhookEngine, plaza.services.deliveryLog);
+      const runner = new DeliveryRunner(jobs, plaza.services.webhookEngine, plaza.services.deliveryRecovery);
       // A job of this test's own, asked for after the wake-up below: once Agenda has run it, a delivery run
       // that wake-up asked for would have been handed over too (and the state would say RUNNING).
       let witnessed = false;

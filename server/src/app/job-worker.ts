@@ -27,7 +27,7 @@ export async function startJobWorker(config: Config, databaseUrl: string, servic
   await ensureAttemptPartitions(services.db).catch((err: Error) => logger.warn({ err }, 'could not create the webhook attempt partitions ahead'));
   await ensureEventPartitions(services.db).catch((err: Error) => logger.warn({ err }, 'could not create the webhook event partitions ahead'));
   const jobs = await createJobRuntime(config, databaseUrl, workerName);
-  const deliveries = new DeliveryRunner(jobs, services.webhookEngine, services.deliveryLog, () => services.webhookHealth.sweep());
+  const deliveries = new DeliveryRunner(jobs, services.webhookEngine, services.deliveryRecovery, () => services.webhookHealth.sweep());
   const preChecks = definePreCheckWork(jobs, services.preChecks);
   let stopping = false;
   definePruneAttemptsJob(jobs.agenda, services.db, config.webhookAttemptRetentionMs, () => stopping, config.webhookBodyRetentionMs);

@@ -38,8 +38,23 @@ const inertPubSub: PubSub = { publish: () => undefined, subscribe: () => ({ [Sym
 
 /** Each resolver made once with the services it names; one instance per class, as RESOLVERS lists them. */
 export function resolverContainer(services: Services): ResolverContainer {
-  const { identity, apps, review, preChecks, secrets, notifications, deliveryLog, webhookEvents, webhookHealth, pubSub, marketplace, sessionTokens, localForwards, insights } =
-    services;
+  const {
+    identity,
+    apps,
+    review,
+    preChecks,
+    secrets,
+    notifications,
+    deliveryLog,
+    deliveryRecovery,
+    webhookEvents,
+    webhookHealth,
+    pubSub,
+    marketplace,
+    sessionTokens,
+    localForwards,
+    insights,
+  } = services;
   return new ResolverContainer().add(
     new IdentityResolver(identity),
     new AppResolver(apps, identity),
@@ -47,7 +62,7 @@ export function resolverContainer(services: Services): ResolverContainer {
     new AppReviewFieldsResolver(review, preChecks),
     new SecretsResolver(secrets),
     new AppSecretFieldsResolver(secrets),
-    new WebhookResolver(deliveryLog, webhookEvents, apps, pubSub, marketplace, webhookHealth),
+    new WebhookResolver(deliveryLog, deliveryRecovery, webhookEvents, apps, pubSub, marketplace, webhookHealth),
     new DeliveryAttemptResolver(),
     new LocalForwardResolver(localForwards, apps, pubSub, marketplace),
     new MarketplaceResolver(marketplace, identity, apps, sessionTokens),

@@ -8,6 +8,7 @@ import { ReviewService } from '../modules/review/review.service.js';
 import { SecretsService } from '../modules/secrets/secrets.service.js';
 import { DeliveryEngine } from '../modules/webhooks/delivery/delivery-engine.js';
 import { DeliveryLogService } from '../modules/webhooks/delivery-log.service.js';
+import { DeliveryRecovery } from '../modules/webhooks/delivery/delivery-recovery.js';
 import { GuardedHttpClient } from '../platform/outbound-http/guarded-http-client.js';
 import { WebhookEventsService } from '../modules/webhooks/webhook-events.service.js';
 import { WebhookHealthService } from '../modules/webhooks/webhook-health.service.js';
@@ -39,6 +40,7 @@ export interface Services {
   webhookEvents: WebhookEventsService;
   webhookEngine: DeliveryEngine;
   deliveryLog: DeliveryLogService;
+  deliveryRecovery: DeliveryRecovery;
   /** Failure alerts and the automatic disable of webhooks. */
   webhookHealth: WebhookHealthService;
   /** plaza listen / plaza trigger: signed requests for local forwarding, triggered test events, local answers. */
@@ -84,7 +86,8 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     { retryScheduleMs: config.webhookRetryScheduleMs, claimLeaseMs: config.webhookClaimLeaseMs, onHealthChanged: webhookHealth.check },
     metrics,
   );
-  const deliveryLog = new DeliveryLogService(db, pubSub, webhookEngine);
+  const deliveryLog = new DeliveryLogService(db);
+  const deliveryRecovery = new DeliveryRecovery(db, pubSub, webhookEngine, deliveryLog);
   const marketplace = new MarketplaceService(db, config, webhookEvents, apps, identity);
   return {
     metrics,
@@ -96,6 +99,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     webhookEngine,
     webhookHealth,
     deliveryLog,
+    deliveryRecovery,
     localForwards: new LocalForwardService(db, pubSub, deliveryLog, config.encryptionKeys),
     config,
     db,

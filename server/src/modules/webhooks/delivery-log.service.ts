@@ -1,34 +1,16 @@
 import { encodeTime } from 'ulid';
 import type { DataSource } from 'typeorm';
-import { badInput, conflict, notFound } from '../../platform/errors.js';
+import { badInput } from '../../platform/errors.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
 import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
-import type { PostgresPubSub } from '../../platform/pubsub.js';
-import type { DeliveryEngine } from './delivery/delivery-engine.js';
-import type { ClaimedDelivery, UpdatedRow } from './delivery/delivery-queries.js';
 import { DELIVERY_WITH_ATTEMPTS } from './delivery/log-queries.js';
-import {
-  CLOSE_ABANDONED_ATTEMPTS,
-  COUNT_UNCLAIMED_DUE,
-  COUNT_UNRECOVERABLE,
-  QUEUE_RECOVERY,
-  RECORD_MANUAL_ATTEMPT,
-  RESERVE_MANUAL_ATTEMPT,
-  SETTLE_AFTER_MANUAL_FAILURE,
-  SETTLE_AFTER_MANUAL_SUCCESS,
-  WEBHOOK_DISABLED_FOR_DELIVERY,
-} from './delivery/manual-and-recovery-queries.js';
-import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
 import { readAttempts, readLastAttempts, toAttempt } from './delivery/attempt-reads.js';
-import { rollUp, ROLL_UP_ALONE } from './delivery/attempt-rollup.js';
-import type { WebhookRecovery } from './webhook-recovery.type.js';
-import { deliveryUpdate, publishDeliveryUpdates } from './delivery-updates.js';
 import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { AttemptTrigger, EVENT_WIRE_NAME } from './webhook.types.js';
+import { EVENT_WIRE_NAME } from './webhook.types.js';
 
 /**
  * The bodies of events $1, by their own ids. Not joined from the deliveries: webhook_events is partitioned
@@ -38,23 +20,12 @@ import { AttemptTrigger, EVENT_WIRE_NAME } from './webhook.types.js';
  */
 export const EVENT_BODIES = 'SELECT id, payload FROM webhook_events WHERE id = ANY($1::text[])';
 
-/** Sending a delivery again needs its body, and it is no longer kept. */
-export const bodyGone = () =>
-  conflict('This delivery’s body is no longer kept: it is older than WEBHOOK_BODY_RETENTION, so it cannot be sent again. Nothing was changed.', 'BODY_NOT_KEPT');
-
-/** Sending deliveries again (one, or a recovery) while the app's webhook is disabled: nothing may go out until enableWebhook. */
-export const webhookDisabled = () =>
-  conflict(
-    'This app’s webhook is disabled after sustained failures: enable it (enableWebhook) before sending its deliveries again. Nothing was sent or recorded.',
-    'WEBHOOK_DISABLED',
-  );
-
 /** Delivery ids are `dlv_` + ULID, so a creation time bounds them: time ranges become id ranges on the same index. */
-const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
+export const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
 
 /**
- * The Webhook Logs: owners see their apps' deliveries, admins everyone's; a manual redelivery (sent
- * through the engine) and the recovery pass that keeps the log truthful after a worker died.
+ * The Webhook Logs, read: owners see their apps' deliveries, admins everyone's. Sending a delivery again
+ * (redelivery, recovery) is delivery/delivery-recovery.ts's, beside the engine.
  */
 export class DeliveryLogService {
   /** Attempts of one delivery, oldest first; the deliveries of one page ask together (one query). */
@@ -68,14 +39,8 @@ export class DeliveryLogService {
   readonly payload: (deliveryId: string) => Promise<string | null>;
   /** As `payload`, for a delivery read with its event id (a page of the log): its body straight from the event. */
   readonly bodyOfEvent: (eventId: string) => Promise<string | null>;
-  private readonly wakeUps: DeliveryWakeUps;
 
-  constructor(
-    private readonly db: DataSource,
-    private readonly pubSub: PostgresPubSub,
-    private readonly engine: DeliveryEngine,
-  ) {
-    this.wakeUps = new DeliveryWakeUps(db);
+  constructor(private readonly db: DataSource) {
     this.attempts = perTickLoader(
       async (deliveryIds: string[]) => {
         const attempts = await readAttempts(this.db, deliveryIds);
@@ -176,87 +141,6 @@ export class DeliveryLogService {
     if (eventIds.length === 0) return new Map();
     const rows: { id: string; payload: string }[] = await this.db.query(EVENT_BODIES, [eventIds]);
     return new Map(rows.map((row) => [row.id, row.payload]));
-  }
-
-  /** Owner or admin: one immediate attempt; refused, recording nothing, while the app's webhook is disabled. */
-  async redeliver(principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
-    const delivery = await this.get(principal, deliveryId);
-    if (!delivery) throw notFound('Delivery');
-    if (delivery.payloadText === null) throw bodyGone();
-    await this.attemptNow(deliveryId);
-    return (await this.get(principal, deliveryId))!;
-  }
-
-  /**
-   * One immediate MANUAL attempt. Success settles the delivery; failure leaves its status and schedule
-   * as they were (../shared/spec/decisions.md: a manual redelivery starts no new schedule).
-   */
-  private async attemptNow(deliveryId: string): Promise<void> {
-    const [delivery]: ClaimedDelivery[] = await this.db.query(RESERVE_MANUAL_ATTEMPT, [deliveryId]);
-    // Nothing reserved: the webhook is disabled, or the body was removed by the hourly retention since it was read.
-    if (!delivery) {
-      const [{ disabled }]: [{ disabled: boolean }] = await this.db.query(WEBHOOK_DISABLED_FOR_DELIVERY, [deliveryId]);
-      throw disabled ? webhookDisabled() : bodyGone();
-    }
-    const { number, startedAt, url, headers, response } = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
-    const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
-      await manager.query(RECORD_MANUAL_ATTEMPT, [
-        deliveryId,
-        number,
-        startedAt,
-        response.durationMs,
-        response.statusCode,
-        response.error,
-        response.responseBodyExcerpt,
-        url,
-        headers,
-      ]);
-      const { hourly, minutely } = rollUp([
-        { appId: delivery.app_id, finishedAt: new Date(startedAt.getTime() + response.durationMs), succeeded: response.error === null, durationMs: response.durationMs },
-      ]);
-      await manager.query(ROLL_UP_ALONE, [hourly, minutely]);
-      return manager.query(response.error === null ? SETTLE_AFTER_MANUAL_SUCCESS : SETTLE_AFTER_MANUAL_FAILURE, [deliveryId]);
-    });
-    // No row: the delivery went away during the attempt, and there is no state left to announce.
-    const [row] = updated ?? [];
-    if (row) await publishDeliveryUpdates(this.db.manager, this.pubSub, [deliveryUpdate(delivery, row)]);
-  }
-
-  /**
-   * recoverWebhookDeliveries (the caller has checked who may): every FAILED delivery of the app created
-   * since `since` is queued for one MANUAL attempt, oldest first. Queued, not sent from here: the engine
-   * sends them under the app's concurrency cap, so a recovering receiver is not flooded. Idempotent: a
-   * queued delivery is no longer FAILED, so asking again queues only what failed since.
-   */
-  async recoverFailed(appId: string, since: Date): Promise<WebhookRecovery> {
-    if (since.getTime() > Date.now()) throw badInput('since', 'since must not be in the future');
-    const queued: (UpdatedRow & { app_id: string; owner_id: string; event_type: string; purchase_id: string; created_at: Date })[] = await this.db.query(QUEUE_RECOVERY, [
-      appId,
-      idAtTime(since.getTime()),
-    ]);
-    // After the queueing: what is still FAILED since then and has no body was left out for that reason.
-    const [{ skipped }]: [{ skipped: number }] = await this.db.query(COUNT_UNRECOVERABLE, [appId, idAtTime(since.getTime())]);
-    if (queued.length > 0) {
-      this.wakeUps.notify();
-      const updates = queued.map((row) =>
-        deliveryUpdate(
-          { app_id: row.app_id, owner_id: row.owner_id, event_type: row.event_type, purchase_id: row.purchase_id, created_at: row.created_at } as ClaimedDelivery,
-          row,
-        ),
-      );
-      await publishDeliveryUpdates(this.db.manager, this.pubSub, updates);
-    }
-    return { appId, since, deliveriesQueued: queued.length, deliveriesSkipped: skipped };
-  }
-
-  /**
-   * The recovery pass: closes attempts left open by a process that died (their claim or request is
-   * long gone) so the log tells the truth, and says whether deliveries are due with no one on them.
-   */
-  async recover(): Promise<{ closedAttempts: number; dueDeliveries: number }> {
-    const closed = await this.db.query(CLOSE_ABANDONED_ATTEMPTS, [this.engine.leaseMs]);
-    const [{ due }] = await this.db.query(COUNT_UNCLAIMED_DUE);
-    return { closedAttempts: closed[1] ?? 0, dueDeliveries: due };
   }
 }
 

@@ -10,7 +10,8 @@ import { App, type AppService } from '../apps/index.js';
 import type { WebhookHealthService } from './webhook-health.service.js';
 import { WebhookRecovery } from './webhook-recovery.type.js';
 import type { MarketplaceService } from '../marketplace/index.js';
-import { webhookDisabled, type DeliveryLogService } from './delivery-log.service.js';
+import type { DeliveryLogService } from './delivery-log.service.js';
+import { webhookDisabled, type DeliveryRecovery } from './delivery/delivery-recovery.js';
 import type { WebhookEventsService } from './webhook-events.service.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { deliveryFromUpdate, type DeliveryUpdate } from './delivery-updates.js';
@@ -65,6 +66,7 @@ function onlyOwnedBy(source: AsyncIterable<unknown>, ownerId: string): AsyncIter
 export class WebhookResolver {
   constructor(
     private readonly deliveryLog: DeliveryLogService,
+    private readonly deliveryRecovery: DeliveryRecovery,
     private readonly webhookEvents: WebhookEventsService,
     private readonly apps: AppService,
     private readonly pubSub: PostgresPubSub,
@@ -87,7 +89,7 @@ export class WebhookResolver {
       forbiddenMessage: 'Only the developer who owns this app (or an admin) can recover its deliveries',
     });
     if (app.webhookState === WebhookState.DISABLED) throw webhookDisabled();
-    return this.deliveryLog.recoverFailed(appId, since);
+    return this.deliveryRecovery.recoverFailed(appId, since);
   }
 
   @Authorized(tokenScope('deliveries:write'))
@@ -123,7 +125,7 @@ export class WebhookResolver {
   @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => WebhookDelivery, { description: 'Owner or admin: one immediate attempt (trigger MANUAL); a failure starts no new schedule' })
   redeliverWebhook(@Arg('deliveryId', () => ID, { description: 'dlv_<ULID>' }) deliveryId: string, @Ctx() context: RequestContext): Promise<WebhookDelivery> {
-    return this.deliveryLog.redeliver(requirePrincipal(context), deliveryId);
+    return this.deliveryRecovery.redeliver(requirePrincipal(context), deliveryId);
   }
 
   @Authorized(tokenScope('deliveries:write'))

@@ -1,9 +1,9 @@
 import type { JobRuntime } from '../../../platform/jobs.js';
 import { logger } from '../../../platform/logger.js';
-import type { DeliveryLogService } from '../delivery-log.service.js';
 import { defineDeliverWebhooksJob, DELIVER_WEBHOOKS_JOB } from '../jobs/deliver-webhooks.job.js';
 import { defineRecoverDeliveriesJob, RECOVER_DELIVERIES_JOB, RECOVERY_INTERVAL } from '../jobs/recover-deliveries.job.js';
 import type { DeliveryEngine } from './delivery-engine.js';
+import type { DeliveryRecovery } from './delivery-recovery.js';
 
 /** Where this process's delivery run stands; only the runner moves it. */
 export enum RunState {
@@ -45,13 +45,13 @@ export class DeliveryRunner {
   constructor(
     private readonly jobs: JobRuntime,
     private readonly engine: DeliveryEngine,
-    log: DeliveryLogService,
+    recovery: DeliveryRecovery,
     /** The webhook health sweep, run with each recovery pass: time alone can make a failing webhook due for disabling. */
     sweepHealth?: () => Promise<void>,
   ) {
     defineDeliverWebhooksJob(jobs.agenda, (keepAlive) => this.runHere(keepAlive));
     const recover = async () => {
-      const recovered = await log.recover();
+      const recovered = await recovery.recover();
       await sweepHealth?.().catch((err: Error) => logger.error({ err }, 'webhook health sweep failed; the next recovery pass will try again'));
       return recovered;
     };
