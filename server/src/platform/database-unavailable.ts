@@ -48,9 +48,25 @@ function saysUnavailable(e: unknown): boolean {
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message));
 }
 
+/** SQLSTATE 53100: PostgreSQL could not extend a file (or write its WAL) for want of disk space. */
+const DISK_FULL = '53100';
+/** How long a write refused for a full disk keeps /readyz saying so: reads still work then, so nothing else shows it. */
+export const DISK_FULL_REMEMBERED_MS = 10_000;
+let diskFullAt = -Infinity;
+
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (const e of causes(err)) if (saysUnavailable(e)) return true;
+  for (const e of causes(err)) {
+    if (!saysUnavailable(e)) continue;
+    // Every refusal passes here on its way to a 503, so this is where a full disk is noticed for /readyz.
+    if ((e as { code?: unknown }).code === DISK_FULL) diskFullAt = Date.now();
+    return true;
+  }
   return false;
+}
+
+/** Whether the database refused a write for a full disk within DISK_FULL_REMEMBERED_MS (readiness reports it). */
+export function diskFullRecently(now = Date.now()): boolean {
+  return now - diskFullAt < DISK_FULL_REMEMBERED_MS;
 }
 
 /** What the log says of it, without the stack: the same failure repeats for every request until the database is back. */

@@ -1,7 +1,9 @@
+import { diskFullRecently } from './database-unavailable.js';
+
 /** A check answers by resolving; a rejection or a check slower than this means the part is down. */
 const CHECK_TIMEOUT_MS = 3000;
 
-export type PartState = 'ok' | 'unreachable';
+export type PartState = 'ok' | 'unreachable' | 'disk full';
 
 /**
  * What /readyz asks: each part this process depends on (the database; the job store while a job
@@ -16,7 +18,13 @@ export class Readiness {
   }
 
   async check(): Promise<{ ready: boolean; parts: Record<string, PartState> }> {
-    const entries = await Promise.all([...this.checks].map(async ([part, check]) => [part, await probe(check)] as const));
+    const entries = await Promise.all(
+      [...this.checks].map(async ([part, check]): Promise<[string, PartState]> => {
+        const state = await probe(check);
+        // A full disk still answers SELECT 1: a write it refused for want of space in the last seconds says so instead.
+        return [part, part === 'database' && state === 'ok' && diskFullRecently() ? 'disk full' : state];
+      }),
+    );
     return { ready: entries.every(([, state]) => state === 'ok'), parts: Object.fromEntries(entries) };
   }
 

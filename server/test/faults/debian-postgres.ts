@@ -87,9 +87,9 @@ export class Pg15Server {
   }
 
   /** initdb as the postgres user (its superuser is `postgres`, trusted on loopback, replication included). */
-  static async initdb(dataDir: string): Promise<void> {
+  static async initdb(dataDir: string, extraArgs: string[] = []): Promise<void> {
     postgresOwnedDir(dataDir);
-    await pg15('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    await pg15('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync', ...extraArgs]);
   }
 
   url(database = 'postgres', user = 'postgres'): string {
