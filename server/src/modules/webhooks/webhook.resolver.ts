@@ -199,7 +199,8 @@ export class WebhookResolver {
 
   @FieldResolver(() => DeliveryAttempt, {
     nullable: true,
-    description: 'The latest attempt (the last of attempts): its statusCode, error and durationMs say how the receiver last answered; null before the first. A page of deliveries reads these in one statement',
+    description:
+      'The latest attempt (the last of attempts): its statusCode, error and durationMs say how the receiver last answered; null before the first. A page of deliveries reads these in one statement',
   })
   lastAttempt(@Root() delivery: WebhookDelivery): Promise<DeliveryAttempt | null> | DeliveryAttempt | null {
     if (delivery.attemptList) return delivery.attemptList.at(-1) ?? null;
