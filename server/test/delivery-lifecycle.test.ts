@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -20,6 +22,7 @@ import {
 } from '../src/modules/webhooks/delivery/delivery-lifecycle.js';
 import { attemptTriggerSql, isOpenSql, recordedColumnsSql, stateSql, transitionSql } from '../src/modules/webhooks/delivery/delivery-lifecycle-sql.js';
 import { AttemptTrigger, DeliveryStatus, HELD_WHILE_DISABLED } from '../src/modules/webhooks/webhook.types.js';
+import { REPO_ROOT } from '../src/config.js';
 import { createTestDatabase } from './helpers/database.js';
 
 // conventions.md 18: every (state, event) pair, the forbidden ones included. This table is the specification
@@ -112,6 +115,12 @@ describe('the delivery lifecycle (delivery-lifecycle.ts)', () => {
     const arrows = new Set(PAIRS.filter((p) => p.expected).map(({ state, expected }) => `${state === S.NEW ? '[*]' : state} --> ${expected![0]}`));
     expect(diagram.split('\n').filter((line) => line.includes('-->')).length).toBe(arrows.size);
     for (const arrow of arrows) expect(diagram).toContain(arrow);
+  });
+
+  it("is the diagram README.md shows, so the picture a newcomer reads cannot drift from the table", () => {
+    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const shown = /```mermaid\n(stateDiagram-v2\n[\s\S]*?)\n```/.exec(readme)?.[1];
+    expect(shown).toBe(lifecycleDiagram());
   });
 });
 
