@@ -117,7 +117,7 @@ describe('the delivery lifecycle (delivery-lifecycle.ts)', () => {
     for (const arrow of arrows) expect(diagram).toContain(arrow);
   });
 
-  it("is the diagram README.md shows, so the picture a newcomer reads cannot drift from the table", () => {
+  it('is the diagram README.md shows, so the picture a newcomer reads cannot drift from the table', () => {
     const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const shown = /```mermaid\n(stateDiagram-v2\n[\s\S]*?)\n```/.exec(readme)?.[1];
     expect(shown).toBe(lifecycleDiagram());
