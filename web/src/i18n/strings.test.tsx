@@ -14,6 +14,8 @@ const SAME_IN_BOTH: ReadonlySet<MessageKey> = new Set<MessageKey>([
   'insights.none', // —
   'webhooks.durationMs', // {ms} ms
   'webhooks.eventOption', // {label} ({wire})
+  'webhooks.response.http', // HTTP {status}: the protocol's name and a number
+  'webhooks.attemptChip', // #{number} · {trigger} · : the trigger comes translated
 ]);
 
 describe('translations', () => {
