@@ -533,6 +533,7 @@ const en = {
   'notice.unknownError': 'unknown',
   // Server refusals by (code, reason) or (code, field) for readers of other languages (useProblemText); sign-in's own failures.
   'serverError.RATE_LIMITED': 'Too many requests; try again in {seconds} s.',
+  'serverError.SERVICE_UNAVAILABLE': 'Plaza cannot reach its database right now, so nothing was changed or the result is unknown; try again in a moment.',
   'serverError.BAD_USER_INPUT.email': 'The server did not accept this e-mail address.',
   'serverError.BAD_USER_INPUT.WEBHOOK_NOT_HTTPS': 'This server accepts only webhook URLs that start with https://.',
   'serverError.BAD_USER_INPUT.WEBHOOK_INTERNAL_ADDRESS':
@@ -1087,6 +1088,7 @@ const vi: Record<MessageKey, string> = {
     'Lượt gửi webhook của "{app}" đã thành công trở lại (từ {since}). Có thể gửi lại các lượt thất bại trong thời gian đó bằng "Khôi phục lượt thất bại từ…" trong Nhật ký webhook.',
   'notice.unknownError': 'không rõ',
   'serverError.RATE_LIMITED': 'Quá nhiều yêu cầu; hãy thử lại sau {seconds} giây.',
+  'serverError.SERVICE_UNAVAILABLE': 'Plaza tạm thời không kết nối được cơ sở dữ liệu, nên chưa có gì thay đổi hoặc chưa rõ kết quả; hãy thử lại sau giây lát.',
   'serverError.BAD_USER_INPUT.email': 'Máy chủ không chấp nhận địa chỉ e-mail này.',
   'serverError.BAD_USER_INPUT.WEBHOOK_NOT_HTTPS': 'Máy chủ này chỉ chấp nhận URL webhook bắt đầu bằng https://.',
   'serverError.BAD_USER_INPUT.WEBHOOK_INTERNAL_ADDRESS': 'URL webhook trỏ tới một địa chỉ nội bộ (máy này hoặc mạng riêng); hãy dùng một địa chỉ truy cập được từ internet.',
