@@ -1,15 +1,11 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { connectPlazaDatabase } from '../../src/app/entities.js';
-import { newPurchaseId } from '../../src/platform/ids.js';
-import { WebhookEventsService } from '../../src/modules/webhooks/webhook-events.service.js';
-import { WebhookEventType } from '../../src/modules/webhooks/webhook.types.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { submitApp } from '../helpers/factories.js';
 import { GraphQLTestClient } from '../helpers/graphql-client.js';
 import type { PlazaProcess } from '../helpers/process.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { countByStatus, openDatabase, requestsPerDelivery, startApiProcess, startWorkerProcess } from './fault-helpers.js';
+import { countByStatus, openDatabase, purchaseEventProducer, requestsPerDelivery, startApiProcess, startWorkerProcess } from './fault-helpers.js';
 
 // Issue 29, section 4: workers whose clocks are an hour ahead and an hour behind (Debian's libfaketime,
 // preloaded) share the queue with one whose clock is right. Claims and leases are the database's
@@ -53,20 +49,8 @@ describe("a worker's clock an hour off", () => {
     const developer = await GraphQLTestClient.signIn(api.url, 'clock@studio.test');
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
     // Purchases' events committed all at once, as the marketplace commits them: every worker finds work.
-    const producer = await connectPlazaDatabase(databaseUrl, 10);
-    cleanups.push(() => producer.destroy());
-    const events = new WebhookEventsService(producer);
-    const purchase = () =>
-      producer.transaction((manager) =>
-        events.recordEvent(manager, {
-          type: WebhookEventType.APP_PURCHASED,
-          appId: app.id,
-          userId: developer.userId,
-          purchaseId: newPurchaseId(),
-          amountVnd: 50_000,
-          developerShareVnd: 40_000,
-        }),
-      );
+    const { purchase, close } = await purchaseEventProducer(databaseUrl, app.id, developer.userId);
+    cleanups.push(close);
     await Promise.all(Array.from({ length: DELIVERIES }, purchase));
     await vi.waitFor(async () => expect((await countByStatus(db, app.id)).SUCCEEDED).toBe(DELIVERIES), { timeout: 90_000, interval: 200 });
 

@@ -1,5 +1,9 @@
 import pg from 'pg';
 import { vi } from 'vitest';
+import { connectPlazaDatabase } from '../../src/app/entities.js';
+import { WebhookEventsService } from '../../src/modules/webhooks/webhook-events.service.js';
+import { WebhookEventType } from '../../src/modules/webhooks/webhook.types.js';
+import { newPurchaseId } from '../../src/platform/ids.js';
 import { findFreePort } from '../../src/platform/embedded-postgres.js';
 import { TEST_ENCRYPTION_KEY } from '../helpers/plaza.js';
 import { startPlazaProcess, type PlazaProcess } from '../helpers/process.js';
@@ -81,4 +85,19 @@ export function waitForSubscriptionsOn(url: string, count: number): Promise<numb
     },
     10_000,
   );
+}
+
+/**
+ * Commits purchases' app.purchased events for `appId` from this test process (a process apart from Plaza's), each in
+ * its own transaction as the marketplace commits them: retried on the schedule, which test events are not.
+ * `purchase()` records one and resolves to its delivery; `close()` ends the connection.
+ */
+export async function purchaseEventProducer(databaseUrl: string, appId: string, userId: string) {
+  const producer = await connectPlazaDatabase(databaseUrl, 10);
+  const events = new WebhookEventsService(producer);
+  const purchase = () =>
+    producer.transaction((manager) =>
+      events.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId, userId, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }),
+    );
+  return { purchase, close: () => producer.destroy() };
 }

@@ -1,14 +1,20 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectPlazaDatabase } from '../../src/app/entities.js';
-import { newPurchaseId } from '../../src/platform/ids.js';
-import { WebhookEventsService } from '../../src/modules/webhooks/webhook-events.service.js';
-import { WebhookEventType } from '../../src/modules/webhooks/webhook.types.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { submitApp } from '../helpers/factories.js';
 import { GraphQLTestClient, subscribe } from '../helpers/graphql-client.js';
 import type { PlazaProcess } from '../helpers/process.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { LIVE_DELIVERIES, countByStatus, openDatabase, requestsPerDelivery, startApiProcess, startWorkerProcess, waitForSubscriptionsOn, waitUntil } from './fault-helpers.js';
+import {
+  LIVE_DELIVERIES,
+  countByStatus,
+  openDatabase,
+  purchaseEventProducer,
+  requestsPerDelivery,
+  startApiProcess,
+  startWorkerProcess,
+  waitForSubscriptionsOn,
+  waitUntil,
+} from './fault-helpers.js';
 
 const DELIVERIES = 200;
 const WORKER_ENV = { WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms,300ms,300ms', WEBHOOK_TIMEOUT: '2s', WEBHOOK_CLAIM_LEASE: '10s' };
@@ -51,20 +57,8 @@ describe('two API processes and two workers on one database', () => {
 
     // Purchases' events, committed by a fifth process (this one) as the marketplace commits them, a few at a
     // time: retried on the schedule, which test events (sent once) are not.
-    const producer = await connectPlazaDatabase(databaseUrl, 10);
-    cleanups.push(() => producer.destroy());
-    const events = new WebhookEventsService(producer);
-    const purchase = () =>
-      producer.transaction((manager) =>
-        events.recordEvent(manager, {
-          type: WebhookEventType.APP_PURCHASED,
-          appId: app.id,
-          userId: onA.userId,
-          purchaseId: newPurchaseId(),
-          amountVnd: 50_000,
-          developerShareVnd: 40_000,
-        }),
-      );
+    const { purchase, close } = await purchaseEventProducer(databaseUrl, app.id, onA.userId);
+    cleanups.push(close);
     const ids: string[] = [];
     for (let i = 0; i < DELIVERIES; i += 10) ids.push(...(await Promise.all(Array.from({ length: 10 }, purchase))).map((delivery) => delivery!.id));
     await waitUntil('every delivery to succeed', async () => (await countByStatus(db, app.id)).SUCCEEDED === DELIVERIES, 90_000, 100);
