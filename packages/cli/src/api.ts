@@ -1,5 +1,4 @@
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
 import { CliError } from './errors.js';
 import type { Settings } from './config.js';
 import { CLI_USER_AGENT } from './version.js';
@@ -10,7 +9,7 @@ interface GraphQLError {
 }
 
 export const UNREACHABLE = (url: string) => `Cannot reach Plaza at ${url}: is it running?`;
-const REFUSED = 'Your token was refused (UNAUTHENTICATED): run plaza login';
+export const REFUSED = 'Your token was refused (UNAUTHENTICATED): run plaza login';
 
 /** One line for a GraphQL error, saying what to do where there is something to do. */
 export function describeError(error: GraphQLError): string {
@@ -27,13 +26,6 @@ export function describeError(error: GraphQLError): string {
 function signedIn(settings: Settings): string {
   if (!settings.token) throw new CliError(`You are not signed in to ${settings.url}: run plaza login (or set PLAZA_TOKEN)`);
   return settings.token;
-}
-
-/** ws, saying who is connecting in the handshake as the HTTP requests do (graphql-ws passes only the URL and protocol). */
-class WebSocketWithUserAgent extends WebSocket {
-  constructor(url: string | URL, protocols?: string | string[]) {
-    super(url, protocols, { headers: { 'user-agent': CLI_USER_AGENT } });
-  }
 }
 
 /** Plaza's GraphQL API over HTTP, with errors turned into one-line CliErrors. */
@@ -62,9 +54,19 @@ export class PlazaApi {
     return body.data;
   }
 
-  /** A graphql-ws connection that reconnects by itself (graphql-ws's backoff) while the command runs. */
-  websocket(handlers: { onConnected?: () => void; onClosed?: () => void } = {}): Client {
+  /**
+   * A graphql-ws connection that reconnects by itself (graphql-ws's backoff) while the command runs. ws and
+   * graphql-ws are loaded here, not at start-up: only the live commands need them.
+   */
+  async websocket(handlers: { onConnected?: () => void; onClosed?: () => void; onFailed?: (error: CliError) => void } = {}): Promise<Client> {
     const token = signedIn(this.settings);
+    const [{ createClient }, { default: WebSocket }] = await Promise.all([import('graphql-ws'), import('ws')]);
+    /** ws, saying who is connecting in the handshake as the HTTP requests do (graphql-ws passes only the URL and protocol). */
+    class WebSocketWithUserAgent extends WebSocket {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols, { headers: { 'user-agent': CLI_USER_AGENT } });
+      }
+    }
     return createClient({
       url: `${this.settings.url.replace(/^http/, 'ws')}/graphql`,
       webSocketImpl: WebSocketWithUserAgent,
@@ -72,10 +74,32 @@ export class PlazaApi {
       lazy: false,
       retryAttempts: Number.POSITIVE_INFINITY,
       // A refused token is final; anything else (server restart, network drop) is worth retrying.
-      shouldRetry: (event) => !(typeof (event as { code?: unknown }).code === 'number' && [4401, 4403].includes((event as { code: number }).code)),
-      on: { connected: () => handlers.onConnected?.(), closed: () => handlers.onClosed?.() },
+      shouldRetry: (event) => !isRefusal(event),
+      // With lazy: false, graphql-ws hands a failure of the connection itself (a token revoked while it runs)
+      // to console.error by default: the whole CloseEvent, some 140 lines. The command says it in one line.
+      onNonLazyError: (error) => handlers.onFailed?.(liveConnectionError(error)),
+      // A refusal is no lost connection to retry: onNonLazyError reports it.
+      on: { connected: () => handlers.onConnected?.(), closed: (event) => void (isRefusal(event) || handlers.onClosed?.()) },
     });
   }
+}
+
+/** Plaza closes a live connection whose credential is refused, revoked or expired with 4401/4403, the reason saying which. */
+function isRefusal(event: unknown): boolean {
+  const code = (event as { code?: unknown } | null)?.code;
+  return code === 4401 || code === 4403;
+}
+
+/** One line for a live connection's failure (a close event, an Error, or a list of GraphQL errors). */
+export function liveConnectionError(error: unknown): CliError {
+  if (isRefusal(error)) {
+    const reason = String((error as { reason?: unknown }).reason ?? '').replace(/^Forbidden: /, '');
+    return new CliError(`Plaza closed the live connection: ${reason || 'your token was refused'}; run plaza login (or set PLAZA_TOKEN) with a valid token`);
+  }
+  if (Array.isArray(error) && error.length > 0) return new CliError(describeError(error[0] as GraphQLError));
+  if (error instanceof Error) return new CliError(`The live connection failed: ${error.message}`);
+  const code = (error as { code?: unknown } | null)?.code;
+  return new CliError(`The live connection failed${code === undefined ? '' : ` (close code ${String(code)})`}`);
 }
 
 export interface Me {

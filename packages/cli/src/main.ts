@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
-import { apps } from './commands/apps.js';
-import { login, logout, whoami } from './commands/account.js';
-import { DEFAULT_LIMIT, deliveries } from './commands/deliveries.js';
-import { listen, trigger } from './commands/listen.js';
-import { recover, redeliver, tail } from './commands/live.js';
-import { finishSecretRotation, rotateSecret } from './commands/secret.js';
-import { verify } from './commands/verify.js';
 import { CliError, INTERRUPTED_EXIT_CODE } from './errors.js';
 import { errorColours } from './output.js';
-import { EVENTS, STATUSES } from './parse.js';
+import { DEFAULT_LIMIT, EVENTS, STATUSES } from './parse.js';
 import { CLI_VERSION } from './version.js';
+
+/**
+ * A command's code is loaded when it runs, not at start-up: ws, graphql-ws, @inquirer/prompts and node:https
+ * took most of a bare `plaza --help`'s 1.2-1.8 s on this machine, and each command needs few of them.
+ */
+function lazy<A extends unknown[]>(load: () => Promise<(...args: A) => Promise<void>>): (...args: A) => Promise<void> {
+  return async (...args) => (await load())(...args);
+}
 
 const json = () => new Option('--json', 'print machine-readable JSON (one object per line for lists)');
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -33,10 +34,21 @@ program
   .command('login')
   .description('store an API token for PLAZA_URL (mode 0600 under $XDG_CONFIG_HOME or ~/.config/plaza); reads it from stdin when piped')
   .addOption(json())
-  .action(login);
-program.command('logout').description('delete the stored token for PLAZA_URL').action(logout);
-program.command('whoami').description('who the token signs you in as, and on which Plaza').addOption(json()).action(whoami);
-program.command('apps').description('your apps with their review status and webhook state').addOption(json()).action(apps);
+  .action(lazy(async () => (await import('./commands/account.js')).login));
+program
+  .command('logout')
+  .description('delete the stored token for PLAZA_URL')
+  .action(lazy(async () => (await import('./commands/account.js')).logout));
+program
+  .command('whoami')
+  .description('who the token signs you in as, and on which Plaza')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/account.js')).whoami));
+program
+  .command('apps')
+  .description('your apps with their review status and webhook state')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/apps.js')).apps));
 
 program
   .command('listen')
@@ -48,7 +60,7 @@ program
   .option('--events <list>', `only these events, comma separated: ${EVENTS.join(',')}`)
   .option('--since <time>', 'also forward the deliveries made since then: 2026-11-23T10:00:00Z, or 30m, 2h ago')
   .addOption(json())
-  .action(listen);
+  .action(lazy(async () => (await import('./commands/listen.js')).listen));
 
 program
   .command('trigger')
@@ -58,7 +70,7 @@ program
   .argument('<event>', EVENTS.join(', '))
   .requiredOption('--app <id>', 'the app')
   .addOption(json())
-  .action(trigger);
+  .action(lazy(async () => (await import('./commands/listen.js')).trigger));
 
 program
   .command('deliveries')
@@ -70,21 +82,21 @@ program
   .option('--since <time>', 'only deliveries created since then: 2026-11-23T10:00:00Z, or 30m, 2h, 7d ago')
   .option('--limit <n>', `at most this many (default ${DEFAULT_LIMIT})`)
   .addOption(json())
-  .action(deliveries);
+  .action(lazy(async () => (await import('./commands/deliveries.js')).deliveries));
 
 program
   .command('tail')
   .description("an app's delivery updates (new deliveries, attempts, status changes) live, until Ctrl-C")
   .requiredOption('--app <id>', 'the app')
   .addOption(json())
-  .action(tail);
+  .action(lazy(async () => (await import('./commands/live.js')).tail));
 
 program
   .command('redeliver')
   .description('send one delivery again now (one MANUAL attempt, same id and body)')
   .argument('<deliveryId>', 'dlv_<ULID>')
   .addOption(json())
-  .action(redeliver);
+  .action(lazy(async () => (await import('./commands/live.js')).redeliver));
 
 program
   .command('recover')
@@ -93,7 +105,7 @@ program
   .requiredOption('--since <time>', 'deliveries created since then: 2026-11-23T10:00:00Z, or 30m, 2h, 7d ago')
   .option('--no-wait', 'queue them and return without watching them go')
   .addOption(json())
-  .action(recover);
+  .action(lazy(async () => (await import('./commands/live.js')).recover));
 
 const secret = program.command('secret').description("rotate the app's client secret, which signs its webhooks");
 secret
@@ -102,13 +114,13 @@ secret
   .requiredOption('--app <id>', 'the app')
   .option('--overlap <hours>', 'hours the old secret keeps signing: 24 when omitted, 0 switches now (the secret leaked), at most 168')
   .addOption(json())
-  .action(rotateSecret);
+  .action(lazy(async () => (await import('./commands/secret.js')).rotateSecret));
 secret
   .command('finish')
   .description("end a rotation's overlap now: only the new secret signs from the next attempt on")
   .requiredOption('--app <id>', 'the app')
   .addOption(json())
-  .action(finishSecretRotation);
+  .action(lazy(async () => (await import('./commands/secret.js')).finishSecretRotation));
 
 program
   .command('verify')
@@ -118,7 +130,7 @@ program
   .option('--header <line>', "a request header, 'X-Platform-Signature: sha256=...' or webhook-id / webhook-timestamp / webhook-signature; repeatable", collect, [])
   .option('--tolerance <seconds>', 'how old webhook-timestamp may be before it is reported as outside the replay window', '300')
   .addOption(json())
-  .action(verify);
+  .action(lazy(async () => (await import('./commands/verify.js')).verify));
 
 try {
   await program.parseAsync(process.argv);

@@ -11,6 +11,9 @@ export function parseTime(flag: string, raw: string, now = Date.now()): Date {
   return parsed;
 }
 
+/** plaza deliveries without --limit: the newest this many. */
+export const DEFAULT_LIMIT = 500;
+
 export const EVENTS = ['app.purchased', 'app.installed', 'app.uninstalled', 'app.refunded', 'app.test'] as const;
 export const STATUSES = ['PENDING', 'RETRYING', 'SUCCEEDED', 'FAILED'] as const;
 

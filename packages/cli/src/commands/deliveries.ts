@@ -1,6 +1,6 @@
 import { PlazaApi, requireOwnApp } from '../api.js';
 import { loadSettings } from '../config.js';
-import { parseEvent, parsePositiveInt, parseStatus, parseTime } from '../parse.js';
+import { DEFAULT_LIMIT, parseEvent, parsePositiveInt, parseStatus, parseTime } from '../parse.js';
 import { colours, paintStatus, printJson, printTable, progress } from '../output.js';
 
 export const DELIVERY_FIELDS = `id appId eventName status attemptCount purchaseId heldReason createdAt updatedAt nextAttemptAt payload
@@ -25,7 +25,6 @@ const PAGE = `query($first: Int!, $after: String, $filter: WebhookDeliveryFilter
   webhookDeliveries(first: $first, after: $after, filter: $filter) { edges { node { ${DELIVERY_FIELDS} } } pageInfo { hasNextPage endCursor } }
 }`;
 const PAGE_SIZE = 100;
-export const DEFAULT_LIMIT = 500;
 
 export interface DeliveriesOptions {
   app?: string;

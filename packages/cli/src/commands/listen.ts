@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
-import { describeError, PlazaApi, requireOwnApp } from '../api.js';
+import { describeError, liveConnectionError, PlazaApi, REFUSED, requireOwnApp } from '../api.js';
 import { loadSettings } from '../config.js';
 import { CliError } from '../errors.js';
 import { colours, printJson } from '../output.js';
@@ -191,7 +191,11 @@ export async function listen(options: ListenOptions): Promise<void> {
   let finish: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finish = resolve));
   let connections = 0;
-  const client = api.websocket({
+  const fail = (error: CliError) => {
+    failure ??= error;
+    finish();
+  };
+  const client = await api.websocket({
     onConnected: () => {
       connections += 1;
       if (connections === 1) {
@@ -199,17 +203,14 @@ export async function listen(options: ListenOptions): Promise<void> {
         if (startedFrom < now) info(`Catching up from ${new Date(startedFrom).toISOString()} (at most 24 h back)`);
       } else info('Reconnected; catching up');
       // Every (re)connection asks for what was made since the last delivery forwarded, so none is lost in a gap.
-      catchUp().catch((err) => info(`Catching up failed: ${(err as Error).message}`));
+      catchUp().catch((err) => {
+        // A refused token closes the live connection too, which says so once (onFailed).
+        if (!failure && (err as Error).message !== REFUSED) info(`Catching up failed: ${(err as Error).message}`);
+      });
     },
-    onClosed: () => void (stopping || info('Connection lost; reconnecting')),
+    onClosed: () => void (stopping || failure || info('Connection lost; reconnecting')),
+    onFailed: fail,
   });
-  const fail = (error: unknown) => {
-    const code = (error as { code?: number }).code;
-    failure = new CliError(
-      code === 4403 || code === 4401 ? 'Your token was refused (UNAUTHENTICATED): run plaza login' : `The live connection failed: ${(error as Error).message ?? code}`,
-    );
-    finish();
-  };
   const stops = [
     client.subscribe<{ webhookDeliveryUpdated: { id: string; createdAt: string } }>(
       { query: `subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id createdAt } }`, variables: { appId: app.id } },
@@ -218,7 +219,7 @@ export async function listen(options: ListenOptions): Promise<void> {
           r.errors?.length
             ? ((failure = new CliError(describeError(r.errors[0]!))), finish())
             : r.data && deliver(r.data.webhookDeliveryUpdated.id, r.data.webhookDeliveryUpdated.createdAt),
-        error: fail,
+        error: (error) => fail(liveConnectionError(error)),
         complete: () => undefined,
       },
     ),
@@ -230,7 +231,7 @@ export async function listen(options: ListenOptions): Promise<void> {
           r.errors?.length
             ? ((failure = new CliError(describeError(r.errors[0]!))), finish())
             : r.data && void (queue = queue.then(async () => report(await forward(r.data!.webhookTestEventTriggered)))),
-        error: fail,
+        error: (error) => fail(liveConnectionError(error)),
         complete: () => undefined,
       },
     ),

@@ -1,5 +1,5 @@
 import type { Client } from 'graphql-ws';
-import { describeError, PlazaApi, requireOwnApp } from '../api.js';
+import { describeError, liveConnectionError, PlazaApi, requireOwnApp } from '../api.js';
 import { loadSettings } from '../config.js';
 import { CliError, DELIVERY_FAILED_EXIT_CODE } from '../errors.js';
 import { colours, paintStatus, printJson, progress } from '../output.js';
@@ -33,14 +33,7 @@ function subscribeUpdates(client: Client, appId: string, onUpdate: (d: Delivery)
         if (result.errors?.length) onError(new CliError(describeError(result.errors[0]!)));
         else if (result.data) onUpdate(result.data.webhookDeliveryUpdated);
       },
-      error: (error) => {
-        const code = (error as { code?: number }).code;
-        onError(
-          new CliError(
-            code === 4403 || code === 4401 ? 'Your token was refused (UNAUTHENTICATED): run plaza login' : `The live connection failed: ${(error as Error).message ?? code}`,
-          ),
-        );
-      },
+      error: (error) => onError(liveConnectionError(error)),
       complete: () => undefined,
     },
   );
@@ -52,9 +45,14 @@ export async function tail(options: { app: string; json?: boolean }): Promise<vo
   let stopping = false;
   let failure: CliError | undefined;
   let wake: () => void = () => undefined;
-  const client = api.websocket({
+  const fail = (error: CliError) => {
+    failure ??= error;
+    wake();
+  };
+  const client = await api.websocket({
     onConnected: () => process.stderr.write(colours.dim(`Watching the deliveries of ${options.app} live (Ctrl-C to stop)\n`)),
-    onClosed: () => void (stopping || process.stderr.write(colours.yellow('Connection lost; reconnecting (updates made meanwhile are in plaza deliveries)\n'))),
+    onClosed: () => void (stopping || failure || process.stderr.write(colours.yellow('Connection lost; reconnecting (updates made meanwhile are in plaza deliveries)\n'))),
+    onFailed: fail,
   });
   const stop = subscribeUpdates(
     client,
@@ -66,10 +64,7 @@ export async function tail(options: { app: string; json?: boolean }): Promise<vo
         `${colours.dim(time)}  ${d.id}  ${d.eventName.padEnd(15)}  ${paintStatus(d.status, d.status.padEnd(9))}  attempt ${d.attemptCount}  ${lastAttempt(d)}\n`,
       );
     },
-    (error) => {
-      failure = error;
-      wake();
-    },
+    fail,
   );
   await Promise.race([untilInterrupted(client, () => ((stopping = true), stop())), new Promise<void>((resolve) => (wake = resolve))]);
   stopping = true;
@@ -156,7 +151,16 @@ export async function recover(options: { app: string; since: string; wait: boole
   let watch: RecoveryOutcomes | undefined;
   const early: Delivery[] = [];
   let lastProgress = Date.now();
-  const client = options.wait ? api.websocket({ onConnected: () => connected() }) : undefined;
+  const client = options.wait
+    ? await api.websocket({
+        onConnected: () => connected(),
+        onFailed: (error) => {
+          failure ??= error;
+          connected();
+          check();
+        },
+      })
+    : undefined;
   const stop = client
     ? subscribeUpdates(
         client,
@@ -174,6 +178,8 @@ export async function recover(options: { app: string; since: string; wait: boole
   let reReads: NodeJS.Timeout | undefined;
   try {
     if (client) await ready;
+    // (Read through a cast: TypeScript does not see the handlers that set it, and would narrow it to undefined below.)
+    if (failure as CliError | undefined) throw failure;
     // What each delivery had before this command, so the attempt it causes is told from older ones.
     const counts = client ? await countsBefore(api, options.app, since) : new Map<string, number>();
     const { recoverWebhookDeliveries: recovery } = await api.request<{ recoverWebhookDeliveries: Recovery }>(
