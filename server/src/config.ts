@@ -32,52 +32,6 @@ export interface OidcConfig {
   allowInsecureIssuer: boolean;
 }
 
-/**
- * The validated configuration. Each field comes from the variable named beside it, whose default,
- * unit, range and meaning are declared once, in SETTINGS below.
- */
-export interface Config {
-  production: boolean; // NODE_ENV
-  port: number; // PORT
-  platformOrigin: string; // PLATFORM_ORIGIN
-  databaseUrl: string | undefined; // DATABASE_URL
-  databasePoolSize: number; // DATABASE_POOL_SIZE
-  dataDir: string; // DATA_DIR
-  webhookRetryScheduleMs: number[]; // WEBHOOK_RETRY_SCHEDULE
-  webhookTimeoutMs: number; // WEBHOOK_TIMEOUT
-  webhookClaimLeaseMs: number; // WEBHOOK_CLAIM_LEASE
-  shutdownGraceMs: number; // SHUTDOWN_GRACE
-  workerHttpPort: number | undefined; // WORKER_HTTP_PORT
-  metricsToken: string | undefined; // METRICS_TOKEN
-  webhookAllowPrivateUrls: boolean; // WEBHOOK_ALLOW_PRIVATE_URLS
-  pointValueVnd: number; // POINT_VALUE_VND
-  authDevSignIn: boolean; // AUTH_DEV_SIGN_IN
-  reviewerEmails: Set<string>; // PLATFORM_REVIEWER_EMAILS
-  adminEmails: Set<string>; // PLATFORM_ADMIN_EMAILS
-  /** The key that encrypts new client secrets, then older keys that may still decrypt. */
-  encryptionKeys: [EncryptionKey, ...EncryptionKey[]]; // SECRET_ENCRYPTION_KEY, SECRET_ENCRYPTION_KEYS_PREVIOUS
-  jobsBackend: 'postgres' | 'mongodb'; // JOBS_BACKEND
-  mongodbUrl: string | undefined; // MONGODB_URL
-  oidc: OidcConfig | undefined; // OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET
-  smtpUrl: string | undefined; // SMTP_URL
-  smtpFrom: string; // SMTP_FROM
-  sessionTtlMs: number; // SESSION_TTL
-  apiTokenDefaultTtlDays: number; // API_TOKEN_DEFAULT_TTL_DAYS
-  runWorker: boolean; // RUN_WORKER
-  webDistDir: string; // WEB_DIST_DIR
-  rateLimitPerAddress: number; // RATE_LIMIT_PER_ADDRESS
-  rateLimitPerApiToken: number; // RATE_LIMIT_PER_API_TOKEN
-  rateLimitPerAccount: number; // RATE_LIMIT_PER_ACCOUNT
-  websocketsPerAccount: number; // WEBSOCKETS_PER_ACCOUNT
-  webhookTestEventsPerMinute: number; // WEBHOOK_TEST_EVENTS_PER_MINUTE
-  webhookAttemptRetentionMs: number; // WEBHOOK_ATTEMPT_RETENTION
-  /** null: bodies are kept for ever (the default). */
-  webhookBodyRetentionMs: number | null; // WEBHOOK_BODY_RETENTION
-  webhookDisableAfterMs: number; // WEBHOOK_DISABLE_AFTER
-  trustProxy: boolean; // TRUST_PROXY
-  maxAppsPerDeveloper: number; // MAX_APPS_PER_DEVELOPER
-}
-
 type Env = Record<string, string | undefined>;
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -184,10 +138,17 @@ const directory = z.string().transform((dir) => path.resolve(dir));
 /** What a default may depend on. */
 interface Mode {
   production: boolean;
+  /** NODE_ENV=test, as vitest sets it: the tests' logs stay quiet. */
+  test: boolean;
   port: number;
 }
 
 interface Setting<T> {
+  /**
+   * The field of Config that holds its value, typed by `value` (and `| undefined` when there is no default).
+   * None where several variables make one field (SECRET_ENCRYPTION_KEY*, OIDC_*): loadConfig reads those.
+   */
+  field?: string;
   /** What it is for; README's configuration table says the same to people. */
   doc: string;
   /** The value when the variable is unset, written as in the environment; a function when it depends on the mode or the port. */
@@ -202,64 +163,104 @@ interface Setting<T> {
   value: z.ZodType<T>;
 }
 
-const setting = <T>(declaration: Setting<T>) => declaration;
+// `const` keeps each field's name as a literal, so Config's field names come from these declarations.
+const setting = <const S extends Setting<unknown>>(declaration: S) => declaration;
+
+/** pino's levels, in its order. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Every variable Plaza reads, with its default, unit, range and meaning. */
 export const SETTINGS = {
-  NODE_ENV: setting({ doc: '`production` turns on the production defaults', value: z.string() }),
-  PORT: setting({ doc: 'HTTP and WebSocket port', default: '4000', blankIsUnset: true, value: wholeNumber(65535) }),
+  NODE_ENV: setting({
+    field: 'production',
+    doc: '`production` turns on the production defaults',
+    default: '',
+    defaultText: 'unset',
+    value: z.string().transform((raw) => raw === 'production'),
+  }),
+  LOG_LEVEL: setting({
+    field: 'logLevel',
+    doc: 'pino log level; `debug` adds one line per webhook attempt (delivery id, app id, attempt number, outcome)',
+    default: ({ test }) => (test ? 'warn' : 'info'),
+    defaultText: '`info` (`warn` when `NODE_ENV=test`)',
+    value: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+  }),
+  PORT: setting({ field: 'port', doc: 'HTTP and WebSocket port', default: '4000', blankIsUnset: true, value: wholeNumber(65535) }),
   PLATFORM_ORIGIN: setting({
+    field: 'platformOrigin',
     doc: 'public origin: cookies, OIDC redirect, session token issuer',
     default: ({ port }) => `http://localhost:${port}`,
     defaultText: '`http://localhost:$PORT`',
     value: origin,
   }),
-  DATA_DIR: setting({ doc: 'embedded PostgreSQL data and the development key', default: path.join(REPO_ROOT, '.data'), defaultText: '`.data/`', value: directory }),
+  DATA_DIR: setting({
+    field: 'dataDir',
+    doc: 'embedded PostgreSQL data and the development key',
+    default: path.join(REPO_ROOT, '.data'),
+    defaultText: '`.data/`',
+    value: directory,
+  }),
   DATABASE_URL: setting({
+    field: 'databaseUrl',
     doc: 'PostgreSQL connection string; unset starts an embedded PostgreSQL under DATA_DIR',
     defaultText: 'unset: embedded PostgreSQL in `.data/`',
     blankIsUnset: true,
     echo: (raw) => raw.replace(/:[^:@/]*@/, ':***@'),
     value: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string (or unset for the embedded database)'),
   }),
-  DATABASE_POOL_SIZE: setting({ doc: 'PostgreSQL connections per process (API or worker)', default: '20', blankIsUnset: true, value: wholeNumber(500) }),
-  WEBHOOK_RETRY_SCHEDULE: setting({ doc: 'delays before attempts 2..6, each from the end of the previous attempt', default: '5s,30s,5m,30m,2h', value: durationList }),
+  DATABASE_POOL_SIZE: setting({ field: 'databasePoolSize', doc: 'PostgreSQL connections per process (API or worker)', default: '20', blankIsUnset: true, value: wholeNumber(500) }),
+  WEBHOOK_RETRY_SCHEDULE: setting({
+    field: 'webhookRetryScheduleMs',
+    doc: 'delays before attempts 2..6, each from the end of the previous attempt',
+    default: '5s,30s,5m,30m,2h',
+    value: durationList,
+  }),
   // An attempt must end well inside its claim, and a claim inside the minute in which a dead worker's work is taken over.
-  WEBHOOK_TIMEOUT: setting({ doc: "one attempt's limit", default: '10s', value: duration('30s') }),
+  WEBHOOK_TIMEOUT: setting({ field: 'webhookTimeoutMs', doc: "one attempt's limit", default: '10s', value: duration('30s') }),
   WEBHOOK_CLAIM_LEASE: setting({
+    field: 'webhookClaimLeaseMs',
     doc: "how long a worker's claim on a delivery lasts (at most 60s, and at least a second longer than WEBHOOK_TIMEOUT); a dead worker's deliveries are taken over after it",
     default: '45s',
     value: duration(),
   }),
   SHUTDOWN_GRACE: setting({
+    field: 'shutdownGraceMs',
     doc: 'on SIGTERM, how long a worker lets webhook attempts in flight finish; past it, their deliveries are handed back to other workers at once',
     default: '15s',
     value: duration('60s'),
   }),
-  WORKER_HTTP_PORT: setting({ doc: '`pnpm worker` only: serve /healthz, /readyz and /metrics on this port', blankIsUnset: true, value: wholeNumber(65535) }),
+  WORKER_HTTP_PORT: setting({
+    field: 'workerHttpPort',
+    doc: '`pnpm worker` only: serve /healthz, /readyz and /metrics on this port',
+    blankIsUnset: true,
+    value: wholeNumber(65535),
+  }),
   METRICS_TOKEN: setting({
+    field: 'metricsToken',
     doc: 'when set, /metrics answers only `Authorization: Bearer <token>`',
     blankIsUnset: true,
     echo: 'never',
     value: z.string().regex(/^\S{16,}$/, 'must be at least 16 characters without spaces (openssl rand -hex 16)'),
   }),
   WEBHOOK_ALLOW_PRIVATE_URLS: setting({
+    field: 'webhookAllowPrivateUrls',
     doc: 'allow loopback/private destinations and plain http',
     default: ({ production }) => String(!production),
     defaultText: '`false` in production, `true` otherwise',
     blankIsUnset: true,
     value: flag,
   }),
-  POINT_VALUE_VND: setting({ doc: 'VND value of one platform point', default: '1000', blankIsUnset: true, value: wholeNumber(1_000_000_000) }),
+  POINT_VALUE_VND: setting({ field: 'pointValueVnd', doc: 'VND value of one platform point', default: '1000', blankIsUnset: true, value: wholeNumber(1_000_000_000) }),
   AUTH_DEV_SIGN_IN: setting({
+    field: 'authDevSignIn',
     doc: 'enables POST /auth/dev/sign-in',
     default: ({ production }) => String(!production),
     defaultText: '`true` outside production',
     blankIsUnset: true,
     value: flag,
   }),
-  PLATFORM_REVIEWER_EMAILS: setting({ doc: 'comma-separated reviewer grants', default: '', defaultText: 'empty', value: emailList }),
-  PLATFORM_ADMIN_EMAILS: setting({ doc: 'comma-separated admin grants (admins also review)', default: '', defaultText: 'empty', value: emailList }),
+  PLATFORM_REVIEWER_EMAILS: setting({ field: 'reviewerEmails', doc: 'comma-separated reviewer grants', default: '', defaultText: 'empty', value: emailList }),
+  PLATFORM_ADMIN_EMAILS: setting({ field: 'adminEmails', doc: 'comma-separated admin grants (admins also review)', default: '', defaultText: 'empty', value: emailList }),
   SECRET_ENCRYPTION_KEY: setting({
     doc: '32 bytes as base64 or hex (openssl rand -base64 32); encrypts client secrets',
     defaultText: 'generated into `.data/secret-encryption-key` in development; required in production',
@@ -274,8 +275,9 @@ export const SETTINGS = {
     echo: 'never',
     value: encryptionKeyList,
   }),
-  JOBS_BACKEND: setting({ doc: "Agenda's job store", default: 'postgres', value: z.enum(['postgres', 'mongodb'], { error: 'must be postgres or mongodb' }) }),
+  JOBS_BACKEND: setting({ field: 'jobsBackend', doc: "Agenda's job store", default: 'postgres', value: z.enum(['postgres', 'mongodb'], { error: 'must be postgres or mongodb' }) }),
   MONGODB_URL: setting({
+    field: 'mongodbUrl',
     doc: 'the job store when JOBS_BACKEND=mongodb',
     blankIsUnset: true,
     echo: 'never',
@@ -289,25 +291,51 @@ export const SETTINGS = {
   OIDC_CLIENT_ID: setting({ doc: 'the OIDC client, required with OIDC_ISSUER', blankIsUnset: true, value: z.string() }),
   OIDC_CLIENT_SECRET: setting({ doc: "the OIDC client's secret, required with OIDC_ISSUER", blankIsUnset: true, echo: 'never', value: z.string() }),
   SMTP_URL: setting({
+    field: 'smtpUrl',
     doc: 'e-mail review decisions to developers (smtp://user:pass@host:587); unset means in-portal notifications only',
     blankIsUnset: true,
     echo: 'never',
     value: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'),
   }),
-  SMTP_FROM: setting({ doc: 'sender address of e-mails', default: 'Plaza <no-reply@localhost>', value: z.string() }),
-  SESSION_TTL: setting({ doc: 'lifetime of a sign-in', default: '12h', value: duration() }),
+  SMTP_FROM: setting({ field: 'smtpFrom', doc: 'sender address of e-mails', default: 'Plaza <no-reply@localhost>', value: z.string() }),
+  SESSION_TTL: setting({ field: 'sessionTtlMs', doc: 'lifetime of a sign-in', default: '12h', value: duration() }),
   // At most what a creator may choose (createApiToken's expiresInDays is 1..365): tokens expire.
-  API_TOKEN_DEFAULT_TTL_DAYS: setting({ doc: 'lifetime of an API token when its creator does not choose, in days', default: '90', blankIsUnset: true, value: wholeNumber(365) }),
-  RUN_WORKER: setting({ doc: 'deliver webhooks inside the API process; false when running `pnpm worker` processes', default: 'true', blankIsUnset: true, value: flag }),
-  WEB_DIST_DIR: setting({ doc: 'directory of the built SPA', default: path.join(REPO_ROOT, 'web/dist'), defaultText: '`web/dist/`', value: directory }),
+  API_TOKEN_DEFAULT_TTL_DAYS: setting({
+    field: 'apiTokenDefaultTtlDays',
+    doc: 'lifetime of an API token when its creator does not choose, in days',
+    default: '90',
+    blankIsUnset: true,
+    value: wholeNumber(365),
+  }),
+  RUN_WORKER: setting({
+    field: 'runWorker',
+    doc: 'deliver webhooks inside the API process; false when running `pnpm worker` processes',
+    default: 'true',
+    blankIsUnset: true,
+    value: flag,
+  }),
+  WEB_DIST_DIR: setting({ field: 'webDistDir', doc: 'directory of the built SPA', default: path.join(REPO_ROOT, 'web/dist'), defaultText: '`web/dist/`', value: directory }),
   // A minute's worth at once, refilled continuously: room for people behind one NAT and for automated clients, a wall for floods.
-  RATE_LIMIT_PER_ADDRESS: setting({ doc: 'requests a minute from one address (everything not made with an API token)', default: '6000', blankIsUnset: true, value: wholeNumber() }),
+  RATE_LIMIT_PER_ADDRESS: setting({
+    field: 'rateLimitPerAddress',
+    doc: 'requests a minute from one address (everything not made with an API token)',
+    default: '6000',
+    blankIsUnset: true,
+    value: wholeNumber(),
+  }),
   // 50/s on average: an integrator polling Webhook Logs ten times a second stays far below it.
-  RATE_LIMIT_PER_API_TOKEN: setting({ doc: 'requests a minute made with one API token', default: '3000', blankIsUnset: true, value: wholeNumber() }),
+  RATE_LIMIT_PER_API_TOKEN: setting({ field: 'rateLimitPerApiToken', doc: 'requests a minute made with one API token', default: '3000', blankIsUnset: true, value: wholeNumber() }),
   // Every API token's request also draws on its account's budget: up to 50 live tokens buy no more than one account's worth.
-  RATE_LIMIT_PER_ACCOUNT: setting({ doc: 'requests a minute from one account across all its API tokens', default: '6000', blankIsUnset: true, value: wholeNumber() }),
+  RATE_LIMIT_PER_ACCOUNT: setting({
+    field: 'rateLimitPerAccount',
+    doc: 'requests a minute from one account across all its API tokens',
+    default: '6000',
+    blankIsUnset: true,
+    value: wholeNumber(),
+  }),
   // 20 sockets of at most 100 subscriptions each: 2,000 live subscriptions (about 10 MB) per account per process.
   WEBSOCKETS_PER_ACCOUNT: setting({
+    field: 'websocketsPerAccount',
     doc: 'WebSockets with live subscriptions one account may hold on one API process, across all its sessions and API tokens; a subscription from one more is refused with RATE_LIMITED (each WebSocket holds at most 100 subscriptions)',
     default: '20',
     blankIsUnset: true,
@@ -315,12 +343,14 @@ export const SETTINGS = {
   }),
   // Each test event is one request to the developer's server, sent once and never retried.
   WEBHOOK_TEST_EVENTS_PER_MINUTE: setting({
+    field: 'webhookTestEventsPerMinute',
     doc: 'test events (sendTestWebhook) one app may be sent in any minute, across every API process; the next is refused with RATE_LIMITED',
     default: '10',
     blankIsUnset: true,
     value: wholeNumber(),
   }),
   TRUST_PROXY: setting({
+    field: 'trustProxy',
     doc: "behind a load balancer: take the client's address from X-Forwarded-For (Express's `trust proxy`)",
     default: 'false',
     blankIsUnset: true,
@@ -328,41 +358,85 @@ export const SETTINGS = {
   }),
   // As Svix: five days of failure with no success in between (and a delivery that gave up) disables an app's webhook.
   WEBHOOK_DISABLE_AFTER: setting({
+    field: 'webhookDisableAfterMs',
     doc: "sustained failure after which an app's webhook is disabled (its events are kept, not sent, until its owner enables it)",
     default: '5d',
     value: duration(),
   }),
   WEBHOOK_ATTEMPT_RETENTION: setting({
+    field: 'webhookAttemptRetentionMs',
     doc: 'attempts of finished deliveries older than this are dropped, a week at a time; the deliveries stay',
     default: '90d',
     value: duration(),
   }),
   // At least WEBHOOK_ATTEMPT_RETENTION (checked in loadConfig): while an attempt is shown, so is the body it signed and sent.
   WEBHOOK_BODY_RETENTION: setting({
+    field: 'webhookBodyRetentionMs',
     doc: 'bodies (payloads) of finished deliveries older than this are deleted, a whole time partition at a time; the deliveries stay, with payload "" and payloadKept false, and can no longer be redelivered or recovered. `forever` keeps every body; otherwise at least WEBHOOK_ATTEMPT_RETENTION',
     default: 'forever',
     value: z.union([z.literal('forever').transform(() => null), duration()], { error: 'must be forever or a positive duration such as 180d' }),
   }),
   // myApps has no paging, so this also bounds what one myApps returns and what the query cost estimate counts for it.
-  MAX_APPS_PER_DEVELOPER: setting({ doc: 'apps one account may have; submitApp past it answers CONFLICT', default: '100', blankIsUnset: true, value: wholeNumber(10_000) }),
+  MAX_APPS_PER_DEVELOPER: setting({
+    field: 'maxAppsPerDeveloper',
+    doc: 'apps one account may have; submitApp past it answers CONFLICT',
+    default: '100',
+    blankIsUnset: true,
+    value: wholeNumber(10_000),
+  }),
 };
 
-export type SettingName = keyof typeof SETTINGS;
-type ValueOf<N extends SettingName> = (typeof SETTINGS)[N] extends Setting<infer T> ? T : never;
+type Settings = typeof SETTINGS;
+export type SettingName = keyof Settings;
+type ValueOf<N extends SettingName> = z.output<Settings[N]['value']>;
+/** A variable with a default always has a value; one without is undefined when unset. */
+type Read<N extends SettingName> = Settings[N] extends { default: unknown } ? ValueOf<N> : ValueOf<N> | undefined;
+type FieldOf<N extends SettingName> = Settings[N] extends { field: infer F extends string } ? F : never;
+
+/**
+ * The validated configuration: a field for each setting that declares one, of the type its declaration
+ * parses to, and the two fields several variables make.
+ */
+export type Config = { [N in SettingName as FieldOf<N>]: Read<N> } & {
+  /** The key that encrypts new client secrets, then older keys that may still decrypt. */
+  encryptionKeys: [EncryptionKey, ...EncryptionKey[]]; // SECRET_ENCRYPTION_KEY, SECRET_ENCRYPTION_KEYS_PREVIOUS
+  oidc: OidcConfig | undefined; // OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET
+};
 
 /** Reads one variable as declared: unset (or blank, where that means unset) takes the default; a bad value is a ConfigError. */
-function read<N extends SettingName>(env: Env, name: N, mode: Mode): ValueOf<N> | undefined {
-  const declared: Setting<ValueOf<N>> = SETTINGS[name] as Setting<ValueOf<N>>;
+function read<N extends SettingName>(env: Env, name: N, mode: Mode): Read<N> {
+  const declared: Setting<unknown> = SETTINGS[name];
   let raw = env[name];
   if (raw === '' && declared.blankIsUnset) raw = undefined;
   raw ??= typeof declared.default === 'function' ? declared.default(mode) : declared.default;
-  if (raw === undefined) return undefined;
+  if (raw === undefined) return undefined as Read<N>;
   const result = declared.value.safeParse(raw, { reportInput: true });
-  if (result.success) return result.data;
+  // The declaration's own schema parsed it, so it is of that declaration's type.
+  if (result.success) return result.data as Read<N>;
   const [issue] = result.error.issues;
   // A list names the item that is wrong; anything else shows the value as written.
   const got = typeof issue?.input === 'string' ? issue.input : raw;
   throw new ConfigError(name, issue?.message ?? 'is not valid', declared.echo === 'never' ? undefined : declared.echo ? declared.echo(got) : got);
+}
+
+/** NODE_ENV and PORT decide other defaults, so they are read first; their own defaults depend on nothing. */
+function modeOf(env: Env): Mode {
+  const unknown = { production: false, test: false, port: 0 };
+  return { production: read(env, 'NODE_ENV', unknown), test: env.NODE_ENV === 'test', port: read(env, 'PORT', unknown) };
+}
+
+/**
+ * A setting needed as modules load, before loadConfig runs (the logger's level): read as declared, or its
+ * default while the value is bad, which loadConfig then refuses at start-up with its one-line message.
+ */
+export function settingAtLoad<N extends SettingName>(name: N, env: Env = process.env): Read<N> {
+  try {
+    return read(env, name, modeOf(env));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const mode = { production: env.NODE_ENV === 'production', test: env.NODE_ENV === 'test', port: 0 };
+    return read({ ...env, [name]: undefined }, name, mode);
+  }
 }
 
 /** Development only: a key generated once into .data/ so secrets survive restarts without setup. */
@@ -377,76 +451,32 @@ function loadOrCreateDevelopmentKey(dataDir: string): string {
 
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
-  const production = env.NODE_ENV === 'production';
-  const port = read(env, 'PORT', { production, port: 0 })!;
-  const mode = { production, port };
-  const get = <N extends SettingName>(name: N) => read(env, name, mode);
+  const mode = modeOf(env);
+  const fields: Record<string, unknown> = {};
+  for (const name of Object.keys(SETTINGS) as SettingName[]) {
+    const field = (SETTINGS[name] as Setting<unknown>).field;
+    if (field !== undefined) fields[field] = read(env, name, mode);
+  }
+  // Each field was read by the one declaration that names it, so it has that declaration's type.
+  const config = fields as Omit<Config, 'encryptionKeys' | 'oidc'>;
+  checkTogether(config, env);
+  return { ...config, encryptionKeys: readEncryptionKeys(env, mode, config.dataDir), oidc: readOidc(env, mode) };
+}
 
-  const dataDir = get('DATA_DIR')!;
-  const databaseUrl = get('DATABASE_URL');
-  const webhookRetryScheduleMs = get('WEBHOOK_RETRY_SCHEDULE')!;
-  const webhookTimeoutMs = get('WEBHOOK_TIMEOUT')!;
-  const webhookClaimLeaseMs = get('WEBHOOK_CLAIM_LEASE')!;
-  const databasePoolSize = get('DATABASE_POOL_SIZE')!;
-  if (webhookClaimLeaseMs > 60_000 || webhookClaimLeaseMs < webhookTimeoutMs + 1000) {
+/** The rules between settings, each refused naming the variable that must change. */
+function checkTogether(config: Omit<Config, 'encryptionKeys' | 'oidc'>, env: Env): void {
+  // An attempt must end well inside its claim, and a claim inside the minute in which a dead worker's work is taken over.
+  if (config.webhookClaimLeaseMs > 60_000 || config.webhookClaimLeaseMs < config.webhookTimeoutMs + 1000) {
     throw new ConfigError('WEBHOOK_CLAIM_LEASE', 'must be at most 60s and at least a second longer than WEBHOOK_TIMEOUT', env.WEBHOOK_CLAIM_LEASE);
   }
-  const shutdownGraceMs = get('SHUTDOWN_GRACE')!;
-
-  const jobsBackend = get('JOBS_BACKEND')!;
-  if (jobsBackend === 'mongodb' && !env.MONGODB_URL) throw new ConfigError('MONGODB_URL', 'is required when JOBS_BACKEND=mongodb (a mongodb:// connection string)');
-  const mongodbUrl = get('MONGODB_URL');
-  const metricsToken = get('METRICS_TOKEN');
-  const smtpUrl = get('SMTP_URL');
-  const webhookAttemptRetentionMs = get('WEBHOOK_ATTEMPT_RETENTION')!;
-  const webhookBodyRetentionMs = get('WEBHOOK_BODY_RETENTION') ?? null;
-  if (webhookBodyRetentionMs !== null && webhookBodyRetentionMs < webhookAttemptRetentionMs) {
+  if (config.jobsBackend === 'mongodb' && !config.mongodbUrl) throw new ConfigError('MONGODB_URL', 'is required when JOBS_BACKEND=mongodb (a mongodb:// connection string)');
+  if (config.webhookBodyRetentionMs !== null && config.webhookBodyRetentionMs < config.webhookAttemptRetentionMs) {
     throw new ConfigError(
       'WEBHOOK_BODY_RETENTION',
       'must be forever or at least WEBHOOK_ATTEMPT_RETENTION (an attempt is never shown without the body it sent)',
       env.WEBHOOK_BODY_RETENTION,
     );
   }
-
-  return {
-    production,
-    port,
-    platformOrigin: get('PLATFORM_ORIGIN')!,
-    databaseUrl,
-    dataDir,
-    webhookRetryScheduleMs,
-    webhookTimeoutMs,
-    webhookClaimLeaseMs,
-    shutdownGraceMs,
-    databasePoolSize,
-    webhookAllowPrivateUrls: get('WEBHOOK_ALLOW_PRIVATE_URLS')!,
-    pointValueVnd: get('POINT_VALUE_VND')!,
-    authDevSignIn: get('AUTH_DEV_SIGN_IN')!,
-    reviewerEmails: get('PLATFORM_REVIEWER_EMAILS')!,
-    adminEmails: get('PLATFORM_ADMIN_EMAILS')!,
-    encryptionKeys: readEncryptionKeys(env, mode, dataDir),
-    jobsBackend,
-    mongodbUrl,
-    oidc: readOidc(env, mode),
-    smtpUrl,
-    smtpFrom: get('SMTP_FROM')!,
-    sessionTtlMs: get('SESSION_TTL')!,
-    apiTokenDefaultTtlDays: get('API_TOKEN_DEFAULT_TTL_DAYS')!,
-    runWorker: get('RUN_WORKER')!,
-    webDistDir: get('WEB_DIST_DIR')!,
-    rateLimitPerAddress: get('RATE_LIMIT_PER_ADDRESS')!,
-    rateLimitPerApiToken: get('RATE_LIMIT_PER_API_TOKEN')!,
-    rateLimitPerAccount: get('RATE_LIMIT_PER_ACCOUNT')!,
-    websocketsPerAccount: get('WEBSOCKETS_PER_ACCOUNT')!,
-    webhookTestEventsPerMinute: get('WEBHOOK_TEST_EVENTS_PER_MINUTE')!,
-    trustProxy: get('TRUST_PROXY')!,
-    maxAppsPerDeveloper: get('MAX_APPS_PER_DEVELOPER')!,
-    workerHttpPort: get('WORKER_HTTP_PORT'),
-    metricsToken,
-    webhookAttemptRetentionMs,
-    webhookBodyRetentionMs,
-    webhookDisableAfterMs: get('WEBHOOK_DISABLE_AFTER')!,
-  };
 }
 
 function readEncryptionKeys(env: Env, mode: Mode, dataDir: string): [EncryptionKey, ...EncryptionKey[]] {

@@ -66,6 +66,9 @@ describe('configuration', () => {
     ['JOBS_BACKEND', 'mongodb', /MONGODB_URL is required when JOBS_BACKEND=mongodb/],
     ['OIDC_ISSUER', 'https://accounts.example.com', /OIDC_CLIENT_ID is required when OIDC_ISSUER is set/],
     ['METRICS_TOKEN', 'short', /METRICS_TOKEN must be at least 16 characters without spaces/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)/],
+    ['WEBHOOK_CLAIM_LEASE', '10s', /WEBHOOK_CLAIM_LEASE must be at most 60s and at least a second longer than WEBHOOK_TIMEOUT/],
+    ['WEBHOOK_BODY_RETENTION', '30d', /WEBHOOK_BODY_RETENTION must be forever or at least WEBHOOK_ATTEMPT_RETENTION/],
   ])('refuses %s=%s with a message naming it', (variable, value, message) => {
     const error = failure({ [variable]: value });
     expect(error.message).toMatch(message);
@@ -98,11 +101,27 @@ describe('configuration', () => {
     expect(result.status).toBe(1);
     expect(result.stderr.trim()).toBe('Plaza cannot start: WEBHOOK_TIMEOUT must be a positive duration such as 500ms, 10s, 5m or 2h (got "forever")');
   });
+
+  it('stops the real server on a bad LOG_LEVEL with the same one line (the logger is made before the configuration is read)', () => {
+    const main = path.join(REPO_ROOT, 'server/dist/main.js');
+    const result = spawnSync(process.execPath, [main], { env: { ...process.env, ...base, LOG_LEVEL: 'loud' }, encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('Plaza cannot start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")');
+  });
+
+  it('has one declaration per variable, each naming its own field of the configuration', () => {
+    const fields = Object.values(SETTINGS).flatMap((declared: { doc: string; field?: string }) => declared.field ?? []);
+    expect(new Set(fields).size).toBe(fields.length);
+    const config = loadConfig({ ...base, OIDC_ISSUER: 'https://accounts.example.com', OIDC_CLIENT_ID: 'id', OIDC_CLIENT_SECRET: 'secret' });
+    expect(Object.keys(config).sort()).toEqual([...fields, 'encryptionKeys', 'oidc'].sort());
+    expect(config.logLevel).toBe('info');
+    expect(loadConfig({ ...base, NODE_ENV: 'test' }).logLevel).toBe('warn');
+  });
 });
 
 describe('the configuration table in README.md', () => {
-  // Read by the logger as it loads, before the configuration exists.
-  const READ_ELSEWHERE = new Set(['LOG_LEVEL']);
+  // Read elsewhere, not declared in SETTINGS (none: LOG_LEVEL is declared too, and the logger reads it through it).
+  const READ_ELSEWHERE = new Set<string>([]);
   // Declared (tests and packaging point it elsewhere) but not yet in the table.
   const NOT_IN_TABLE = new Set<string>([]);
 
@@ -121,7 +140,7 @@ describe('the configuration table in README.md', () => {
 
   /** How the table should state a declared default: its own words where declared, else the value, else "unset". */
   function stated(name: SettingName): string {
-    const declared: { default?: unknown; defaultText?: string } = SETTINGS[name];
+    const declared: { doc: string; default?: unknown; defaultText?: string } = SETTINGS[name];
     if (declared.defaultText !== undefined) return declared.defaultText;
     return typeof declared.default === 'string' ? `\`${declared.default}\`` : 'unset';
   }

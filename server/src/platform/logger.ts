@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { settingAtLoad } from '../config.js';
 
 /**
  * One structured logger (JSON lines on stdout). Anything that could carry a credential is redacted
@@ -7,7 +8,8 @@ import { pino } from 'pino';
  * parameters include the database password. `err.parameters` are a failed query's bound values.
  */
 export const logger = pino({
-  level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'warn' : 'info'),
+  // Made as modules load, before loadConfig: a bad LOG_LEVEL logs at the default until loadConfig refuses it at start-up.
+  level: settingAtLoad('LOG_LEVEL'),
   redact: {
     paths: [
       '*.authorization',
