@@ -19,6 +19,7 @@ import { WebhookEventCatalogue } from './WebhookEventCatalogue';
 import { submissionAnnounced, submissionToAnnounce } from './submission-notice';
 import { WebhookHealthPanel } from '../webhook-logs/WebhookHealthPanel';
 import { WebhookHealthChart } from '../insights/WebhookHealthChart';
+import { useDeliveryUpdates } from '../webhook-logs/insert-delivery';
 
 type DeveloperApp = NonNullable<ResultOf<typeof DeveloperAppQuery>['app']>;
 
@@ -58,6 +59,9 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
       if (notification?.appId === appId) void refetch();
     },
   });
+
+  // The app's deliveries, live: one ending (a redelivery, a recovery, a retry) refreshes the health banner and chart.
+  useDeliveryUpdates(appId, () => undefined, { skip: !data?.app?.webhookUrl });
 
   const savedText = (outcome: SaveOutcome) => (outcome.kind === 'saved' ? t('dev.saved') : t(SAVE_NEWS[outcome.kind], { due: format.dateTime(outcome.due) }));
 

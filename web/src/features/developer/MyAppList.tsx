@@ -3,7 +3,12 @@ import { graphql } from '../../gql';
 import { developerAppPath, launcherPath } from '../../routes';
 import { Link } from '../../ui/Link';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { useFormat, useT } from '../../i18n/i18n';
+import { useFormat, useLocale, useT } from '../../i18n/i18n';
+import { AlertIcon } from '../../ui/icons';
+import { chartFormat } from '../insights/chart-format';
+import { WebhookDeliveryStatsQuery } from '../insights/insights-queries';
+import { deliveryTotals, webhookFailing } from '../insights/webhook-stats';
+import { useDeliveryUpdates } from '../webhook-logs/insert-delivery';
 
 const MyAppsQuery = graphql(`
   query MyApps {
@@ -13,6 +18,8 @@ const MyAppsQuery = graphql(`
       status
       reviewDueAt
       reviewOverdue
+      webhookUrl
+      webhookState
     }
   }
 `);
@@ -22,6 +29,8 @@ export function MyAppList() {
   const t = useT();
   const format = useFormat();
   const { data, loading, error, refetch } = useQuery(MyAppsQuery, { fetchPolicy: 'network-only' });
+  // Deliveries of all one's apps, live: one ending (a recovery, a redelivery) refreshes the webhook column.
+  useDeliveryUpdates(undefined, () => undefined, { skip: !data?.myApps.some((app) => app.webhookUrl) });
 
   return (
     <section className="card" aria-labelledby="my-apps-heading">
@@ -37,6 +46,7 @@ export function MyAppList() {
               <tr>
                 <th scope="col">{t('form.name')}</th>
                 <th scope="col">{t('myApps.status')}</th>
+                <th scope="col">{t('myApps.webhooks')}</th>
                 <th scope="col">{t('dev.reviewDue')}</th>
                 <th scope="col">
                   <span className="visually-hidden">{t('myApps.actions')}</span>
@@ -52,6 +62,7 @@ export function MyAppList() {
                   <td>
                     <span className={`badge status-${app.status.toLowerCase()}`}>{t(`status.${app.status}`)}</span>
                   </td>
+                  <td>{app.webhookUrl ? <WebhookHealthCell appId={app.id} disabled={app.webhookState === 'DISABLED'} /> : t('myApps.webhookNone')}</td>
                   <td>
                     {app.status === 'PENDING_REVIEW' ? (
                       <span className={app.reviewOverdue ? 'overdue' : undefined}>
@@ -74,5 +85,29 @@ export function MyAppList() {
           </table>
         ))}
     </section>
+  );
+}
+
+/**
+ * How the app's webhook did in the last 24 hours: its success rate, and a Failing (or Disabled) badge in the
+ * danger colour with an icon, by the rule the app page's banner uses (issue 27, finding 6: a failing app
+ * showed as just "Approved"). The same query as the banner's and the chart's default window: one cache entry.
+ */
+function WebhookHealthCell({ appId, disabled }: { appId: string; disabled: boolean }) {
+  const t = useT();
+  const format = chartFormat(useLocale());
+  const stats = useQuery(WebhookDeliveryStatsQuery, { variables: { appId, window: 'LAST_24_HOURS' }, fetchPolicy: 'cache-and-network' }).data?.webhookDeliveryStats;
+  if (!stats) return <span aria-hidden="true">…</span>;
+  const totals = deliveryTotals(stats.buckets);
+  const failing = webhookFailing(stats);
+  return (
+    <span className="webhook-health-cell" data-testid="webhook-health">
+      {disabled || failing ? (
+        <span className="badge webhook-failing">
+          <AlertIcon /> {t(disabled ? 'myApps.webhookDisabled' : 'myApps.webhookFailing')}
+        </span>
+      ) : null}{' '}
+      <span>{totals.total === 0 ? t('myApps.webhookIdle') : t('myApps.webhookRate', { rate: format.percent(stats.successRate ?? totals.succeeded / totals.total) })}</span>
+    </span>
   );
 }

@@ -1,7 +1,8 @@
 import { useMutation, useQuery } from '@apollo/client/react';
-import { useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useLocale, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
+import { AlertIcon, CheckIcon } from '../../ui/icons';
 import { serverProblem } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
 import { chartFormat } from '../insights/chart-format';
@@ -54,6 +55,12 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   // The app's own state wins: stats fetched before an Enable still say DISABLED.
   const failing = !disabled && state.data?.app?.webhookState === 'ENABLED' && webhookFailing(stats);
   const totals = deliveryTotals(stats?.buckets ?? []);
+  // Seen failing (or disabled) on this page and now not: the news is that it recovered, not just "enabled".
+  const [wasUnhealthy, setWasUnhealthy] = useState(false);
+  useEffect(() => {
+    if (failing || disabled) setWasUnhealthy(true);
+  }, [failing, disabled]);
+  const recovered = wasUnhealthy && !failing && !disabled && state.data?.app?.webhookState === 'ENABLED' && totals.succeeded > 0;
   const problem = enableState.error ?? recoverState.error;
 
   async function startRecovery() {
@@ -70,8 +77,10 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   return (
     <section>
       {disabled ? (
-        <div role="alert" className="card warning">
-          <strong>{t('webhooks.disabledTitle')}</strong>
+        <div role="alert" className="card health-banner health-danger">
+          <strong className="health-title">
+            <AlertIcon /> {t('webhooks.disabledTitle')}
+          </strong>
           <p>{t('webhooks.disabledText')}</p>
           <button
             type="button"
@@ -87,10 +96,19 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
           <Link href={failedDeliveriesHref(appId)}>{t('insights.seeFailed')}</Link>
         </div>
       ) : failing ? (
-        <div role="alert" className="card warning">
-          <strong>{t('insights.failingTitle')}</strong>
+        <div role="alert" className="card health-banner health-danger">
+          <strong className="health-title">
+            <AlertIcon /> {t('insights.failingTitle')}
+          </strong>
           <p>{t('insights.failingText', { failed: format.count(totals.failed), total: format.count(totals.total) })}</p>
           <Link href={failedDeliveriesHref(appId)}>{t('insights.seeFailed')}</Link>
+        </div>
+      ) : recovered ? (
+        <div role="status" className="card health-banner health-ok">
+          <strong className="health-title">
+            <CheckIcon /> {t('insights.recoveredTitle')}
+          </strong>
+          <p>{t('insights.recoveredText', { succeeded: format.count(totals.succeeded), total: format.count(totals.total) })}</p>
         </div>
       ) : (
         state.data?.app && <p className="badge status-approved">{t('webhooks.enabledState')}</p>

@@ -2,6 +2,7 @@ import type { ApolloCache } from '@apollo/client';
 import { useSubscription } from '@apollo/client/react';
 import { useFragment as readFragment, type FragmentType } from '../../gql';
 import type { WebhookDeliveriesQueryVariables, WebhookDeliveryFieldsFragment } from '../../gql/graphql';
+import { refreshWebhookHealth } from './health-refresh';
 import { WebhookDeliveriesQuery, WebhookDeliveryFields, WebhookDeliveryUpdatedSubscription } from './webhook-deliveries';
 
 /**
@@ -45,7 +46,8 @@ export function writeDeliveryUpdate(cache: ApolloCache, delivery: FragmentType<t
 /**
  * Live updates of one app's deliveries (or all of one's apps'), each written to the cache through
  * writeDeliveryUpdate and handed on only when it is news: every page that listens goes through here, so
- * none of them can write a late update over a newer one in the cache the others read.
+ * none of them can write a late update over a newer one in the cache the others read. A delivery that
+ * has ended (a retry, a redelivery or a recovery answered) refreshes the health on screen.
  */
 export function useDeliveryUpdates(
   appId: string | undefined,
@@ -59,7 +61,10 @@ export function useDeliveryUpdates(
     fetchPolicy: 'no-cache',
     onData: ({ client, data }) => {
       const update = data.data?.webhookDeliveryUpdated;
-      if (update && writeDeliveryUpdate(client.cache, update)) onNews(readFragment(WebhookDeliveryFields, update), update, client.cache);
+      if (!update || !writeDeliveryUpdate(client.cache, update)) return;
+      const delivery = readFragment(WebhookDeliveryFields, update);
+      if (delivery.status === 'SUCCEEDED' || delivery.status === 'FAILED') refreshWebhookHealth(client);
+      onNews(delivery, update, client.cache);
     },
   });
 }
