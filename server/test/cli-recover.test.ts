@@ -34,7 +34,7 @@ async function failedTwice(receiver: WebhookReceiver) {
   for (const d of failed) await waitForDelivery(developer, d.id, (x) => x.status === 'FAILED', 20_000);
   for (const d of failed) {
     const run = await plazaCli(['redeliver', d.id]);
-    expect(run.stderr).toMatch(/attempt 3\): FAILED, 503/);
+    expect(run.stdout).toMatch(/attempt 3\): FAILED, 503/);
     expect(run.code).toBe(3);
     const after = await waitForDelivery(developer, d.id, (x) => x.attempts.at(-1)?.trigger === 'MANUAL' && x.attempts.at(-1).finished);
     expect(after).toMatchObject({ status: 'FAILED', attemptCount: 3 });

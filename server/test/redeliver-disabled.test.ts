@@ -67,5 +67,15 @@ describe('redelivering while the webhook is disabled', () => {
       expect(await deliveryOf(id)).toEqual(before);
     }
     expect(receiver.requests.length).toBe(requestsBefore);
+
+    // plaza webhook enable (the third round's command for enableWebhook): sending resumes, and redelivery is allowed again.
+    receiver.responder = () => ({ status: 200 });
+    const enabled = await plazaCli(['webhook', 'enable', '--app', app.id, '--json']);
+    expect(enabled, enabled.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(enabled.stdout)).toMatchObject({ id: app.id, webhookState: 'ENABLED' });
+    expect((await developer.ok<{ app: { webhookState: string } }>(APP_STATE, { id: app.id })).app.webhookState).toBe('ENABLED');
+    const again = await plazaCli(['redeliver', failed.id]);
+    expect(again, again.stderr).toMatchObject({ code: 0 });
+    expect(again.stdout).toContain('SUCCEEDED, 200');
   }, 90_000);
 });

@@ -23,6 +23,19 @@ export function describeError(error: GraphQLError): string {
   return code ? `${error.message} (${code})` : error.message;
 }
 
+/** What API tokens begin with (identity.service.ts's API_TOKEN_PREFIX); sign-in tokens begin with plz_s_. */
+const API_TOKEN_PREFIX = 'plz_at_';
+
+/**
+ * Client secrets and API tokens are for people signed in: Plaza refuses API tokens there (FORBIDDEN, "API tokens
+ * cannot do this"). Said before asking, in the command's words, with where to do it instead.
+ */
+export function requireSignInToken(settings: Settings, command: string, instead: string): void {
+  if (!settings.token?.startsWith(API_TOKEN_PREFIX)) return;
+  const source = settings.tokenSource === 'PLAZA_TOKEN' ? 'PLAZA_TOKEN' : 'the stored login';
+  throw new CliError(`${command} needs a sign-in token, and ${source} is an API token, which Plaza refuses for this: ${instead}, or set PLAZA_TOKEN to a sign-in token`);
+}
+
 function signedIn(settings: Settings): string {
   if (!settings.token) throw new CliError(`You are not signed in to ${settings.url}: run plaza login (or set PLAZA_TOKEN)`);
   return settings.token;
@@ -117,10 +130,12 @@ export async function requireMe(api: PlazaApi): Promise<Me> {
 }
 
 /** Checks --app before anything else, so a typo gets "unknown app" rather than an empty log. */
-export async function requireOwnApp(api: PlazaApi, appId: string): Promise<{ id: string; name: string }> {
+export async function requireOwnApp(api: PlazaApi, appId: string): Promise<{ id: string; name: string; webhookUrl: string | null }> {
   const [me, { app }] = await Promise.all([
     requireMe(api),
-    api.request<{ app: { id: string; name: string; ownerId: string } | null }>(`query($id: ID!) { app(id: $id) { id name ownerId } }`, { id: appId }),
+    api.request<{ app: { id: string; name: string; ownerId: string; webhookUrl: string | null } | null }>(`query($id: ID!) { app(id: $id) { id name ownerId webhookUrl } }`, {
+      id: appId,
+    }),
   ]);
   if (!app) throw new CliError(`Unknown app ${appId}: plaza apps lists yours (an API token needs the apps:read scope to see an app under review)`);
   if (app.ownerId !== me.id && !me.roles.includes('ADMIN')) throw new CliError(`App ${appId} (${app.name}) is not yours: plaza apps lists yours`);

@@ -38,6 +38,7 @@ program
 program
   .command('logout')
   .description('delete the stored token for PLAZA_URL')
+  .addOption(json())
   .action(lazy(async () => (await import('./commands/account.js')).logout));
 program
   .command('whoami')
@@ -107,6 +108,25 @@ program
   .addOption(json())
   .action(lazy(async () => (await import('./commands/live.js')).recover));
 
+program
+  .command('test')
+  .description(
+    "send a signed sample event, marked X-Platform-Test: true, to the app's real webhook URL (sent once, never retried; nothing is bought) and wait for its answer; exits 3 when the receiver did not take it",
+  )
+  .argument('<event>', EVENTS.join(', '))
+  .requiredOption('--app <id>', 'the app')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/webhook.js')).testEvent));
+
+program
+  .command('webhook')
+  .description("the app's webhook")
+  .command('enable')
+  .description('resume sending webhook events after an automatic disable; what failed meanwhile is sent again by plaza recover')
+  .requiredOption('--app <id>', 'the app')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/webhook.js')).enableWebhook));
+
 const secret = program.command('secret').description("rotate the app's client secret, which signs its webhooks");
 secret
   .command('rotate')
@@ -121,6 +141,28 @@ secret
   .requiredOption('--app <id>', 'the app')
   .addOption(json())
   .action(lazy(async () => (await import('./commands/secret.js')).finishSecretRotation));
+
+const tokens = program.command('tokens').description('your API tokens, for scripts and plaza login (with a sign-in token: API tokens cannot manage tokens)');
+tokens
+  .command('create')
+  .description('a new API token; its value is printed once, alone on stdout')
+  .requiredOption('--name <name>', 'what it is for, so you can tell your tokens apart (1..100 characters)')
+  .option('--scope <scope>', 'deliveries:read, deliveries:write or apps:read; repeat it for several (default: all three, what every command needs)', collect, [])
+  .option('--expires-in-days <days>', 'lifetime, 1..365 (default 90)')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/tokens.js')).createToken));
+tokens
+  .command('list')
+  .description('your API tokens, newest first, revoked and expired ones included (never their values)')
+  .option('--limit <n>', 'at most this many (default 500)')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/tokens.js')).listTokens));
+tokens
+  .command('revoke')
+  .description('end one of your API tokens at once (its live connections close too)')
+  .argument('<id>', 'tok_<ULID>, as plaza tokens list shows')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/tokens.js')).revokeToken));
 
 program
   .command('verify')

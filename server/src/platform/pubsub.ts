@@ -174,6 +174,11 @@ export class PostgresPubSub implements PubSub {
     };
   }
 
+  /** Listeners in this process of `topic` routed to `id` (plaza trigger's count of the listen sessions it reached). */
+  listenersOf(topic: Topic, id: unknown): number {
+    return this.listeners.get(routeKey(topic, id))?.size ?? 0;
+  }
+
   /** Live GraphQL subscriptions in this process (for metrics and tests): the per-socket revocation listeners are not subscriptions anyone asked for. */
   get subscriptionCount(): number {
     let count = 0;

@@ -32,9 +32,10 @@ export async function login(options: { json?: boolean }): Promise<void> {
   if (settings.tokenSource === 'PLAZA_TOKEN') process.stderr.write('Note: PLAZA_TOKEN is set, and it wins over the stored token while it is.\n');
 }
 
-export async function logout(): Promise<void> {
+export async function logout(options: { json?: boolean }): Promise<void> {
   const settings = await loadSettings();
   const removed = await forgetToken(settings.configPath, settings.url);
+  if (options.json) return printJson({ url: settings.url, removed, configPath: settings.configPath });
   process.stdout.write(
     removed ? `Signed out of ${settings.url}: the stored token is deleted (revoke it in the portal if it may have leaked)\n` : `No token was stored for ${settings.url}\n`,
   );

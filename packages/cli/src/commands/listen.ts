@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
 import { describeError, liveConnectionError, PlazaApi, REFUSED, requireOwnApp } from '../api.js';
 import { loadSettings } from '../config.js';
-import { CliError } from '../errors.js';
+import { CliError, DELIVERY_FAILED_EXIT_CODE } from '../errors.js';
 import { colours, printJson } from '../output.js';
 import { parseEvent, parseTime } from '../parse.js';
 
@@ -29,7 +29,7 @@ const REQUEST_FIELDS = 'deliveryId appId eventName test body headers { name valu
 const FORWARD_REQUEST = `query($id: ID!) { webhookForwardRequest(deliveryId: $id) { ${REQUEST_FIELDS} } }`;
 const REPORT = `mutation($id: ID!, $statusCode: Int, $durationMs: Int!, $error: String) { reportLocalForward(deliveryId: $id, statusCode: $statusCode, durationMs: $durationMs, error: $error) { id } }`;
 const SINCE = `query($first: Int!, $after: String, $filter: WebhookDeliveryFilter) {
-  webhookDeliveries(first: $first, after: $after, filter: $filter) { edges { node { id createdAt } } pageInfo { hasNextPage endCursor } } }`;
+  webhookDeliveries(first: $first, after: $after, filter: $filter) { edges { node { id createdAt eventName } } pageInfo { hasNextPage endCursor } } }`;
 
 /** Where a listener of this app got to, so a restarted one forwards what it missed (per Plaza URL and app). */
 interface Position {
@@ -149,8 +149,9 @@ export async function listen(options: ListenOptions): Promise<void> {
   };
 
   /** A real delivery, once: its exact request is fetched (signed now) and forwarded in arrival order. */
-  const deliver = (id: string, createdAt: string) => {
-    if (seen.has(id) || Date.parse(createdAt) < startedFrom) return;
+  const deliver = (id: string, createdAt: string, eventName: string) => {
+    // --events: the others are neither fetched nor counted.
+    if (seen.has(id) || Date.parse(createdAt) < startedFrom || (events && !events.has(eventName))) return;
     seen.add(id);
     queue = queue.then(async () => {
       if (stopping) return;
@@ -167,24 +168,23 @@ export async function listen(options: ListenOptions): Promise<void> {
 
   /** Deliveries made since the cursor (while this listener was down or reconnecting), oldest first. */
   const catchUp = async () => {
-    const found: { id: string; createdAt: string }[] = [];
+    const found: { id: string; createdAt: string; eventName: string }[] = [];
     let after: string | null = null;
     while (found.length < CATCH_UP_MAX_DELIVERIES) {
-      const page: { webhookDeliveries: { edges: { node: { id: string; createdAt: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await api.request(
-        SINCE,
-        {
+      const page: { webhookDeliveries: { edges: { node: { id: string; createdAt: string; eventName: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } =
+        await api.request(SINCE, {
           first: 100,
           after,
           filter: { appId: app.id, since: new Date(cursor).toISOString() },
-        },
-      );
+        });
       found.push(...page.webhookDeliveries.edges.map((e) => e.node));
       if (!page.webhookDeliveries.pageInfo.hasNextPage || !page.webhookDeliveries.pageInfo.endCursor) break;
       after = page.webhookDeliveries.pageInfo.endCursor;
     }
-    const missed = found.filter((d) => !seen.has(d.id)).reverse();
-    if (missed.length > 0) info(`Catching up: ${missed.length} deliveries made since ${new Date(cursor).toISOString()}`);
-    for (const d of missed) deliver(d.id, d.createdAt);
+    // Counted as it will forward them: with --events, only those events.
+    const missed = found.filter((d) => !seen.has(d.id) && (!events || events.has(d.eventName))).reverse();
+    if (missed.length > 0) info(`Catching up: ${missed.length} deliveries made since ${new Date(cursor).toISOString()}${events ? ` (${[...events].join(', ')})` : ''}`);
+    for (const d of missed) deliver(d.id, d.createdAt, d.eventName);
   };
 
   let failure: CliError | undefined;
@@ -200,6 +200,11 @@ export async function listen(options: ListenOptions): Promise<void> {
       connections += 1;
       if (connections === 1) {
         info(`Forwarding ${app.name} (${app.id}) deliveries to ${target.toString()} (Ctrl-C to stop)`);
+        // Real events are recorded as deliveries only for an app with a webhook URL: say so before anyone waits for one.
+        if (!app.webhookUrl)
+          process.stderr.write(
+            `${colours.yellow(`${app.id} has no webhook URL: real events will not come until one is set (in the portal); test events from plaza trigger still do`)}\n`,
+          );
         if (startedFrom < now) info(`Catching up from ${new Date(startedFrom).toISOString()} (at most 24 h back)`);
       } else info('Reconnected; catching up');
       // Every (re)connection asks for what was made since the last delivery forwarded, so none is lost in a gap.
@@ -212,13 +217,13 @@ export async function listen(options: ListenOptions): Promise<void> {
     onFailed: fail,
   });
   const stops = [
-    client.subscribe<{ webhookDeliveryUpdated: { id: string; createdAt: string } }>(
-      { query: `subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id createdAt } }`, variables: { appId: app.id } },
+    client.subscribe<{ webhookDeliveryUpdated: { id: string; createdAt: string; eventName: string } }>(
+      { query: `subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id createdAt eventName } }`, variables: { appId: app.id } },
       {
         next: (r) =>
           r.errors?.length
             ? ((failure = new CliError(describeError(r.errors[0]!))), finish())
-            : r.data && deliver(r.data.webhookDeliveryUpdated.id, r.data.webhookDeliveryUpdated.createdAt),
+            : r.data && deliver(r.data.webhookDeliveryUpdated.id, r.data.webhookDeliveryUpdated.createdAt, r.data.webhookDeliveryUpdated.eventName),
         error: (error) => fail(liveConnectionError(error)),
         complete: () => undefined,
       },
@@ -250,15 +255,21 @@ export async function trigger(event: string, options: { app: string; json?: bool
   const type = parseEvent('<event>', event);
   const api = new PlazaApi(await loadSettings());
   await requireOwnApp(api, options.app);
-  const { triggerWebhookEvent } = await api.request<{ triggerWebhookEvent: ForwardRequest }>(
-    `mutation($appId: ID!, $event: WebhookEventType!) { triggerWebhookEvent(appId: $appId, event: $event) { ${REQUEST_FIELDS} } }`,
-    {
-      appId: options.app,
-      event: type,
-    },
+  const { triggerWebhookEvent: triggered } = await api.request<{ triggerWebhookEvent: ForwardRequest & { recipients: number | null } }>(
+    `mutation($appId: ID!, $event: WebhookEventType!) { triggerWebhookEvent(appId: $appId, event: $event) { ${REQUEST_FIELDS} recipients } }`,
+    { appId: options.app, event: type },
   );
-  if (options.json) return printJson(triggerWebhookEvent);
-  process.stdout.write(
-    `Triggered a test ${triggerWebhookEvent.eventName} (${triggerWebhookEvent.deliveryId}) for ${options.app}: sent to its running plaza listen sessions only, never to its webhook URL\n`,
-  );
+  // A triggered event exists only for the listeners connected when it is sent: with none, it went nowhere.
+  const nobody = triggered.recipients === 0;
+  if (nobody) process.exitCode = DELIVERY_FAILED_EXIT_CODE;
+  if (options.json) printJson(triggered);
+  else if (!nobody) {
+    const sessions = triggered.recipients === 1 ? '1 plaza listen session' : `${triggered.recipients ?? 'its'} plaza listen sessions`;
+    process.stdout.write(`Triggered a test ${triggered.eventName} (${triggered.deliveryId}) for ${options.app}: sent to ${sessions}, never to its webhook URL\n`);
+  }
+  if (nobody) {
+    process.stderr.write(
+      `Nobody received the test ${triggered.eventName} (${triggered.deliveryId}): no plaza listen session of ${options.app} is running. Start one first: plaza listen --app ${options.app} --forward-to <url>\n`,
+    );
+  }
 }

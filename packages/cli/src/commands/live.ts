@@ -90,10 +90,10 @@ export async function redeliver(deliveryId: string, options: { json?: boolean })
   const ours = [...delivery.attempts].reverse().find((a) => a.trigger === 'MANUAL');
   const sent = ours ? attemptOutcome(ours) : lastAttempt(delivery);
   if (ours?.outcome !== 'SUCCEEDED') process.exitCode = DELIVERY_FAILED_EXIT_CODE;
-  if (options.json) return void (spinner.stop(), printJson(delivery));
-  const line = `Sent ${delivery.id} again (attempt ${ours?.number ?? delivery.attemptCount}): ${ours?.outcome ?? delivery.status}, ${sent}`;
-  if (ours?.outcome === 'SUCCEEDED') spinner.success(line);
-  else spinner.error(line);
+  spinner.stop();
+  if (options.json) return printJson(delivery);
+  // The outcome is the command's result, so it goes to stdout (a script reads it there), painted only on a terminal.
+  process.stdout.write(`Sent ${delivery.id} again (attempt ${ours?.number ?? delivery.attemptCount}): ${paintStatus(ours?.outcome ?? delivery.status)}, ${sent}\n`);
 }
 
 /** What one attempt did, in a few characters: "200 31ms", "timeout". */
@@ -190,10 +190,18 @@ export async function recover(options: { app: string; since: string; wait: boole
     else if (recovery.deliveriesSkipped > 0)
       process.stderr.write(colours.yellow(`${recovery.deliveriesSkipped} failed deliveries cannot be sent again: their bodies are no longer kept (WEBHOOK_BODY_RETENTION)\n`));
     if (!client || recovery.deliveriesQueued === 0) {
-      spinner.success(`${recovery.deliveriesQueued} failed deliveries queued to send again${client ? '' : ' (plaza tail shows them go)'}`);
+      spinner.stop();
+      if (!options.json) process.stdout.write(`${recovery.deliveriesQueued} failed deliveries queued to send again${client ? '' : ' (plaza tail shows them go)'}\n`);
       return;
     }
-    const outcomes = (watch = new RecoveryOutcomes(counts));
+    // Each delivery's outcome on stdout as it comes (the result), the running count on stderr (progress).
+    const outcomes = (watch = new RecoveryOutcomes(counts, (o) => {
+      if (options.json) return;
+      spinner.stop();
+      process.stdout.write(
+        `${o.id}  ${o.eventName.padEnd(15)}  ${paintStatus(o.outcome, o.outcome.padEnd(9))}  attempt ${o.recoveryAttempt.number}  ${attemptOutcome(o.recoveryAttempt)}\n`,
+      );
+    }));
     early.splice(0).forEach((d) => outcomes.see(d));
     const total = recovery.deliveriesQueued;
     const summary = () => `${outcomes.outcomes.size}/${total} sent: ${outcomes.succeeded} succeeded, ${outcomes.failed} failed`;

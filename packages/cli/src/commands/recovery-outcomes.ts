@@ -22,7 +22,11 @@ export class RecoveryOutcomes {
   readonly outcomes = new Map<string, RecoveryOutcome>();
 
   /** `countsBefore`: the attempt count of each delivery the recovery may queue, read before asking for it. */
-  constructor(private readonly countsBefore: Map<string, number>) {}
+  /** `onOutcome`: called once for each delivery, when its recovery attempt is seen finished. */
+  constructor(
+    private readonly countsBefore: Map<string, number>,
+    private readonly onOutcome: (outcome: RecoveryOutcome) => void = () => undefined,
+  ) {}
 
   /** A delivery as seen in a live update or read afresh; true when it gave a delivery its outcome. */
   see(delivery: Delivery): boolean {
@@ -37,14 +41,9 @@ export class RecoveryOutcomes {
     }
     const own = delivery.attempts.find((a) => a.number > before && a.trigger === 'MANUAL');
     if (!own?.finished) return false;
-    this.outcomes.set(delivery.id, {
-      id: delivery.id,
-      appId: delivery.appId,
-      eventName: delivery.eventName,
-      purchaseId: delivery.purchaseId,
-      outcome: own.outcome,
-      recoveryAttempt: own,
-    });
+    const outcome = { id: delivery.id, appId: delivery.appId, eventName: delivery.eventName, purchaseId: delivery.purchaseId, outcome: own.outcome, recoveryAttempt: own };
+    this.outcomes.set(delivery.id, outcome);
+    this.onOutcome(outcome);
     return true;
   }
 

@@ -1,4 +1,4 @@
-import { PlazaApi } from '../api.js';
+import { PlazaApi, requireSignInToken } from '../api.js';
 import { loadSettings } from '../config.js';
 import { CliError } from '../errors.js';
 import { colours, printJson } from '../output.js';
@@ -25,9 +25,16 @@ export function parseOverlap(raw: string): number {
   return Number(raw);
 }
 
+/** Rotating or finishing is for the owner signed in (the server refuses API tokens for client secrets). */
+async function signedInApi(appId: string): Promise<PlazaApi> {
+  const settings = await loadSettings();
+  requireSignInToken(settings, 'plaza secret', `rotate it in the portal (${settings.url}/developer/apps/${appId})`);
+  return new PlazaApi(settings);
+}
+
 export async function rotateSecret(options: { app: string; overlap?: string; json?: boolean }): Promise<void> {
   const overlapHours = options.overlap === undefined ? undefined : parseOverlap(options.overlap);
-  const api = new PlazaApi(await loadSettings());
+  const api = await signedInApi(options.app);
   const { rotateClientSecret: secret } = await api.request<{ rotateClientSecret: ClientSecret }>(ROTATE, { appId: options.app, overlapHours });
   if (options.json) return printJson(secret);
   process.stdout.write(`New client secret of ${secret.appId}: ${colours.bold(secret.value)}\n`);
@@ -41,7 +48,7 @@ export async function rotateSecret(options: { app: string; overlap?: string; jso
 }
 
 export async function finishSecretRotation(options: { app: string; json?: boolean }): Promise<void> {
-  const api = new PlazaApi(await loadSettings());
+  const api = await signedInApi(options.app);
   const { finishClientSecretRotation: secret } = await api.request<{ finishClientSecretRotation: ClientSecret }>(FINISH, { appId: options.app });
   if (options.json) return printJson(secret);
   process.stdout.write(`Rotation finished: only the current secret of ${secret.appId} signs from the next attempt on.\n`);

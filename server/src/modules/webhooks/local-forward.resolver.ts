@@ -48,7 +48,9 @@ export class LocalForwardResolver {
     const principal = requirePrincipal(context);
     const app = await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can trigger its events' });
     const amounts = event === WebhookEventType.APP_TEST ? { amountVnd: 0, developerShareVnd: 0 } : this.marketplace.saleAmounts(app.pricePoints);
-    return this.forwards.trigger(principal.userId, appId, event, amounts);
+    const request = await this.forwards.trigger(principal.userId, appId, event, amounts);
+    // Counted once it is committed and published; a listener of another API process hears it too but is not counted here.
+    return Object.assign(request, { recipients: this.pubSub.listenersOf(Topic.WEBHOOK_TEST_TRIGGERED, appId) });
   }
 
   @Authorized(tokenScope('deliveries:write'))

@@ -23,6 +23,13 @@ export class WebhookForwardRequest {
 
   @Field({ description: 'When the delivery (or test event) was made' })
   createdAt: Date;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'A triggered event (triggerWebhookEvent): the plaza listen sessions it was sent to, those connected to the API process that answered (all of them when Plaza runs one API process); 0 when none listened. Null for a delivery',
+  })
+  recipients?: number | null;
 }
 
 @ObjectType({ description: 'What a developer’s local receiver answered when `plaza listen` forwarded a delivery to it; never changes the delivery itself' })
