@@ -12,14 +12,21 @@ export const ADMIN_EMAIL = 'admin@plaza.test';
 export interface PlazaProcess extends RunningProcess {
   /** http://localhost:<port>: the origin the browser uses, the token issuer and what apps allow. */
   origin: string;
+  port: number;
+  dataDir: string;
+  /** Stops the process and keeps its data, for startPlaza({ port, dataDir }) to start it again as it was. */
+  halt(): Promise<void>;
 }
 
-/** The built Plaza (`node server/dist/main.js`) with its own embedded PostgreSQL in a temporary data dir. */
-export async function startPlaza(): Promise<PlazaProcess> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'plaza-e2e-data-'));
+/**
+ * The built Plaza (`node server/dist/main.js`) with its own embedded PostgreSQL in a temporary data dir;
+ * given the port and data dir of a halted one, the same Plaza again (same origin, data and keys).
+ */
+export async function startPlaza(again: { port: number; dataDir: string } | null = null): Promise<PlazaProcess> {
+  const dataDir = again?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'plaza-e2e-data-'));
   // Embedded PostgreSQL runs as the postgres user, which must be able to traverse the data dir.
   chmodSync(dataDir, 0o755);
-  const port = await freePort();
+  const port = again?.port ?? (await freePort());
   const origin = `http://localhost:${port}`;
   const plaza = await startNodeProcess({
     name: 'Plaza',
@@ -45,6 +52,9 @@ export async function startPlaza(): Promise<PlazaProcess> {
   return {
     ...plaza,
     origin,
+    port,
+    dataDir,
+    halt: () => plaza.stop(),
     async stop() {
       await plaza.stop();
       rmSync(dataDir, { recursive: true, force: true });

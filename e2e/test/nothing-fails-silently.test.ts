@@ -5,10 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAccessibilityViolations } from '../support/accessibility.js';
 import { launchChromium, personAt } from '../support/browser.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
-import { PlazaApi, publishApp } from '../support/plaza-api.js';
+import { startHttpsServer } from '../support/https-servers.js';
+import { PlazaApi, publishApp, sendTestWebhook, submitWebhookApp } from '../support/plaza-api.js';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
 
-// Issue 27, "nothing fails silently": finding 8 (uninstall asks first, then says what it did).
+// Issue 27, "nothing fails silently": finding 8 (uninstall asks first, then says what it did) and 9 (Plaza
+// out of reach: every page says so in the person's language, live updates pause and resume, actions say
+// their result is unknown).
 
 const DEVELOPER_EMAIL = 'silent.dev@plaza.test';
 const BUYER_EMAIL = 'silent.buyer@plaza.test';
@@ -18,6 +21,7 @@ const FREE_APP = 'Sticky Notes';
 let plaza: PlazaProcess;
 let browser: Browser | undefined;
 let buyer: PlazaApi;
+let receiver: Awaited<ReturnType<typeof startHttpsServer>> | undefined;
 const ids = { paid: '', free: '' };
 
 beforeAll(async () => {
@@ -37,6 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await receiver?.close();
   await plaza?.stop();
 });
 
@@ -75,5 +80,45 @@ describe('Uninstall in My Library', () => {
     await freeQuestion.getByRole('button', { name: 'Uninstall', exact: true }).click();
     await page.getByRole('status').getByText(`${FREE_APP} was uninstalled.`, { exact: false }).waitFor();
     await expect.poll(installed).toEqual([]);
+  });
+});
+
+describe('Plaza out of reach', () => {
+  it('finding 9: every page says it cannot reach Plaza (in Vietnamese too), live pages say their updates are paused, an action says its result is unknown; all resume by themselves', async () => {
+    receiver = await startHttpsServer((_request, response) => response.writeHead(200).end('ok'));
+    const developer = await PlazaApi.signIn(plaza.origin, DEVELOPER_EMAIL);
+    const appId = await submitWebhookApp(developer, 'Relay Hooks', `${receiver.origin}/hook`);
+    const logs = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
+    await logs.goto(`${plaza.origin}/developer/webhooks?appId=${appId}`);
+    // The log is live: a test event sent from elsewhere shows up without a reload.
+    const before = await sendTestWebhook(developer, appId);
+    await logs.getByTestId(`delivery-${before}`).waitFor();
+    // A Vietnamese reader in the store (signed in, so the notification bell is live there too).
+    const store = await personAt(browser!, plaza.origin, BUYER_EMAIL);
+    await buyer.ok(`mutation Prefs { updatePreferences(locale: "vi") { id } }`);
+    await store.reload();
+    await store.waitForFunction(() => document.documentElement.lang === 'vi');
+    await store.locator('.app-card').first().waitFor();
+
+    await plaza.halt();
+    const banner = (page: Page) => page.getByTestId('connection-banner');
+    await expect.poll(() => banner(logs).textContent(), { timeout: 20_000 }).toContain('Can’t reach Plaza, retrying…');
+    expect(await banner(logs).textContent()).toContain('Live updates are paused; they resume by themselves when Plaza is back.');
+    await expect.poll(() => banner(store).textContent(), { timeout: 20_000 }).toContain('Không kết nối được tới Plaza, đang thử lại…');
+
+    // An action while Plaza is away: its result is unknown, said so, never "Failed to fetch".
+    await logs.getByRole('button', { name: 'Send test event' }).click();
+    await logs.getByRole('alert').filter({ hasText: 'Plaza could not be reached, so the result is unknown' }).waitFor();
+    expect(await logs.getByText('Failed to fetch').count()).toBe(0);
+    expect(await seriousAccessibilityViolations(logs)).toEqual([]);
+    await logs.screenshot({ path: path.join(SCREENSHOTS_DIR, 'plaza-out-of-reach.png') });
+
+    // Plaza back (same port and data): the pages say so by themselves, and the log is live again.
+    plaza = await startPlaza({ port: plaza.port, dataDir: plaza.dataDir });
+    await expect.poll(() => banner(logs).textContent(), { timeout: 30_000 }).toContain('Plaza is reachable again.');
+    await expect.poll(() => banner(store).textContent(), { timeout: 30_000 }).toContain('Đã kết nối lại với Plaza.');
+    const after = await sendTestWebhook(developer, appId);
+    await logs.getByTestId(`delivery-${after}`).waitFor({ timeout: 15_000 });
+    await buyer.ok(`mutation Prefs { updatePreferences(locale: "en") { id } }`);
   });
 });

@@ -1,3 +1,4 @@
+import { plazaUnreachable } from '../../connection';
 import type { MessageKey } from '../../i18n/strings';
 import { problemOf, type ServerProblem } from '../../ui/graphql-errors';
 
@@ -35,6 +36,7 @@ async function postJson(path: string, body?: unknown): Promise<Response> {
     });
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
+    plazaUnreachable();
     throw new AuthError({ message: `Could not reach the Plaza server (${detail}).` }, { key: 'session.unreachable', values: { detail } });
   }
 }

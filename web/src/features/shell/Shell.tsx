@@ -1,6 +1,7 @@
 import { useApolloClient, useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { setErrorLocale } from '../../connection';
 import { LocaleProvider, useT } from '../../i18n/i18n';
 import { asLocale, type Locale } from '../../i18n/strings';
 import type { Route } from '../../routes';
@@ -13,6 +14,7 @@ import { asTheme, type Theme } from './preferences';
 import { PreferenceSwitches } from './PreferenceSwitches';
 import { TopNav } from './TopNav';
 import { AccountMenu } from './AccountMenu';
+import { ConnectionBanner } from './ConnectionBanner';
 
 export type Viewer = NonNullable<ResultOf<typeof CurrentViewerQuery>['me']>;
 
@@ -31,6 +33,8 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
   const me = viewer.data?.me ?? null;
   const locale = override?.locale ?? asLocale(me?.locale);
   const theme = override?.theme ?? asTheme(me?.theme);
+  // Transport errors are made outside React; they are told in the page's language.
+  useEffect(() => setErrorLocale(locale), [locale]);
   // Judged by data rather than `loading`, so a later refetch does not tear down the page it feeds.
   const checkingSession = viewer.data === undefined && viewer.error === undefined;
   const main = useRef<HTMLElement>(null);
@@ -63,6 +67,7 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
             )}
           </div>
         </header>
+        <ConnectionBanner />
         <main className={WIDE_ROUTES.has(route.kind) ? 'page page-wide' : 'page'} ref={main} tabIndex={-1}>
           {checkingSession ? (
             <Checking />
