@@ -210,7 +210,7 @@ describe('refunds', () => {
     expect(installed).toMatchObject({ event: 'app.installed', amount_vnd: 0, developer_share_vnd: 0 });
 
     const refundReinstall = await admin.error(REFUND, { purchaseId: installApp.purchaseId });
-    expect(refundReinstall.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'purchaseId' });
+    expect(refundReinstall.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'purchaseId', reason: 'FREE_REINSTALL' });
     expect(refundReinstall.message).toBe(`This is a free reinstall of a bought app: refund the original purchase ${purchaseApp.purchaseId} instead`);
 
     await admin.ok(REFUND, { purchaseId: purchaseApp.purchaseId });

@@ -46,7 +46,7 @@ export class PlazaError extends GraphQLError {
 
 export const badInput = (field: string, message: string) => new PlazaError(ErrorCode.BAD_USER_INPUT, message, field);
 export const notFound = (what: string) => new PlazaError(ErrorCode.NOT_FOUND, `${what} was not found`);
-export const forbidden = (message: string) => new PlazaError(ErrorCode.FORBIDDEN, message);
+export const forbidden = (message: string, reason?: string) => new PlazaError(ErrorCode.FORBIDDEN, message, undefined, reason);
 export const conflict = (message: string, reason?: string) => new PlazaError(ErrorCode.CONFLICT, message, undefined, reason);
 export const unauthenticated = (message = 'Sign in to do this') => new PlazaError(ErrorCode.UNAUTHENTICATED, message);
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
-import { forbidden, notFound } from '../../platform/errors.js';
+import { notFound } from '../../platform/errors.js';
+import { appErrors } from './app.errors.js';
 import { App } from './app.entity.js';
 import { AppStatus } from './app.types.js';
 
@@ -43,6 +44,6 @@ export interface OwnedAppOptions {
 export async function requireOwnedApp(manager: EntityManager, principal: Principal, appId: string, options: OwnedAppOptions = {}): Promise<App> {
   const app = await findApp(manager, appId, options.lock);
   if (app && (isOwner(app, principal) || (options.allowAdmin && seesEveryApp(principal)))) return app;
-  if (app && options.forbiddenMessage && viewOf(app, principal)) throw forbidden(options.forbiddenMessage);
+  if (app && options.forbiddenMessage && viewOf(app, principal)) throw appErrors.notAppOwner(options.forbiddenMessage);
   throw notFound('App');
 }

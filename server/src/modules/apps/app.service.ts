@@ -55,10 +55,7 @@ export class AppService {
   private checkChargeable({ pricing, pricePoints }: Pick<AppFields, 'pricing' | 'pricePoints'>): void {
     const max = maxChargeablePoints(this.config.pointValueVnd);
     if (pricing !== Pricing.PAID || pricePoints === null || pricePoints <= max) return;
-    throw badInput(
-      'pricePoints',
-      `pricePoints must be at most ${max} points: at ${this.config.pointValueVnd} VND a point (POINT_VALUE_VND) a larger price is more than one purchase can charge (${CHARGE_MAX_VND} VND)`,
-    );
+    throw appErrors.priceNotChargeable(max, this.config.pointValueVnd, CHARGE_MAX_VND);
   }
 
   /**

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { DataSource, In, IsNull, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
-import { badInput, conflict, forbidden, notFound, PlazaError, ErrorCode } from '../../platform/errors.js';
+import { badInput, notFound } from '../../platform/errors.js';
+import { identityErrors } from './identity.errors.js';
 import { newCredential, newId } from '../../platform/ids.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
@@ -83,7 +84,7 @@ export class IdentityService {
   async authenticate(token: string, { ownedApps = false }: { ownedApps?: boolean } = {}): Promise<Principal> {
     if (token.startsWith(SESSION_TOKEN_PREFIX)) return this.authenticateSession(token);
     if (token.startsWith(API_TOKEN_PREFIX)) return this.authenticateApiToken(token, ownedApps);
-    throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'The token is not a Plaza sign-in or API token');
+    throw identityErrors.notAPlazaToken();
   }
 
   private async authenticateSession(token: string): Promise<Principal> {
@@ -94,8 +95,8 @@ export class IdentityService {
       .select(['s.id AS session_id', 's.expires_at AS expires_at', 'a.id AS user_id', 'a.email AS email', 'a.granted_roles AS granted_roles'])
       .where('s.token_hash = :hash', { hash: sha256(token) })
       .getRawOne<{ session_id: string; expires_at: Date; user_id: string; email: string; granted_roles: string[] }>();
-    if (!row) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This sign-in is not valid (signed out or unknown); sign in again');
-    if (row.expires_at.getTime() <= Date.now()) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'Your sign-in has expired; sign in again');
+    if (!row) throw identityErrors.signedOut();
+    if (row.expires_at.getTime() <= Date.now()) throw identityErrors.sessionExpired();
     return {
       kind: 'session',
       userId: row.user_id,
@@ -130,9 +131,9 @@ export class IdentityService {
         WHERE t.token_hash = $1`,
       [sha256(token), ownedApps],
     );
-    if (!row) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This API token is not known');
-    if (row.revoked_at) throw new PlazaError(ErrorCode.UNAUTHENTICATED, 'This API token has been revoked');
-    if (row.expires_at.getTime() <= Date.now()) throw new PlazaError(ErrorCode.UNAUTHENTICATED, `This API token expired at ${row.expires_at.toISOString()}`);
+    if (!row) throw identityErrors.apiTokenUnknown();
+    if (row.revoked_at) throw identityErrors.apiTokenRevoked();
+    if (row.expires_at.getTime() <= Date.now()) throw identityErrors.apiTokenExpired(row.expires_at);
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_PRECISION_MS) {
       await this.db.getRepository(ApiToken).update({ id: row.token_id }, { lastUsedAt: new Date() });
     }
@@ -200,16 +201,16 @@ export class IdentityService {
     return this.db.transaction(async (manager) => {
       const account = await manager.getRepository(Account).findOne({ where: { id: userId }, lock: { mode: 'pessimistic_write' } });
       if (!account) throw notFound('User');
-      if (role === Role.ADMIN && account.id === actor.userId) throw conflict('You cannot revoke your own ADMIN role; another admin can', 'OWN_ADMIN_ROLE');
+      if (role === Role.ADMIN && account.id === actor.userId) throw identityErrors.ownAdminRole();
       const email = account.email.toLowerCase();
       const byConfiguration = role === Role.ADMIN ? this.config.adminEmails.has(email) : this.config.reviewerEmails.has(email);
       if (byConfiguration) {
         const variable = role === Role.ADMIN ? 'PLATFORM_ADMIN_EMAILS' : 'PLATFORM_REVIEWER_EMAILS';
-        throw conflict(`${account.email} is ${role} by configuration (${variable}); remove the address there and restart Plaza to take the role away`, 'ROLE_FROM_CONFIGURATION');
+        throw identityErrors.roleFromConfiguration(account.email, role, variable);
       }
       const remaining = account.grantedRoles.filter((r) => r !== role);
       if (role === Role.REVIEWER && rolesOf(account.email, remaining, this.config).includes(Role.ADMIN)) {
-        throw conflict(`${account.email} is an ADMIN, and admins also review; revoke ADMIN to take REVIEWER away`, 'ROLE_IMPLIED_BY_ADMIN');
+        throw identityErrors.roleImpliedByAdmin(account.email);
       }
       if (remaining.length !== account.grantedRoles.length) {
         account.grantedRoles = remaining;
@@ -250,7 +251,7 @@ export class IdentityService {
       await manager.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [ownerId]);
       const [{ live }] = await manager.query('SELECT count(*)::int AS live FROM api_tokens WHERE owner_id = $1 AND revoked_at IS NULL AND expires_at > now()', [ownerId]);
       if (live >= MAX_LIVE_API_TOKENS) {
-        throw conflict(`You already have ${MAX_LIVE_API_TOKENS} live API tokens; revoke one you no longer use first`, 'TOO_MANY_TOKENS');
+        throw identityErrors.tooManyTokens(MAX_LIVE_API_TOKENS);
       }
       await manager.getRepository(ApiToken).insert(apiToken);
     });
@@ -260,7 +261,7 @@ export class IdentityService {
   async revokeApiToken(ownerId: string, id: string): Promise<boolean> {
     const apiToken = await this.db.getRepository(ApiToken).findOneBy({ id });
     if (!apiToken) throw notFound('API token');
-    if (apiToken.ownerId !== ownerId) throw forbidden('You can revoke only your own API tokens');
+    if (apiToken.ownerId !== ownerId) throw identityErrors.notTokenOwner();
     if (apiToken.revokedAt) return true;
     // Revoked in the same commit that tells every server process to close the token's WebSockets.
     await this.db.transaction(async (manager) => {

@@ -1,4 +1,4 @@
-import { conflict, ErrorCode, PlazaError } from '../../platform/errors.js';
+import { conflict, ErrorCode, forbidden, PlazaError } from '../../platform/errors.js';
 
 /** `extensions.reason` of the store's refusals: stable values clients branch on (the messages are for people). */
 export const MarketplaceErrorReason = {
@@ -9,6 +9,14 @@ export const MarketplaceErrorReason = {
   NOT_OWNED: 'NOT_OWNED',
   INSUFFICIENT_POINTS: 'INSUFFICIENT_POINTS',
   ALREADY_REFUNDED: 'ALREADY_REFUNDED',
+  /** BAD_USER_INPUT on purchaseId: a free reinstall of a bought app; its original purchase is the one to refund. */
+  FREE_REINSTALL: 'FREE_REINSTALL',
+  /** BAD_USER_INPUT on purchaseId: a free app's install, which moved no points. */
+  FREE_INSTALL: 'FREE_INSTALL',
+  /** BAD_USER_INPUT on appId: a price listed before POINT_VALUE_VND was raised, now more than one purchase can charge. */
+  PRICE_NOT_CHARGEABLE: 'PRICE_NOT_CHARGEABLE',
+  /** FORBIDDEN: apps are opened (launchApp) by people signed in, not with an API token. */
+  SESSION_REQUIRED: 'SESSION_REQUIRED',
 } as const;
 export type MarketplaceErrorReason = (typeof MarketplaceErrorReason)[keyof typeof MarketplaceErrorReason];
 
@@ -24,4 +32,15 @@ export const marketplaceErrors = {
   insufficientPoints: (pricePoints: number, balance: number) =>
     conflict(`Not enough points: this app costs ${pricePoints} points and you have ${balance}`, MarketplaceErrorReason.INSUFFICIENT_POINTS),
   alreadyRefunded: (purchaseId: string) => conflict(`Purchase ${purchaseId} was already refunded`, MarketplaceErrorReason.ALREADY_REFUNDED),
+  freeReinstall: (original: string | null | undefined) =>
+    new PlazaError(
+      ErrorCode.BAD_USER_INPUT,
+      `This is a free reinstall of a bought app: refund the original purchase${original ? ` ${original}` : ''} instead`,
+      'purchaseId',
+      MarketplaceErrorReason.FREE_REINSTALL,
+    ),
+  freeInstall: () => new PlazaError(ErrorCode.BAD_USER_INPUT, 'This is a free install: there is nothing to refund', 'purchaseId', MarketplaceErrorReason.FREE_INSTALL),
+  priceNotChargeable: () => badAppId('This price is too large to charge at the platform’s point value', MarketplaceErrorReason.PRICE_NOT_CHARGEABLE),
+  sessionRequired: () => forbidden('Apps are opened by people, not API tokens', MarketplaceErrorReason.SESSION_REQUIRED),
+  notOwnedToOpen: () => forbidden('Install or buy this app to open it', MarketplaceErrorReason.NOT_OWNED),
 };

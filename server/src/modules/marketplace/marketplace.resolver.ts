@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
 import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
-import { forbidden } from '../../platform/errors.js';
+import { marketplaceErrors } from './marketplace.errors.js';
 import { int32Field, SafeInt } from '../../platform/int64.js';
 import { App, AppStatus, isOwner, type AppService } from '../apps/index.js';
 import { Account, type IdentityService, type SessionTokenService } from '../identity/index.js';
@@ -175,12 +175,12 @@ export class MarketplaceResolver {
   @Mutation(() => AppLaunch, { description: 'A session token for INIT_SESSION; for users who have the app, its developer, and reviewers of an app under review' })
   async launchApp(@Args() { appId, locale, theme }: LaunchAppArgs, @Ctx() context: RequestContext): Promise<AppLaunch> {
     const principal = requirePrincipal(context);
-    if (principal.kind !== 'session') throw forbidden('Apps are opened by people, not API tokens');
+    if (principal.kind !== 'session') throw marketplaceErrors.sessionRequired();
     const { app, view } = await this.apps.requireVisible(principal, appId);
     const underReview = app.status === AppStatus.PENDING_REVIEW && principal.roles.has('REVIEWER');
     // Developers and reviewers open the version being worked on; users the listed one.
     const canSeeCurrent = isOwner(app, principal) || underReview;
-    if (!canSeeCurrent && !(await this.marketplace.owns(principal.userId, appId))) throw forbidden('Install or buy this app to open it');
+    if (!canSeeCurrent && !(await this.marketplace.owns(principal.userId, appId))) throw marketplaceErrors.notOwnedToOpen();
     const appUrl = canSeeCurrent ? app.appUrl : view.appUrl;
     const account = await this.identity.findAccount(principal.userId);
     const issued = await this.sessionTokens.issue(appId, principal.userId);

@@ -228,9 +228,9 @@ export class MarketplaceService {
       if (!purchase) throw new PlazaError('NOT_FOUND', `No purchase ${purchaseId}`, 'purchaseId');
       if (purchase.kind === PurchaseKind.REINSTALL) {
         const original = (await manager.findOneBy(Installation, { purchaseId }))?.originalPurchaseId;
-        throw badInput('purchaseId', `This is a free reinstall of a bought app: refund the original purchase${original ? ` ${original}` : ''} instead`);
+        throw marketplaceErrors.freeReinstall(original);
       }
-      if (purchase.kind !== PurchaseKind.PURCHASE) throw badInput('purchaseId', 'This is a free install: there is nothing to refund');
+      if (purchase.kind !== PurchaseKind.PURCHASE) throw marketplaceErrors.freeInstall();
       if (purchase.status === PurchaseStatus.REFUNDED) throw marketplaceErrors.alreadyRefunded(purchaseId);
       const app = await this.apps.findById(purchase.appId, manager);
       if (!app) throw new Error(`purchase ${purchaseId} names app ${purchase.appId}, which does not exist`);

@@ -1,5 +1,5 @@
 import { maxChargeablePoints } from '../../platform/chargeable-price.js';
-import { badInput } from '../../platform/errors.js';
+import { marketplaceErrors } from './marketplace.errors.js';
 
 /** The developer's share of every sale (../shared/spec/interface.md: 80%). */
 export const DEVELOPER_SHARE_PERCENT = 80;
@@ -13,7 +13,7 @@ export interface RevenueSplit {
 /** amount = points x POINT_VALUE_VND; developer share = floor(amount x 80 / 100), in integer arithmetic (../shared/spec/decisions.md). */
 export function splitRevenue(pricePoints: number, pointValueVnd: number): RevenueSplit {
   // Submission and edit refuse such a price (AppService); this catches one listed before POINT_VALUE_VND was raised.
-  if (pricePoints > maxChargeablePoints(pointValueVnd)) throw badInput('appId', 'This price is too large to charge at the platform’s point value');
+  if (pricePoints > maxChargeablePoints(pointValueVnd)) throw marketplaceErrors.priceNotChargeable();
   const amount = BigInt(pricePoints) * BigInt(pointValueVnd);
   const developerShare = (amount * BigInt(DEVELOPER_SHARE_PERCENT)) / 100n;
   return { amountVnd: Number(amount), developerShareVnd: Number(developerShare), platformShareVnd: Number(amount - developerShare) };

@@ -1,5 +1,6 @@
 import { In, type DataSource } from 'typeorm';
-import { badInput, conflict, forbidden, notFound } from '../../platform/errors.js';
+import { badInput, notFound } from '../../platform/errors.js';
+import { reviewErrors } from './review.errors.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { newId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
@@ -39,10 +40,10 @@ export class ReviewService {
       const app = await this.apps.findById(input.appId, manager, 'pessimistic_write');
       if (!app) throw notFound('App');
       // Four eyes: nobody vouches for their own work, admins included.
-      if (app.ownerId === reviewer.userId) throw forbidden('You cannot decide the review of your own app; another reviewer must decide it');
-      if (app.status !== AppStatus.PENDING_REVIEW) throw conflict(`This app is ${app.status}; only apps pending review can be decided`);
+      if (app.ownerId === reviewer.userId) throw reviewErrors.ownApp();
+      if (app.status !== AppStatus.PENDING_REVIEW) throw reviewErrors.notPendingReview(app.status);
       if (input.revision !== undefined && input.revision !== null && input.revision !== app.revision) {
-        throw conflict(`The developer changed this app (revision ${app.revision}) after you opened revision ${input.revision}; review it again`);
+        throw reviewErrors.revisionChanged(app.revision, input.revision);
       }
       const decidedAt = new Date();
       const decision = manager.create(ReviewDecision, {

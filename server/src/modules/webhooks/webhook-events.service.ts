@@ -1,7 +1,7 @@
 import { TEST_PURCHASE_SUFFIX, type WebhookEvent } from '@plaza/shared';
 import type { DataSource, EntityManager } from 'typeorm';
 import { afterCommit } from '../../platform/after-commit.js';
-import { badInput, ErrorCode, PlazaError } from '../../platform/errors.js';
+import { webhookErrors } from './webhook.errors.js';
 import { newTestPurchaseId, newWebhookId } from '../../platform/ids.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
@@ -155,7 +155,7 @@ export class WebhookEventsService {
     return this.db.transaction(async (manager) => {
       await this.assertTestEventAllowed(manager, appId);
       const delivery = await this.recordEvent(manager, { type, appId, userId, purchaseId: newTestPurchaseId(), ...sample, test: true });
-      if (!delivery) throw badInput('webhookUrl', 'This app has no webhook URL; set one before sending a test event');
+      if (!delivery) throw webhookErrors.noWebhookUrl();
       return delivery;
     });
   }
@@ -174,8 +174,6 @@ export class WebhookEventsService {
     const allowed = this.limits.testEventsPerMinute;
     if (sent < allowed) return;
     const retryAfterSeconds = Math.max(1, Math.ceil((new Date(oldest).getTime() + 60_000 - Date.now()) / 1000));
-    const error = new PlazaError(ErrorCode.RATE_LIMITED, `At most ${allowed} test events a minute per app; try again in ${retryAfterSeconds} s`);
-    error.extensions.retryAfterSeconds = retryAfterSeconds;
-    throw error;
+    throw webhookErrors.tooManyTestEvents(allowed, retryAfterSeconds);
   }
 }
