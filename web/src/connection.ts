@@ -2,7 +2,7 @@ import { useSyncExternalStore } from 'react';
 import { STRINGS, type Locale } from './i18n/strings';
 
 /**
- * Whether Plaza can be reached from this page (issue 27, finding 9: with the server gone a page said
+ * Whether Plaza can be reached from this page (without it, with the server gone a page said
  * "Failed to fetch", live updates stopped silently and never came back). Requests and the live socket
  * report here; while Plaza cannot be reached a probe asks /healthz until it answers, and then the pages
  * load again by themselves.

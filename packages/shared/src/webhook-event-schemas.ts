@@ -43,7 +43,7 @@ const FREE_UNLESS_TEST = {
   else: { properties: { amount_vnd: { const: 0 }, developer_share_vnd: { const: 0 } } },
 };
 
-/** What each event means and what its amounts and purchase_id are (../shared/spec/api-contract.md, Deduplication). */
+/** What each event means and what its amounts and purchase_id are, so a receiver knows which (event, purchase_id) pairs name one happening. */
 const EVENTS: Record<KnownWebhookEventName, EventEntry> = {
   'app.purchased': {
     description: 'A user paid for the app. The revenue split is already recorded; unlock premium features for user_id.',

@@ -4,7 +4,7 @@ export const WEBHOOK_EVENT_NAMES = ['app.purchased', 'app.installed', 'app.unins
 /** A known event type; other strings are allowed so a new platform event does not break older receivers. */
 export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[number] | (string & {});
 
-/** The JSON body of every webhook request: always exactly these seven fields (../shared/spec/interface.md), in this order. */
+/** The JSON body of every webhook request: always exactly these seven fields, in this order, for every event. */
 export interface WebhookEvent {
   event: WebhookEventName;
   app_id: string;

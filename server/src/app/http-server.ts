@@ -129,7 +129,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       next(err);
     }
   });
-  // Apps verify session tokens against these keys (../shared/spec/decisions.md: Sessions in the iframe).
+  // Apps verify the session tokens launchApp issues against these keys (by the token's kid), without asking Plaza.
   app.get('/.well-known/jwks.json', async (_req, res, next) => {
     try {
       res.set('cache-control', 'public, max-age=60').json(await services.sessionTokens.jwks());

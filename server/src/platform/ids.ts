@@ -35,7 +35,7 @@ export const newId = {
 /** A credential's visible value: a prefix saying what it is, then 32 random bytes. */
 export const newCredential = (prefix: 'plz_s_' | 'plz_at_') => `${prefix}${randomBytes(32).toString('base64url')}`;
 
-/** `APP-<unix ms>-<6 Crockford base32 characters>` (../shared/spec/decisions.md); uniqueness is enforced by the database. */
+/** `APP-<unix ms>-<6 Crockford base32 characters>`: sorts by time and reads aloud without ambiguity; uniqueness is enforced by the database. */
 export function newPurchaseId(now = Date.now()): string {
   let suffix = randomCrockford(6);
   // The TEST prefix is kept for test events (newTestPurchaseId), so a real purchase is never taken for one.

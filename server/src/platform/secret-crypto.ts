@@ -4,7 +4,7 @@ import type { EncryptionKey } from '../config.js';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** `whsec_` + base64 of 32 random bytes, as the Standard Webhooks libraries expect (../shared/spec/decisions.md). */
+/** `whsec_` + base64 of 32 random bytes, as the Standard Webhooks libraries expect. */
 export const generateClientSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /**

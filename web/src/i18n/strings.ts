@@ -433,7 +433,7 @@ const en = {
   'admin.confirm': 'Confirm credit',
   'admin.cancel': 'Cancel',
   'admin.credited': 'Credited {points} points to {email}. New balance: {balance} points.',
-  // The launcher, and the feedback after saving, resubmitting, deciding a review and crediting (issue 17, findings 2, 8, 9).
+  // The launcher, and the feedback after saving, resubmitting, deciding a review and crediting.
   'launcher.back': '← Back to Plaza',
   'launcher.thisApp': 'This app',
   'launcher.opening': 'Opening {name}…',
@@ -465,7 +465,7 @@ const en = {
   'rule.credentials': 'Leave out the user name and password.',
   'rule.positivePoints': 'Enter a whole number of points greater than 0.',
   'rule.tooManyPoints': 'At most {max} points.',
-  // Browsing signed out, the app page's facts and the compact header (issue 17, findings 4 and 10).
+  // Browsing signed out, the app page's facts and the compact header.
   'shell.signIn': 'Sign in',
   'store.emptyStore': 'No apps are listed in the store yet.',
   'store.backToStore': '← Back to the store',
@@ -530,10 +530,10 @@ const en = {
   'preCheck.detail.ICON_SIZE.PASS': 'The icon is 512×512 or scales to any size.',
   'preCheck.detail.ICON_SIZE.WARN': 'The icon’s size was not checked, or is not the recommended 512×512.',
   'preCheck.detail.PRE_CHECKS.WARN': 'The automated checks could not run; review by hand.',
-  // Finishing touches (issue 17): labels of scrolling tables, the news of a first submission.
+  // Finishing touches: labels of scrolling tables, the news of a first submission.
   'webhooks.headersTableLabel': 'Request headers of attempt {number}',
   'dev.submittedForReview': 'Submitted for review: due by {due}.',
-  // Notifications written from the server's facts (issue 17, finding 3); unknown kinds show the server's message.
+  // Notifications written from the server's facts; unknown kinds show the server's message.
   'notice.APP_APPROVED': '"{app}" was approved and is listed in the store.',
   'notice.APP_REJECTED': '"{app}" was rejected: {reasons}. Fix it and resubmit whenever you are ready.',
   'notice.APP_REJECTED.note': '"{app}" was rejected: {reasons}. Reviewer’s note: {note} Fix it and resubmit whenever you are ready.',
@@ -1003,7 +1003,7 @@ const vi: Record<MessageKey, string> = {
   'admin.confirm': 'Xác nhận cộng điểm',
   'admin.cancel': 'Hủy',
   'admin.credited': 'Đã cộng {points} điểm cho {email}. Số dư mới: {balance} điểm.',
-  // The launcher, and the feedback after saving, resubmitting, deciding a review and crediting (issue 17, findings 2, 8, 9).
+  // The launcher, and the feedback after saving, resubmitting, deciding a review and crediting.
   'launcher.back': '← Quay lại Plaza',
   'launcher.thisApp': 'Ứng dụng này',
   'launcher.opening': 'Đang mở {name}…',
@@ -1035,7 +1035,7 @@ const vi: Record<MessageKey, string> = {
   'rule.credentials': 'Bỏ tên người dùng và mật khẩu ra khỏi địa chỉ.',
   'rule.positivePoints': 'Nhập số điểm nguyên lớn hơn 0.',
   'rule.tooManyPoints': 'Tối đa {max} điểm.',
-  // Browsing signed out, the app page's facts and the compact header (issue 17, findings 4 and 10).
+  // Browsing signed out, the app page's facts and the compact header.
   'shell.signIn': 'Đăng nhập',
   'store.emptyStore': 'Cửa hàng chưa có ứng dụng nào.',
   'store.backToStore': '← Quay lại cửa hàng',

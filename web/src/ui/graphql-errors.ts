@@ -31,7 +31,7 @@ export function serverProblem(error: unknown): ServerProblem {
 }
 
 /**
- * A server's refusal in the reader's language (issue 17, finding 3): the server writes English, often
+ * A server's refusal in the reader's language (a Vietnamese reader got English refusals): the server writes English, often
  * with specifics (limits, ids), so an English reader gets it as written; other readers get the words for
  * (code, reason), else (code, field), else the code, where this build has them (`serverError.*`), and
  * the server's text otherwise.

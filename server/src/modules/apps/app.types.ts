@@ -28,7 +28,7 @@ registerEnumType(AppStatus, {
   },
 });
 
-/** The categories users browse the store by (../shared/spec/decisions.md). */
+/** The categories users browse the store by; a fixed list, so the store's filters and every client agree on it. */
 export const CATEGORIES = ['games', 'education', 'entertainment', 'finance', 'health', 'lifestyle', 'news', 'productivity', 'shopping', 'social', 'travel', 'utilities'] as const;
 
 /** Review is due this long after (re)submission. */

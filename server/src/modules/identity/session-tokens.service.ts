@@ -5,7 +5,7 @@ import type { Config } from '../../config.js';
 import { openSecret, sealSecret } from '../../platform/secret-crypto.js';
 import { SigningKey } from './signing-key.entity.js';
 
-/** ../shared/spec/decisions.md: session tokens live 5 minutes. */
+/** Session tokens live 5 minutes: long enough for an app to verify one at load, short enough that a leaked one is soon worthless (apps keep their own sessions after). */
 export const SESSION_TOKEN_TTL_SECONDS = 5 * 60;
 /** A superseded key stays published this long, so every token it signed can still be verified. */
 const SUPERSEDED_KEY_PUBLISHED_MS = 2 * SESSION_TOKEN_TTL_SECONDS * 1000;

@@ -18,7 +18,7 @@ registerEnumType(PurchaseKind, {
   },
 });
 
-/** A purchase, or a free install recorded as a zero-amount purchase (../shared/spec/decisions.md, Identifiers). */
+/** A purchase, or a free install recorded as a zero-amount purchase, so that app.installed carries a purchase_id of the same shape either way. */
 @ObjectType({ description: 'A purchase of a paid app, or a free install recorded as a zero-amount purchase' })
 @Entity('purchases')
 // Exactly one of two racing purchases of the same app by the same user can commit.

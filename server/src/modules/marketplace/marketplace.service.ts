@@ -138,8 +138,8 @@ export class MarketplaceService {
   /**
    * Installs a free app, or puts a paid app the user already bought back in their library without
    * charging again. Either way it is an acquisition of its own: a zero-amount purchase record with its
-   * own purchase_id, so (event, purchase_id) names exactly one thing that happened (../shared/spec/api-contract.md,
-   * Deduplication). A reinstall writes no ledger entry and moves no points; its installation remembers
+   * own purchase_id, so (event, purchase_id) names exactly one thing that happened, which is what receivers
+   * deduplicate on. A reinstall writes no ledger entry and moves no points; its installation remembers
    * the original purchase, which stays the one to refund.
    */
   async install(principal: Principal, appId: string): Promise<Installation> {

@@ -32,7 +32,7 @@ export interface EventFacts {
   test?: boolean;
 }
 
-/** The body of ../shared/spec/interface.md: exactly these seven fields (the app SDK's WebhookEvent, from @plaza/shared), in this order. */
+/** A webhook's body: exactly these seven fields (the app SDK's WebhookEvent, from @plaza/shared), in this order, so receivers can rely on its shape. */
 export function webhookPayload(facts: EventFacts, at: Date): string {
   return JSON.stringify({
     event: EVENT_WIRE_NAME[facts.type],

@@ -70,7 +70,7 @@ async function named<T extends { app_id: string }>(manager: EntityManager, rows:
 }
 
 /**
- * Failure alerts and the automatic disable (issue 18). The engine's result write keeps each app's run
+ * Failure alerts and the automatic disable, so a developer hears of a failing receiver before their users do. The engine's result write keeps each app's run
  * of failures (webhook_health); this sweep, asked for by that write when something changed and run by
  * the recovery job every 15 seconds, turns the runs into notifications: WEBHOOK_FAILING when a
  * delivery gave up (at most once a day per app), WEBHOOK_RECOVERED when deliveries succeed again,

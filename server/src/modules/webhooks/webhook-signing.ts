@@ -1,13 +1,13 @@
 import { createHmac } from 'node:crypto';
 
-/** `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with the whole client secret as UTF-8 (../shared/spec/interface.md). */
+/** `sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with the whole client secret as UTF-8 (the header receivers written before Standard Webhooks verify). */
 export function platformSignature(clientSecret: string, rawBody: string | Buffer): string {
   return `sha256=${createHmac('sha256', clientSecret).update(rawBody).digest('hex')}`;
 }
 
 /**
  * Standard Webhooks `webhook-signature`: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed with
- * the base64-decoded part of the secret after `whsec_` (../shared/spec/decisions.md), as the standard libraries expect.
+ * the base64-decoded part of the secret after `whsec_`, as the standard libraries expect.
  */
 export function standardWebhookSignature(clientSecret: string, id: string, timestampSeconds: number, rawBody: string): string {
   const key = Buffer.from(clientSecret.replace(/^whsec_/, ''), 'base64');
@@ -26,7 +26,7 @@ export interface SignedRequestParts {
 }
 
 /**
- * Every header of a webhook request (../shared/spec/api-contract.md, Webhook request). During a rotation's overlap
+ * Every header of a webhook request: Plaza's own (X-Platform-*) and Standard Webhooks'. During a rotation's overlap
  * `webhook-signature` lists both signatures, new first (`v1,<new> v1,<old>`, space separated as
  * Standard Webhooks allows), and `X-Platform-Signature`, which holds one, keeps the old secret: a
  * receiver not yet redeployed verifies both headers, a redeployed one verifies webhook-signature.

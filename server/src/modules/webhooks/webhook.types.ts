@@ -60,7 +60,7 @@ registerEnumType(WebhookEventType, {
   },
 });
 
-/** The `event` value on the wire (../shared/spec/interface.md, Events), for each enum value. */
+/** The `event` value on the wire (dotted, as receivers see it: `app.purchased`), for each enum value. */
 export const EVENT_WIRE_NAME: Record<WebhookEventType, string> = {
   APP_PURCHASED: 'app.purchased',
   APP_INSTALLED: 'app.installed',
@@ -70,7 +70,7 @@ export const EVENT_WIRE_NAME: Record<WebhookEventType, string> = {
 };
 export const EVENT_TYPE_BY_WIRE_NAME = Object.fromEntries(Object.entries(EVENT_WIRE_NAME).map(([k, v]) => [v, k])) as Record<string, WebhookEventType>;
 
-/** Whether an app's webhook is sent (issue 18): sustained failure disables it, its owner enables it again. */
+/** Whether an app's webhook is sent: sustained failure disables it (so a dead receiver is not sent to for ever), its owner enables it again. */
 export enum WebhookState {
   ENABLED = 'ENABLED',
   DISABLED = 'DISABLED',

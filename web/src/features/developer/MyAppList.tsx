@@ -90,7 +90,7 @@ export function MyAppList() {
 
 /**
  * How the app's webhook did in the last 24 hours: its success rate, and a Failing (or Disabled) badge in the
- * danger colour with an icon, by the rule the app page's banner uses (issue 27, finding 6: a failing app
+ * danger colour with an icon, by the rule the app page's banner uses (without it a failing app
  * showed as just "Approved"). The same query as the banner's and the chart's default window: one cache entry.
  */
 function WebhookHealthCell({ appId, disabled }: { appId: string; disabled: boolean }) {

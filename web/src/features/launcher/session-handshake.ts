@@ -1,6 +1,6 @@
 import type { AppReadyMessage, InitSessionMessage } from '@plaza/shared';
 
-/** How long the app has to answer APP_READY before the user is told it did not respond (../shared/spec/decisions.md). */
+/** How long the app has to answer APP_READY before the user is told it did not respond and may retry: a slow app still loads, a broken one does not leave a blank frame. */
 export const APP_READY_TIMEOUT_MS = 15_000;
 /** The app may start listening only after its load event, so INIT_SESSION is sent again until it answers. */
 export const INIT_SESSION_RESEND_MS = 500;

@@ -10,7 +10,7 @@ export interface DecisionValues {
 
 export type DecisionField = 'reasons' | 'note';
 
-/** The rules ../shared/spec/decisions.md gives a rejection; the server checks them too, this only saves a round trip. */
+/** A rejection's rules (at least one reason; OTHER needs a note); the server checks them too, this only saves a round trip. */
 export function decisionProblems(values: DecisionValues): Partial<Record<DecisionField, 'needsReason' | 'needsNote'>> {
   if (values.outcome === 'APPROVED') return {};
   const problems: Partial<Record<DecisionField, 'needsReason' | 'needsNote'>> = {};

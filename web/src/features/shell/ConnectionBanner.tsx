@@ -8,8 +8,8 @@ const BACK_SHOWN_MS = 6000;
 
 /**
  * Says on every page, in the person's language, when Plaza cannot be reached and that the page keeps
- * trying; on a live page, that its live updates are paused and come back by themselves (issue 27,
- * finding 9). The live region is always there, so the change is announced.
+ * trying; on a live page, that its live updates are paused and come back by themselves (rather
+ * than a bare "Failed to fetch"). The live region is always there, so the change is announced.
  */
 export function ConnectionBanner() {
   const t = useT();

@@ -9,7 +9,7 @@ const scheduled = new WeakSet<ApolloClient>();
 
 /**
  * Refetches whatever health is on screen once a delivery has ended, so the banner, the chart and My Apps
- * agree with the log beside them (issue 27, finding 4: after a recovery they still said "failing, 18 of
+ * agree with the log beside them (without it, after a recovery they still said "failing, 18 of
  * 18" and 0% next to "Sent again: 2 of 2 (2 succeeded)"). The numbers are rolled up with each attempt's
  * result, so they are current when its update arrives.
  */

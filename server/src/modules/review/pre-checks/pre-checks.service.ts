@@ -15,7 +15,7 @@ const RECOMMENDED_ICON_SIZE = 512;
 const result = (check: string, outcome: 'PASS' | 'WARN' | 'FAIL', detail: string): PreCheckResult => ({ check, outcome, detail });
 
 /**
- * Review pre-checks (../shared/spec/decisions.md): does the App URL answer over HTTPS, may the platform frame it,
+ * Review pre-checks, so a reviewer need not try by hand what a machine can: does the App URL answer over HTTPS, may the platform frame it,
  * is the icon an image, and is it 512x512. Requested in the submission's transaction, run by a job.
  */
 export class PreCheckService {
