@@ -11,7 +11,7 @@ import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../s
 
 // Issue 27, "nothing fails silently": finding 8 (uninstall asks first, then says what it did) and 9 (Plaza
 // out of reach: every page says so in the person's language, live updates pause and resume, actions say
-// their result is unknown).
+// their result is unknown) and 10 (a reload on a slow network paints the app's shell at once).
 
 const DEVELOPER_EMAIL = 'silent.dev@plaza.test';
 const BUYER_EMAIL = 'silent.buyer@plaza.test';
@@ -120,5 +120,30 @@ describe('Plaza out of reach', () => {
     const after = await sendTestWebhook(developer, appId);
     await logs.getByTestId(`delivery-${after}`).waitFor({ timeout: 15_000 });
     await buyer.ok(`mutation Prefs { updatePreferences(locale: "en") { id } }`);
+  });
+});
+
+describe('a reload on a slow network', () => {
+  it('finding 10: paints the header and skeletons from the page itself, before the app’s code has arrived', async () => {
+    const page = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    // As on a first visit: nothing from the cache (the sign-in page loaded the same script).
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    // A slow mobile connection: 400 ms round trips, 50 KB/s down.
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 400, downloadThroughput: 50 * 1024, uploadThroughput: 25 * 1024 });
+    await page.goto(`${plaza.origin}/developer/webhooks`, { waitUntil: 'commit' });
+    await page.locator('.boot-shell header').getByText('Plaza', { exact: true }).waitFor({ timeout: 15_000 });
+    expect(await page.locator('.boot-shell .boot-bone').count()).toBeGreaterThan(2);
+    await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'slow-reload-shell.png') });
+    await page.getByRole('heading', { name: 'Webhook Logs' }).waitFor({ timeout: 60_000 });
+    const timing = await page.evaluate(() => {
+      const entry = (document.querySelector('script[type="module"]') as HTMLScriptElement).src;
+      const script = performance.getEntriesByName(entry)[0] as PerformanceResourceTiming;
+      return { paint: performance.getEntriesByName('first-contentful-paint')[0]!.startTime, scriptArrived: script.responseEnd };
+    });
+    // The first paint (the shell) came before the script it would otherwise wait for had finished arriving.
+    expect(timing.paint).toBeLessThan(timing.scriptArrived);
+    await page.context().close();
   });
 });

@@ -92,7 +92,16 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
 
 function Checking() {
   const t = useT();
-  return <p aria-live="polite">{t('shell.checking')}</p>;
+  // The same skeleton index.html paints before the code arrives, so the page does not jump to a line of text.
+  return (
+    <div aria-live="polite" aria-busy="true">
+      <p className="visually-hidden">{t('shell.checking')}</p>
+      <div className="bone bone-title" />
+      <div className="bone" />
+      <div className="bone bone-card" />
+      <div className="bone bone-card" />
+    </div>
+  );
 }
 
 /** The sign-in form's anchor: the header's "Sign in" and the store's install button lead here. */
