@@ -19,6 +19,7 @@ import { apiThroughputBenchmark, apiThroughputReport } from './api-throughput.be
 import { subscriptionsBenchmark, subscriptionsReport } from './subscriptions.bench.js';
 import { footprintBenchmark, footprintReport } from './footprint.bench.js';
 import { chartsBenchmark, chartsReport } from './charts.bench.js';
+import { cliStartupBenchmark, cliStartupReport } from './cli-startup.bench.js';
 
 const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const size: BenchSize = argument('--size') === 'tiny' ? 'tiny' : 'full';
@@ -54,6 +55,7 @@ const sections: Record<number, () => Promise<string>> = {
   },
   7: async () => footprintReport(await footprintBenchmark(size)),
   8: async () => chartsReport(await chartsBenchmark(size)),
+  9: async () => cliStartupReport(await cliStartupBenchmark(size)),
 };
 
 const reports: string[] = [];

@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import type { Client } from 'graphql-ws';
 import { CliError } from './errors.js';
 import type { Settings } from './config.js';
@@ -41,24 +42,48 @@ function signedIn(settings: Settings): string {
   return settings.token;
 }
 
+/** Connections kept open between one command's requests (a page after another), never keeping the process alive. */
+const agents = new Map<string, Agent>();
+
+/**
+ * A POST with node:http(s) rather than fetch: the first fetch of a process loads undici, which cost 0.1-0.15 s
+ * of a command's start on this machine against 0.04-0.05 s for node:http.
+ */
+async function postJson(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const { request, Agent: AgentOf } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  let agent = agents.get(target.protocol);
+  if (!agent) agents.set(target.protocol, (agent = new AgentOf({ keepAlive: true })));
+  const bytes = Buffer.from(body, 'utf8');
+  return new Promise((resolve, reject) => {
+    const req = request(target, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(bytes.length) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(bytes);
+  });
+}
+
 /** Plaza's GraphQL API over HTTP, with errors turned into one-line CliErrors. */
 export class PlazaApi {
   constructor(readonly settings: Settings) {}
 
   async request<T>(query: string, variables: Record<string, unknown> = {}, token = signedIn(this.settings)): Promise<T> {
-    let response: Response;
+    let response: { status: number; text: string };
     try {
-      response = await fetch(`${this.settings.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'user-agent': CLI_USER_AGENT },
-        body: JSON.stringify({ query, variables }),
+      response = await postJson(`${this.settings.url}/graphql`, JSON.stringify({ query, variables }), {
+        authorization: `Bearer ${token}`,
+        'user-agent': CLI_USER_AGENT,
       });
     } catch {
       throw new CliError(UNREACHABLE(this.settings.url));
     }
     let body: { data?: T | null; errors?: GraphQLError[] };
     try {
-      body = (await response.json()) as typeof body;
+      body = JSON.parse(response.text) as typeof body;
     } catch {
       throw new CliError(`Plaza at ${this.settings.url} answered HTTP ${response.status} without GraphQL: is PLAZA_URL right?`);
     }
