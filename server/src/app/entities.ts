@@ -1,19 +1,9 @@
-import { Account } from '../modules/identity/account.entity.js';
-import { ApiToken } from '../modules/identity/api-token.entity.js';
-import { OidcLogin } from '../modules/identity/oidc-login.entity.js';
-import { Session } from '../modules/identity/session.entity.js';
-import { App } from '../modules/apps/app.entity.js';
-import { Notification } from '../modules/review/notification.entity.js';
-import { ReviewDecision } from '../modules/review/review-decision.entity.js';
-import { StoredClientSecret } from '../modules/secrets/client-secret.entity.js';
-import { SecretAuditEntry } from '../modules/secrets/secret-audit.entity.js';
-import { DeliveryAttempt } from '../modules/webhooks/delivery-attempt.entity.js';
-import { WebhookDelivery } from '../modules/webhooks/webhook-delivery.entity.js';
-import { WebhookEvent } from '../modules/webhooks/webhook-event.entity.js';
-import { WebhookHealth } from '../modules/webhooks/webhook-health.entity.js';
-import { Installation, PointMovement, Purchase, RevenueEntry } from '../modules/marketplace/marketplace.entities.js';
-import { SigningKey } from '../modules/identity/signing-key.entity.js';
-import { AppPreCheck } from '../modules/review/pre-checks/pre-check.entity.js';
+import { Account, ApiToken, OidcLogin, Session, SigningKey } from '../modules/identity/index.js';
+import { App } from '../modules/apps/index.js';
+import { Notification, ReviewDecision, AppPreCheck } from '../modules/review/index.js';
+import { StoredClientSecret, SecretAuditEntry } from '../modules/secrets/index.js';
+import { DeliveryAttempt, WebhookDelivery, WebhookEvent, WebhookHealth } from '../modules/webhooks/index.js';
+import { Installation, PointMovement, Purchase, RevenueEntry } from '../modules/marketplace/index.js';
 
 import { connectDatabase } from '../platform/database.js';
 

@@ -5,9 +5,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
-import { authRoutes } from '../modules/identity/dev-sign-in.routes.js';
-import { oidcRoutes } from '../modules/identity/oidc.routes.js';
-import { requestCredential } from '../modules/identity/session-cookie.js';
+import { authRoutes, oidcRoutes, requestCredential } from '../modules/identity/index.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { ErrorCode, formatError, isUnavailableError, PlazaError, serviceUnavailable } from '../platform/errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/database-unavailable.js';
@@ -23,7 +21,7 @@ import { sendError } from '../platform/http-errors.js';
 import { attachWebSocketServer } from './websocket-server.js';
 import { jitGateway } from './jit-executor.js';
 import { storeResponseCache } from './store-response-cache.js';
-import { eventCatalogueRoutes } from '../modules/webhooks/event-catalogue.routes.js';
+import { eventCatalogueRoutes } from '../modules/webhooks/index.js';
 
 /** What /graphql answers: queries and mutations over GET and POST, the WebSocket upgrade on GET. */
 const GRAPHQL_METHODS = 'GET, HEAD, POST, OPTIONS';

@@ -1,12 +1,15 @@
 import { hostname } from 'node:os';
 import type { Config } from '../config.js';
-import { definePreCheckWork } from '../modules/review/pre-checks/pre-checks.job.js';
-import { PRE_CHECKS_DUE_CHANNEL } from '../modules/review/pre-checks/pre-checks.service.js';
-import { DeliveryRunner } from '../modules/webhooks/delivery/delivery-runner.js';
-import { DELIVERIES_DUE_CHANNEL } from '../modules/webhooks/delivery/delivery-wake-ups.js';
-import { ensureAttemptPartitions } from '../modules/webhooks/attempt-retention.js';
-import { ensureEventPartitions } from '../modules/webhooks/body-retention.js';
-import { definePruneAttemptsJob, PRUNE_ATTEMPTS_JOB, PRUNE_INTERVAL } from '../modules/webhooks/jobs/prune-attempts.job.js';
+import { definePreCheckWork, PRE_CHECKS_DUE_CHANNEL } from '../modules/review/index.js';
+import {
+  DeliveryRunner,
+  DELIVERIES_DUE_CHANNEL,
+  ensureAttemptPartitions,
+  ensureEventPartitions,
+  definePruneAttemptsJob,
+  PRUNE_ATTEMPTS_JOB,
+  PRUNE_INTERVAL,
+} from '../modules/webhooks/index.js';
 import { createJobRuntime } from '../platform/jobs.js';
 import { listenContinuously } from '../platform/listen-connection.js';
 import { logger } from '../platform/logger.js';

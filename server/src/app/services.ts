@@ -1,24 +1,24 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config.js';
-import { AppService } from '../modules/apps/app.service.js';
-import { IdentityService } from '../modules/identity/identity.service.js';
+import { AppService } from '../modules/apps/index.js';
+import { IdentityService, SessionTokenService } from '../modules/identity/index.js';
 import { Mailer } from '../platform/mailer.js';
-import { NotificationService } from '../modules/review/notification.service.js';
-import { ReviewService } from '../modules/review/review.service.js';
-import { SecretsService } from '../modules/secrets/secrets.service.js';
-import { DeliveryEngine } from '../modules/webhooks/delivery/delivery-engine.js';
-import { DeliveryLogService } from '../modules/webhooks/delivery-log.service.js';
-import { DeliveryRecovery } from '../modules/webhooks/delivery/delivery-recovery.js';
+import { NotificationService, ReviewService, PreCheckService } from '../modules/review/index.js';
+import { SecretsService } from '../modules/secrets/index.js';
+import {
+  DeliveryEngine,
+  DeliveryLogService,
+  DeliveryRecovery,
+  WebhookEventsService,
+  WebhookHealthService,
+  LocalForwardService,
+  deliveryBacklog,
+  DeliveryStatsReader,
+} from '../modules/webhooks/index.js';
 import { GuardedHttpClient } from '../platform/outbound-http/guarded-http-client.js';
-import { WebhookEventsService } from '../modules/webhooks/webhook-events.service.js';
-import { WebhookHealthService } from '../modules/webhooks/webhook-health.service.js';
-import { LocalForwardService } from '../modules/webhooks/local-forward.service.js';
-import { deliveryBacklog, DeliveryStatsReader } from '../modules/webhooks/index.js';
-import { MarketplaceService } from '../modules/marketplace/marketplace.service.js';
-import { SessionTokenService } from '../modules/identity/session-tokens.service.js';
-import { PreCheckService } from '../modules/review/pre-checks/pre-checks.service.js';
+import { MarketplaceService } from '../modules/marketplace/index.js';
 import { PlazaMetrics } from '../platform/metrics.js';
-import { InsightsService } from '../modules/insights/insights.service.js';
+import { InsightsService } from '../modules/insights/index.js';
 import type { PostgresPubSub } from '../platform/pubsub.js';
 import { Readiness } from '../platform/readiness.js';
 import { databasePool } from '../platform/database.js';

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { parse, type GraphQLSchema } from 'graphql';
-import { requestCredential } from '../modules/identity/session-cookie.js';
-import { publicStoreRead, type StoreReadVerdict, type StoreResponseCache, type StoredResponse } from '../modules/apps/public-store-read.js';
+import { requestCredential } from '../modules/identity/index.js';
+import { publicStoreRead, type StoreReadVerdict, type StoreResponseCache, type StoredResponse } from '../modules/apps/index.js';
 import { GRAPHQL_LIMITS } from '../platform/graphql-limits.js';
 
 /** Says on each answer the cache may keep whether it came from memory (`hit`) or from the GraphQL server (`miss`). */

@@ -5,7 +5,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config.js';
 import { credentialIdOf, type Principal } from '../platform/auth/principal.js';
-import { credentialOf } from '../modules/identity/session-cookie.js';
+import { credentialOf } from '../modules/identity/index.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { formatError, isUnavailableError } from '../platform/errors.js';
 import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from '../platform/graphql-limits.js';

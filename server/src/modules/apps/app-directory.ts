@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { WebhookState } from '../webhooks/index.js';
+import { WebhookState } from '../../platform/webhook-enums.js';
 import { AppStatus } from './app.types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { WebhookEventType, WebhookState } from '../webhooks/index.js';
+import { WebhookEventType, WebhookState } from '../../platform/webhook-enums.js';
 import { AppStatus, Pricing, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
 
 @ObjectType({ description: 'An app in the marketplace. Its developer and reviewers see the current version; everyone else the last approved listing' })

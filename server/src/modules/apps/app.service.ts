@@ -14,7 +14,7 @@ import { appErrors } from './app.errors.js';
 import { StorePageCache, type StorePageArgs } from './store-page-cache.js';
 import { StoreResponseCache } from './public-store-read.js';
 import { AppStatus, CATEGORIES, LISTING_FIELDS, Pricing, REVIEW_DUE_AFTER_MS, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
-import type { WebhookEventType } from '../webhooks/index.js';
+import type { WebhookEventType } from '../../platform/webhook-enums.js';
 import type { SubmitAppInput } from './dto/submit-app.input.js';
 import type { UpdateAppInput } from './dto/update-app.input.js';
 

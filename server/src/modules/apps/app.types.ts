@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { WebhookEventType } from '../webhooks/index.js';
+import { WebhookEventType } from '../../platform/webhook-enums.js';
 
 export enum Pricing {
   FREE = 'FREE',

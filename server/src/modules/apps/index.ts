@@ -6,3 +6,7 @@ export { AppStatus, Pricing, REVIEW_DUE_AFTER_MS, type Listing } from './app.typ
 export { findApp, isOwner, isReviewer, requireOwnedApp, type OwnedAppOptions } from './app-access.js';
 // The apps table as other features read and write it (its owner's statements).
 export { appNamesAndOwners, appsOwnedBy, appsWithWebhookDisabled, disableWebhooks, enableWebhook, oldestPendingReview, type AppNameAndOwner } from './app-directory.js';
+
+// What the wiring (app/) builds the server from: the resolver, and which signed-out store reads may be answered from cache.
+export { AppResolver } from './app.resolver.js';
+export { publicStoreRead, StoreResponseCache, type StoreReadVerdict, type StoredResponse } from './public-store-read.js';

@@ -1,2 +1,6 @@
 // The marketplace feature as other features see it (conventions.md 14): they import from here, never its files.
 export { MarketplaceService } from './marketplace.service.js';
+
+// What the wiring (app/) builds the server from: the resolvers and the tables' entities.
+export { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from './marketplace.resolver.js';
+export { Installation, PointMovement, Purchase, RevenueEntry } from './marketplace.entities.js';

@@ -11,7 +11,8 @@ import { appsOwnedBy, Pricing, type App, type AppService } from '../apps/index.j
 import { EarningsSeries } from './earnings-series.queries.js';
 import type { IdentityService } from '../identity/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import { WebhookEventType, type WebhookEventsService } from '../webhooks/index.js';
+import { WebhookEventType } from '../../platform/webhook-enums.js';
+import type { WebhookEventsService } from '../webhooks/index.js';
 import { Installation, PointMovement, Purchase, PurchaseKind, RevenueEntry } from './marketplace.entities.js';
 import { splitRevenue } from './revenue.js';
 

@@ -2,3 +2,8 @@
 export { SecretsService } from './secrets.service.js';
 // A GraphQL field type of App (clientSecretAudit).
 export { SecretAuditEntry } from './secret-audit.entity.js';
+
+// What the wiring (app/) builds the server from: the resolvers and the tables' entities.
+export { SecretsResolver } from './secrets.resolver.js';
+export { AppSecretFieldsResolver } from './app-secret-fields.resolver.js';
+export { StoredClientSecret } from './client-secret.entity.js';

@@ -1,4 +1,8 @@
 import { registerEnumType } from 'type-graphql';
+import { WebhookEventType } from '../../platform/webhook-enums.js';
+
+// Defined below the features (platform/webhook-enums.ts), since apps stores them too; here for webhooks' own files.
+export { WebhookEventType, WebhookState } from '../../platform/webhook-enums.js';
 
 export enum DeliveryStatus {
   /** Not attempted yet. */
@@ -8,13 +12,6 @@ export enum DeliveryStatus {
   SUCCEEDED = 'SUCCEEDED',
   /** Every scheduled attempt failed. */
   FAILED = 'FAILED',
-}
-export enum WebhookEventType {
-  APP_PURCHASED = 'APP_PURCHASED',
-  APP_INSTALLED = 'APP_INSTALLED',
-  APP_UNINSTALLED = 'APP_UNINSTALLED',
-  APP_REFUNDED = 'APP_REFUNDED',
-  APP_TEST = 'APP_TEST',
 }
 export enum AttemptTrigger {
   SCHEDULED = 'SCHEDULED',
@@ -48,17 +45,6 @@ registerEnumType(AttemptOutcome, {
     FAILED: { description: 'Anything else: non-2xx (3xx included), timeout, connection failure, refused destination, interrupted' },
   },
 });
-registerEnumType(WebhookEventType, {
-  name: 'WebhookEventType',
-  description: 'What a webhook event reports; the wire value (eventName) is in brackets',
-  valuesConfig: {
-    APP_PURCHASED: { description: 'A user bought the app with points (app.purchased)' },
-    APP_INSTALLED: { description: 'A user installed the app: a free one, or a bought one back into their library (app.installed)' },
-    APP_UNINSTALLED: { description: 'A user uninstalled the app (app.uninstalled)' },
-    APP_REFUNDED: { description: 'An admin refunded a purchase of the app (app.refunded)' },
-    APP_TEST: { description: 'A test event the developer sent with sendTestWebhook (app.test)' },
-  },
-});
 
 /** The `event` value on the wire (dotted, as receivers see it: `app.purchased`), for each enum value. */
 export const EVENT_WIRE_NAME: Record<WebhookEventType, string> = {
@@ -69,23 +55,6 @@ export const EVENT_WIRE_NAME: Record<WebhookEventType, string> = {
   APP_TEST: 'app.test',
 };
 export const EVENT_TYPE_BY_WIRE_NAME = Object.fromEntries(Object.entries(EVENT_WIRE_NAME).map(([k, v]) => [v, k])) as Record<string, WebhookEventType>;
-
-/** Whether an app's webhook is sent: sustained failure disables it (so a dead receiver is not sent to for ever), its owner enables it again. */
-export enum WebhookState {
-  ENABLED = 'ENABLED',
-  DISABLED = 'DISABLED',
-}
-registerEnumType(WebhookState, {
-  name: 'WebhookState',
-  description: 'Whether Plaza sends an app’s webhook events',
-  valuesConfig: {
-    ENABLED: { description: 'Events are sent as they happen' },
-    DISABLED: {
-      description:
-        'Deliveries failed with no success for WEBHOOK_DISABLE_AFTER: events are still recorded (FAILED, heldReason says why) but not sent until enableWebhook; recoverWebhookDeliveries then sends them',
-    },
-  },
-});
 
 /** Why a delivery recorded while its app's webhook was disabled was not sent (WebhookDelivery.heldReason). */
 export const HELD_WHILE_DISABLED = 'Not sent: the app’s webhook was disabled after sustained failures. Enable it, then recover failed deliveries to send this one.';

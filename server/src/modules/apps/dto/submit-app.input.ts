@@ -1,7 +1,7 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { Pricing } from '../app.types.js';
 import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsShortDescription, IsWebhookEvents, IsWebhookUrl } from '../app-rules.js';
-import { WebhookEventType } from '../../webhooks/index.js';
+import { WebhookEventType } from '../../../platform/webhook-enums.js';
 
 @InputType({ description: 'A new app for submitApp' })
 export class SubmitAppInput {

@@ -2,7 +2,7 @@ import { Field, InputType, Int } from 'type-graphql';
 import { ValidateIf } from 'class-validator';
 import { Pricing } from '../app.types.js';
 import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsPricing, IsShortDescription, IsWebhookEvents, IsWebhookUrl } from '../app-rules.js';
-import { WebhookEventType } from '../../webhooks/index.js';
+import { WebhookEventType } from '../../../platform/webhook-enums.js';
 
 /** Only the fields given change; the same rules as SubmitAppInput apply to each. */
 @InputType({ description: 'Changes for updateApp: only the fields given change, each by the rules of SubmitAppInput' })
