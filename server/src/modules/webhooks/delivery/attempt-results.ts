@@ -8,7 +8,7 @@ import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedResponse } from '../../../platform/outbound-http/guarded-http-client.js';
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import { DeliveryStatus, WebhookState } from '../webhook.types.js';
-import { WRITE_RESULTS, databaseNow, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
+import { WRITE_RESULTS, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
 import { attemptEnded, decide, retryDelay, stateOf } from './delivery-lifecycle.js';
 import { compactShared, compactSignature, splitHeaders, type KeptHeaders } from './request-headers.js';
@@ -52,8 +52,8 @@ export interface AttemptResultsHooks {
   keepsNearRetries(): boolean;
   /** Sends a delivery this worker kept for its near retry. */
   sendKept(delivery: ClaimedDelivery): void;
-  /** These results were written (or failed to be): a retry may be due now, and their claims need no renewal. */
-  written(results: AttemptResult[]): void;
+  /** Results were written (or failed to be): a retry may be due now. */
+  written(): void;
   /** A run of failures got a delivery that gave up, or ended: the health sweep has news for a developer. */
   healthChanged(): void;
 }
@@ -114,7 +114,7 @@ export class AttemptResults {
         logger.error({ err, count: results.length }, 'delivery results could not be written; their claims will expire and they will be retried');
       } finally {
         // The written results may have set the next due time (a retry); look again now rather than after the idle wait.
-        this.hooks.written(results);
+        this.hooks.written();
       }
     });
     return this.flushing;
@@ -126,7 +126,7 @@ export class AttemptResults {
    * local timer: claiming it back a few milliseconds later would make a short first retry late.
    */
   private async write(results: AttemptResult[]): Promise<void> {
-    const keepsNearRetries = this.hooks.keepsNearRetries();
+    const keepRetriesDueBefore = this.hooks.keepsNearRetries() ? Date.now() + this.options.claimAheadMs : -Infinity;
     const rows = results.map(({ delivery, number, startedAt, url, headers, response }) => {
       const finishedAt = new Date(startedAt.getTime() + response.durationMs);
       const retryDelayMs = retryDelay(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, delivery.purchase_id);
@@ -138,11 +138,8 @@ export class AttemptResults {
       });
       // The state it was claimed in: WRITE_RESULTS writes only while this run's claim stands, so it is still the row's.
       const { status, nextAttemptAt, recovering, heldReason } = decide(stateOf(delivery), event, { at: finishedAt, retryDelayMs });
-      // How long from now the retry is due: startedAt, so finishedAt and nextAttemptAt, are on the database's clock
-      // (databaseNow), and WRITE_RESULTS adds this to that clock, never to this worker's.
-      const retryInMs = nextAttemptAt === null ? null : Math.round(nextAttemptAt.getTime() - databaseNow(delivery).getTime());
       return {
-        keep: keepsNearRetries && retryInMs !== null && retryInMs <= this.options.claimAheadMs,
+        keep: nextAttemptAt !== null && nextAttemptAt.getTime() <= keepRetriesDueBefore,
         delivery_id: delivery.id,
         claim_token: delivery.claim_token,
         number,
@@ -158,7 +155,7 @@ export class AttemptResults {
           ? compacted(splitHeaders(headers, delivery.id, number, startedAt), delivery.event_type)
           : { event_type: delivery.event_type, shared: null, shared_signature: null, kept: null, signature: null }),
         status,
-        retry_in_ms: retryInMs,
+        next_attempt_at: nextAttemptAt?.toISOString() ?? null,
         recovering,
         held_reason: heldReason,
       };
@@ -172,7 +169,6 @@ export class AttemptResults {
       })),
     );
     const updated = await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [JSON.stringify(rows), this.options.leaseMs, hourly, minutely]);
-    const localAt = performance.now();
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
     if (updated[0]?.health_changed) this.hooks.healthChanged();
     for (const row of updated) {
@@ -197,16 +193,13 @@ export class AttemptResults {
       for (const row of updated) {
         if (!row.keep) continue;
         const delivery = byId.get(row.id)!;
-        // Kept by the write, which set updated_at (as next_attempt_at) on the database's clock.
-        const kept = { db_now: row.updated_at, local_at: localAt };
         this.hooks.sendKept({
           ...delivery,
-          ...kept,
           status: row.status,
           recovering: row.recovering!,
           attempt_count: row.attempt_count + 1,
           scheduled_attempts_done: delivery.scheduled_attempts_done + 1,
-          wait_ms: Math.max(0, row.next_attempt_at!.getTime() - databaseNow(kept).getTime()),
+          wait_ms: Math.max(0, row.next_attempt_at!.getTime() - Date.now()),
         });
       }
     }
