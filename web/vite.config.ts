@@ -1,4 +1,5 @@
 import react from '@vitejs/plugin-react';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -54,12 +55,48 @@ function precompress(): Plugin {
   };
 }
 
+const GQL_DIR = path.resolve(import.meta.dirname, 'src/gql');
+const GRAPHQL_CALL = /\bgraphql\(\s*`([^`]*)`\s*\)/g;
+
+/**
+ * Each graphql(`…`) call becomes its own document, inline in the module that wrote it, as the client
+ * preset's babel plugin would do. Through graphql() every operation of every page sat in one map (gql.ts,
+ * about 80 KB built) that every page loaded; inline, a page's chunk carries only its own operations. The
+ * documents are codegen's (src/gql/graphql.ts, fragments included), so they are what the types describe.
+ */
+function inlineGraphqlDocuments(): Plugin {
+  let documents = new Map<string, string>();
+  return {
+    name: 'plaza-inline-graphql-documents',
+    apply: 'build',
+    enforce: 'pre',
+    buildStart() {
+      const names = new Map<string, string>();
+      for (const [, key, name] of readFileSync(path.join(GQL_DIR, 'gql.ts'), 'utf8').matchAll(/^\s+("(?:[^"\\]|\\.)*"): types\.(\w+),$/gm))
+        names.set(JSON.parse(key!) as string, name!);
+      const bodies = new Map<string, string>();
+      for (const [, name, body] of readFileSync(path.join(GQL_DIR, 'graphql.ts'), 'utf8').matchAll(/^export const (\w+) = (\{.*\}) as unknown as DocumentNode/gm))
+        bodies.set(name!, body!);
+      documents = new Map([...names].map(([source, name]) => [source, bodies.get(name) ?? '']));
+    },
+    transform(code, id) {
+      if (!/\.tsx?$/.test(id) || id.startsWith(GQL_DIR) || !code.includes('graphql(`')) return null;
+      return code.replace(GRAPHQL_CALL, (_call, source: string) => {
+        const document = documents.get(source);
+        // Unknown to codegen: left to graphql(), whose build-time types already refuse it.
+        if (!document) this.error(`${id}: a graphql() document that codegen did not generate; run pnpm codegen`);
+        return `(${document})`;
+      });
+    },
+  };
+}
+
 // In development the API runs separately on :4000; proxying keeps the app same-origin,
 // so the session cookie and CSRF rules behave as they do when the server serves web/dist.
 const apiServer = 'http://localhost:4000';
 
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [inlineGraphqlDocuments(), react(), precompress()],
   server: {
     proxy: {
       '/graphql': { target: apiServer, ws: true },

@@ -1,34 +1,51 @@
 import { lazy, Suspense } from 'react';
-import { AppLauncher } from './features/launcher/AppLauncher';
-import { Shell } from './features/shell/Shell';
+import { PageSkeleton, Shell } from './features/shell/Shell';
 import { useT } from './i18n/i18n';
+import { lazyPage } from './lazy-page';
 import { useLocationRoute, type Route } from './routes';
-import { MyAppsPage } from './features/developer/MyAppsPage';
-import { SubmitAppPage } from './features/developer/SubmitAppPage';
-import { DeveloperAppPage } from './features/developer/DeveloperAppPage';
-import { StorePage } from './features/store/StorePage';
-import { StoreAppPage } from './features/store/StoreAppPage';
-import { LibraryPage } from './features/library/LibraryPage';
-import { ApiTokensPage } from './features/tokens/ApiTokensPage';
-import { WebhookLogsPage } from './features/webhook-logs/WebhookLogsPage';
-import { DeliveryDetailPage } from './features/webhook-logs/DeliveryDetailPage';
-import { ReviewQueuePage } from './features/review/ReviewQueuePage';
-import { ReviewPage } from './features/review/ReviewPage';
-import { AdminPage } from './features/admin/AdminPage';
+
+// Each page's code loads with the page: a store visitor downloads the store, not the developer portal,
+// the review queue or the admin view, and the other way round (issue 27, "lighter").
+const StorePage = lazyPage(() => import('./features/store/StorePage').then((module) => module.StorePage));
+const StoreAppPage = lazyPage(() => import('./features/store/StoreAppPage').then((module) => module.StoreAppPage));
+const LibraryPage = lazyPage(() => import('./features/library/LibraryPage').then((module) => module.LibraryPage));
+const MyAppsPage = lazyPage(() => import('./features/developer/MyAppsPage').then((module) => module.MyAppsPage));
+const SubmitAppPage = lazyPage(() => import('./features/developer/SubmitAppPage').then((module) => module.SubmitAppPage));
+const DeveloperAppPage = lazyPage(() => import('./features/developer/DeveloperAppPage').then((module) => module.DeveloperAppPage));
+const ApiTokensPage = lazyPage(() => import('./features/tokens/ApiTokensPage').then((module) => module.ApiTokensPage));
+const WebhookLogsPage = lazyPage(() => import('./features/webhook-logs/WebhookLogsPage').then((module) => module.WebhookLogsPage));
+const DeliveryDetailPage = lazyPage(() => import('./features/webhook-logs/DeliveryDetailPage').then((module) => module.DeliveryDetailPage));
+const ReviewQueuePage = lazyPage(() => import('./features/review/ReviewQueuePage').then((module) => module.ReviewQueuePage));
+const ReviewPage = lazyPage(() => import('./features/review/ReviewPage').then((module) => module.ReviewPage));
+const AdminPage = lazyPage(() => import('./features/admin/AdminPage').then((module) => module.AdminPage));
+const AppLauncher = lazyPage(() => import('./features/launcher/AppLauncher').then((module) => module.AppLauncher));
 
 // GraphiQL and its editor weigh more than the rest of the app together; only its visitors download it.
 const GraphiQLPage = lazy(() => import('./features/graphiql/GraphiQLPage'));
 
 export function App() {
   const route = useLocationRoute();
-  if (route.kind === 'launcher') return <AppLauncher appId={route.appId} locale={route.locale} theme={route.theme} />;
+  if (route.kind === 'launcher')
+    return (
+      <Suspense fallback={null}>
+        <AppLauncher appId={route.appId} locale={route.locale} theme={route.theme} />
+      </Suspense>
+    );
   if (route.kind === 'graphiql')
     return (
       <Suspense fallback={<GraphiQLLoading />}>
         <GraphiQLPage />
       </Suspense>
     );
-  return <Shell route={route}>{(viewer) => <Page route={route} points={viewer?.points ?? null} />}</Shell>;
+  return (
+    <Shell route={route}>
+      {(viewer) => (
+        <Suspense fallback={<PageSkeleton />}>
+          <Page route={route} points={viewer?.points ?? null} />
+        </Suspense>
+      )}
+    </Shell>
+  );
 }
 
 /** `points` is null for a visitor who is not signed in (the Shell shows them public pages only). */

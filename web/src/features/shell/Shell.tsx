@@ -3,7 +3,7 @@ import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { setErrorLocale } from '../../connection';
 import { LocaleProvider, useT } from '../../i18n/i18n';
-import { asLocale, type Locale } from '../../i18n/strings';
+import { asLocale, type Locale, type MessageKey } from '../../i18n/strings';
 import type { Route } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { NotificationBell } from '../notifications/NotificationBell';
@@ -70,7 +70,7 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
         <ConnectionBanner />
         <main className={WIDE_ROUTES.has(route.kind) ? 'page page-wide' : 'page'} ref={main} tabIndex={-1}>
           {checkingSession ? (
-            <Checking />
+            <PageSkeleton words="shell.checking" />
           ) : me ? (
             children(me)
           ) : PUBLIC_ROUTES.has(route.kind) ? (
@@ -90,12 +90,12 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
   );
 }
 
-function Checking() {
+/** While the session is checked or a page's code loads: the skeleton index.html paints first. */
+export function PageSkeleton({ words = 'loading' }: { words?: MessageKey }) {
   const t = useT();
-  // The same skeleton index.html paints before the code arrives, so the page does not jump to a line of text.
   return (
     <div aria-live="polite" aria-busy="true">
-      <p className="visually-hidden">{t('shell.checking')}</p>
+      <p className="visually-hidden">{t(words)}</p>
       <div className="bone bone-title" />
       <div className="bone" />
       <div className="bone bone-card" />
