@@ -52,7 +52,7 @@ export function App() {
 function Page({ route, points }: { route: Route; points: number | null }) {
   switch (route.kind) {
     case 'store':
-      return <StorePage key={route.search} category={route.category} search={route.search} />;
+      return <StorePage key={route.search} category={route.category} search={route.search} signedIn={points !== null} />;
     case 'store-app':
       return <StoreAppPage appId={route.appId} points={points} />;
     case 'library':

@@ -20,6 +20,7 @@ export type Viewer = NonNullable<ResultOf<typeof CurrentViewerQuery>['me']>;
 
 // A store is for browsing: these pages show to visitors who are not signed in, with the sign-in form below.
 const PUBLIC_ROUTES: ReadonlySet<Route['kind']> = new Set(['store', 'store-app']);
+const SPENDING_ROUTES: ReadonlySet<Route['kind']> = new Set(['store', 'store-app', 'library']);
 // Tables of deliveries, apps and users need more than a column of prose; the rest keep a readable measure.
 const WIDE_ROUTES: ReadonlySet<Route['kind']> = new Set(['webhook-logs', 'webhook-delivery', 'my-apps', 'developer-app', 'api-tokens', 'review-queue', 'admin']);
 
@@ -53,7 +54,8 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
           </a>
           <TopNav route={route} />
           <div className="shell-tools">
-            {me && <PointsBadge points={me.points} />}
+            {/* Points where they can be spent: the store and one's library, not the developer portal (finding 15). */}
+            {me && SPENDING_ROUTES.has(route.kind) && <PointsBadge points={me.points} />}
             {me && <NotificationBell key={me.id} />}
             {me ? (
               <AccountMenu email={me.email} onSignOut={() => void signOut().then(sessionChanged, sessionChanged)}>

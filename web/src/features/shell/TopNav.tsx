@@ -3,17 +3,33 @@ import type { MessageKey } from '../../i18n/strings';
 import type { Route } from '../../routes';
 import { Link } from '../../ui/Link';
 import { useQuery } from '@apollo/client/react';
+import { graphql } from '../../gql';
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { CurrentViewerQuery } from '../session/current-viewer';
 
+// Everyone's: the store, and one's library (a visitor is asked to sign in there).
 const SECTIONS: { href: string; label: MessageKey; kinds: Route['kind'][] }[] = [
   { href: '/', label: 'nav.store', kinds: ['store', 'store-app'] },
   { href: '/library', label: 'nav.library', kinds: ['library'] },
+];
+
+// A developer's (issue 27, finding 15: signed-out buyers saw My Apps, API tokens, Webhook Logs and GraphiQL).
+const DEVELOPER_SECTIONS: { href: string; label: MessageKey; kinds: Route['kind'][] }[] = [
   { href: '/developer', label: 'nav.myApps', kinds: ['my-apps', 'submit-app', 'developer-app'] },
   { href: '/developer/tokens', label: 'nav.tokens', kinds: ['api-tokens'] },
   { href: '/developer/webhooks', label: 'nav.webhooks', kinds: ['webhook-logs', 'webhook-delivery'] },
   { href: '/graphiql', label: 'nav.graphiql', kinds: ['graphiql'] },
 ];
+const DEVELOPER_KINDS: ReadonlySet<Route['kind']> = new Set(DEVELOPER_SECTIONS.flatMap((section) => section.kinds));
+
+/** Whether the signed-in person has apps: the developer portal's sections are theirs. */
+const MyAppIdsQuery = graphql(`
+  query MyAppIds {
+    myApps {
+      id
+    }
+  }
+`);
 
 // Shown only to those the server lets in; ADMIN implies REVIEWER.
 const ROLE_SECTIONS: { href: string; label: MessageKey; kinds: Route['kind'][]; roles: string[] }[] = [
@@ -24,7 +40,11 @@ const ROLE_SECTIONS: { href: string; label: MessageKey; kinds: Route['kind'][]; 
 export function TopNav({ route }: { route: Route }) {
   const t = useT();
   // The shell already asked for the viewer; reading the cache keeps the nav from sending a request of its own.
-  const roles = useQuery(CurrentViewerQuery, { fetchPolicy: 'cache-only' }).data?.me?.roles ?? [];
+  const me = useQuery(CurrentViewerQuery, { fetchPolicy: 'cache-only' }).data?.me;
+  const roles = me?.roles ?? [];
+  const hasApps = (useQuery(MyAppIdsQuery, { skip: !me }).data?.myApps.length ?? 0) > 0;
+  // Developers (and reviewers and admins, who work with apps) get the portal; another signed-in person one way in to it.
+  const developer = !!me && (hasApps || roles.includes('REVIEWER') || roles.includes('ADMIN') || DEVELOPER_KINDS.has(route.kind));
   const roleSections = ROLE_SECTIONS.filter((section) => section.roles.some((role) => roles.includes(role)));
   const nav = useRef<HTMLElement>(null);
   const more = useHiddenSides(nav);
@@ -38,6 +58,19 @@ export function TopNav({ route }: { route: Route }) {
             </Link>
           </li>
         ))}
+        {developer
+          ? DEVELOPER_SECTIONS.map((section) => (
+              <li key={section.href}>
+                <Link href={section.href} aria-current={section.kinds.includes(route.kind) ? 'page' : undefined}>
+                  {t(section.label)}
+                </Link>
+              </li>
+            ))
+          : me && (
+              <li>
+                <Link href="/developer">{t('nav.forDevelopers')}</Link>
+              </li>
+            )}
         {roleSections.map((section) => (
           <li key={section.href}>
             <Link href={section.href} aria-current={section.kinds.includes(route.kind) ? 'page' : undefined}>

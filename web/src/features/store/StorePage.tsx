@@ -3,6 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { codeLabel, useT } from '../../i18n/i18n';
 import { navigate } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
+import { LibraryQuery } from '../library/library';
 import { StoreAppCard } from './StoreAppCard';
 import { StoreAppsQuery, StoreCategoriesQuery } from './store-apps';
 
@@ -17,7 +18,7 @@ function storeUrl(category: string | null, search: string) {
 }
 
 /** Filters live in the URL, so a search can be shared and survives a reload. */
-export function StorePage({ category, search }: { category: string | null; search: string }) {
+export function StorePage({ category, search, signedIn }: { category: string | null; search: string; signedIn: boolean }) {
   const t = useT();
   const searchId = useId();
   const categoryId = useId();
@@ -25,6 +26,9 @@ export function StorePage({ category, search }: { category: string | null; searc
   const categories = useQuery(StoreCategoriesQuery);
   const apps = useQuery(StoreAppsQuery, { variables: { category, search: search || null, first: PAGE_SIZE }, fetchPolicy: 'cache-and-network' });
   const connection = apps.data?.storeApps;
+  // The same read as the app page's: what is in the person's library is marked Owned, with a way to open it.
+  const library = useQuery(LibraryQuery, { fetchPolicy: 'cache-and-network', skip: !signedIn });
+  const owned = new Set(library.data?.myLibrary.map((installation) => installation.appId));
 
   function submitSearch(event: FormEvent) {
     event.preventDefault();
@@ -73,7 +77,7 @@ export function StorePage({ category, search }: { category: string | null; searc
         ) : (
           <ul className="app-grid">
             {connection.edges.map((edge) => (
-              <StoreAppCard key={edge.node.id} app={edge.node} />
+              <StoreAppCard key={edge.node.id} app={edge.node} owned={owned.has(edge.node.id)} />
             ))}
           </ul>
         ))}

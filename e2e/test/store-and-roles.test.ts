@@ -1,0 +1,74 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousAccessibilityViolations } from '../support/accessibility.js';
+import { launchChromium, personAt, visitorAt } from '../support/browser.js';
+import { PlazaApi, publishApp } from '../support/plaza-api.js';
+import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
+
+// Issue 27, "the store and the roles": findings 12 (the store marks apps the person owns) and 15 (navigation
+// follows the role; points appear where they can be spent).
+
+const DEVELOPER_EMAIL = 'roles.dev@plaza.test';
+const BUYER_EMAIL = 'roles.buyer@plaza.test';
+const OWNED_APP = 'Owned Notes';
+const PAID_APP = 'Paid Atlas';
+
+let plaza: PlazaProcess;
+let browser: Browser | undefined;
+const ids = { owned: '', paid: '' };
+
+beforeAll(async () => {
+  plaza = await startPlaza();
+  const developer = await PlazaApi.signIn(plaza.origin, DEVELOPER_EMAIL);
+  const reviewer = await PlazaApi.signIn(plaza.origin, REVIEWER_EMAIL);
+  const admin = await PlazaApi.signIn(plaza.origin, ADMIN_EMAIL);
+  const buyer = await PlazaApi.signIn(plaza.origin, BUYER_EMAIL);
+  ids.owned = await publishApp(developer, reviewer, { name: OWNED_APP, appUrl: 'https://owned.example/' });
+  ids.paid = await publishApp(developer, reviewer, { name: PAID_APP, appUrl: 'https://atlas.example/', pricePoints: 30 });
+  await admin.ok(`mutation Credit($userId: ID!) { creditPoints(userId: $userId, points: 100, reason: "e2e: roles") { points } }`, { userId: buyer.userId });
+  await buyer.ok(`mutation Install($appId: ID!) { installApp(appId: $appId) { appId } }`, { appId: ids.owned });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await plaza?.stop();
+});
+
+const navLinks = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+const card = (page: Page, name: string) => page.locator('.app-card').filter({ has: page.getByRole('heading', { name }) });
+
+describe('the store', () => {
+  it('finding 12: marks the apps the person owns (Owned, and Open to launch it); the others keep their price', async () => {
+    const page = await personAt(browser!, plaza.origin, BUYER_EMAIL);
+    await card(page, OWNED_APP).getByText('Owned', { exact: true }).waitFor();
+    const open = card(page, OWNED_APP).getByRole('link', { name: `Open ${OWNED_APP}` });
+    expect(await open.getAttribute('href')).toBe(`/apps/${ids.owned}/open`);
+    expect(await card(page, PAID_APP).getByText('Owned', { exact: true }).count()).toBe(0);
+    expect(await card(page, PAID_APP).getByText('30 points').count()).toBe(1);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+});
+
+describe('navigation by role', () => {
+  it('finding 15: a visitor and a buyer see the store and their library; a developer the portal; points only where they can be spent', async () => {
+    const visitor = await visitorAt(browser!);
+    await visitor.goto(plaza.origin);
+    await visitor.locator('.app-card').first().waitFor();
+    expect(await navLinks(visitor)).toEqual(['Store', 'My Library']);
+
+    const buyer = await personAt(browser!, plaza.origin, BUYER_EMAIL);
+    await expect.poll(() => navLinks(buyer)).toEqual(['Store', 'My Library', 'For developers']);
+    await buyer.getByText('100 points').waitFor();
+
+    const developer = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
+    await expect.poll(() => navLinks(developer)).toEqual(['Store', 'My Library', 'My Apps', 'API tokens', 'Webhook Logs', 'GraphiQL']);
+    await developer.goto(`${plaza.origin}/developer/webhooks`);
+    await developer.getByRole('heading', { name: 'Webhook Logs' }).waitFor();
+    // A developer's portal has nothing to spend points on: no "0 points" there.
+    expect(await developer.locator('.shell-tools .points').count()).toBe(0);
+    await developer.goto(plaza.origin);
+    await developer.locator('.shell-tools .points').getByText('0 points').waitFor();
+  });
+});
