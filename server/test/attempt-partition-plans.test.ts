@@ -78,7 +78,7 @@ const succeededResult = (deliveryId: string, number: number, sent: { headers?: o
   kept: null,
   signature: null,
   status: 'SUCCEEDED',
-  next_attempt_at: null,
+  retry_in_ms: null,
   held_reason: null,
   ...sent,
 });

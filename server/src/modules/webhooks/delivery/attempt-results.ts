@@ -8,7 +8,7 @@ import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedResponse } from '../../../platform/outbound-http/guarded-http-client.js';
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import { DeliveryStatus, WebhookState } from '../webhook.types.js';
-import { WRITE_RESULTS, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
+import { WRITE_RESULTS, databaseNow, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
 import { attemptEnded, decide, retryDelay, stateOf } from './delivery-lifecycle.js';
 import { compactShared, compactSignature, splitHeaders, type KeptHeaders } from './request-headers.js';
@@ -126,7 +126,7 @@ export class AttemptResults {
    * local timer: claiming it back a few milliseconds later would make a short first retry late.
    */
   private async write(results: AttemptResult[]): Promise<void> {
-    const keepRetriesDueBefore = this.hooks.keepsNearRetries() ? Date.now() + this.options.claimAheadMs : -Infinity;
+    const keepsNearRetries = this.hooks.keepsNearRetries();
     const rows = results.map(({ delivery, number, startedAt, url, headers, response }) => {
       const finishedAt = new Date(startedAt.getTime() + response.durationMs);
       const retryDelayMs = retryDelay(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, delivery.purchase_id);
@@ -138,8 +138,11 @@ export class AttemptResults {
       });
       // The state it was claimed in: WRITE_RESULTS writes only while this run's claim stands, so it is still the row's.
       const { status, nextAttemptAt, recovering, heldReason } = decide(stateOf(delivery), event, { at: finishedAt, retryDelayMs });
+      // How long from now the retry is due: startedAt, so finishedAt and nextAttemptAt, are on the database's clock
+      // (databaseNow), and WRITE_RESULTS adds this to that clock, never to this worker's.
+      const retryInMs = nextAttemptAt === null ? null : Math.round(nextAttemptAt.getTime() - databaseNow(delivery).getTime());
       return {
-        keep: nextAttemptAt !== null && nextAttemptAt.getTime() <= keepRetriesDueBefore,
+        keep: keepsNearRetries && retryInMs !== null && retryInMs <= this.options.claimAheadMs,
         delivery_id: delivery.id,
         claim_token: delivery.claim_token,
         number,
@@ -155,7 +158,7 @@ export class AttemptResults {
           ? compacted(splitHeaders(headers, delivery.id, number, startedAt), delivery.event_type)
           : { event_type: delivery.event_type, shared: null, shared_signature: null, kept: null, signature: null }),
         status,
-        next_attempt_at: nextAttemptAt?.toISOString() ?? null,
+        retry_in_ms: retryInMs,
         recovering,
         held_reason: heldReason,
       };
@@ -169,6 +172,7 @@ export class AttemptResults {
       })),
     );
     const updated = await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [JSON.stringify(rows), this.options.leaseMs, hourly, minutely]);
+    const localAt = performance.now();
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
     if (updated[0]?.health_changed) this.hooks.healthChanged();
     for (const row of updated) {
@@ -193,13 +197,16 @@ export class AttemptResults {
       for (const row of updated) {
         if (!row.keep) continue;
         const delivery = byId.get(row.id)!;
+        // Kept by the write, which set updated_at (as next_attempt_at) on the database's clock.
+        const kept = { db_now: row.updated_at, local_at: localAt };
         this.hooks.sendKept({
           ...delivery,
+          ...kept,
           status: row.status,
           recovering: row.recovering!,
           attempt_count: row.attempt_count + 1,
           scheduled_attempts_done: delivery.scheduled_attempts_done + 1,
-          wait_ms: Math.max(0, row.next_attempt_at!.getTime() - Date.now()),
+          wait_ms: Math.max(0, row.next_attempt_at!.getTime() - databaseNow(kept).getTime()),
         });
       }
     }

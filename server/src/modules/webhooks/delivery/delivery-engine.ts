@@ -12,7 +12,15 @@ import { webhookHeaders } from '../webhook-signing.js';
 import { AttemptTrigger, BODY_NOT_KEPT, WebhookState } from '../webhook.types.js';
 import { AttemptResults, type AttemptResult } from './attempt-results.js';
 import { ATTEMPT_TRIGGER, stateOf } from './delivery-lifecycle.js';
-import { CLAIM_DUE_DELIVERIES, CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, HAND_BACK, NEXT_DUE, NEXT_DUE_PAST_SATURATED_APPS, type ClaimedDelivery } from './delivery-queries.js';
+import {
+  CLAIM_DUE_DELIVERIES,
+  CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS,
+  HAND_BACK,
+  NEXT_DUE,
+  NEXT_DUE_PAST_SATURATED_APPS,
+  databaseNow,
+  type ClaimedDelivery,
+} from './delivery-queries.js';
 import { SigningSecrets } from './opened-secrets.js';
 
 export interface DeliveryEngineOptions {
@@ -220,6 +228,8 @@ export class DeliveryEngine {
       saturated.length ? CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS : CLAIM_DUE_DELIVERIES,
       [claimToken, limit, saturated, this.leaseMs, JSON.stringify(Object.fromEntries(this.inFlightByApp)), this.maxInFlightPerApp, this.claimAheadMs],
     );
+    const localAt = performance.now();
+    for (const delivery of claimed) delivery.local_at = localAt;
     this.metrics?.countClaim(claimed.length);
     return claimed;
   }
@@ -260,7 +270,8 @@ export class DeliveryEngine {
   }
 
   private async post(delivery: ClaimedDelivery, number: number): Promise<AttemptResult> {
-    const startedAt = new Date();
+    // On the database's clock, as is all that the attempt's time decides: its record, webhook-timestamp, its retry.
+    const startedAt = databaseNow(delivery);
     // Claimed as its app's webhook was disabled: held, nothing is sent (a redelivery is refused before this).
     if (delivery.webhook_state === WebhookState.DISABLED) {
       return {

@@ -38,6 +38,13 @@ export interface ClaimedDelivery {
   /** Milliseconds from the claim until the delivery is due (claimed ahead); 0 when already due. */
   wait_ms: number;
   /**
+   * The database's clock as the claim (or the result write that kept it) ran, and performance.now() when the row reached
+   * this worker: together the database's time now (databaseNow), which an attempt's start, its webhook-timestamp and
+   * its retry's due time are read off, so a worker whose own clock is wrong schedules and signs nothing wrong.
+   */
+  db_now?: Date;
+  local_at?: number;
+  /**
    * Read by key beside the claim, never joined, so a delivery whose event is gone is still claimed and
    * its attempt closed as not sent, not left claimed; null then (WEBHOOK_BODY_RETENTION removes only
    * settled deliveries' bodies, so only a recovery racing the hourly prune can meet one).
@@ -51,6 +58,16 @@ export interface ClaimedDelivery {
   previous_ciphertext: Buffer | null;
   /** When it stops signing: compared with the attempt's own start, so an overlap ends on time without a job. */
   previous_valid_until: Date | null;
+}
+
+/**
+ * The database's time now, as `delivery`'s claim told it plus the time measured here since (a monotonic clock: a
+ * jump of the wall clock changes nothing). A row without it (a manual attempt's reservation) falls back on this
+ * process's clock.
+ */
+export function databaseNow(delivery: Pick<ClaimedDelivery, 'db_now' | 'local_at'>): Date {
+  if (!delivery.db_now || delivery.local_at === undefined) return new Date();
+  return new Date(delivery.db_now.getTime() + (performance.now() - delivery.local_at));
 }
 
 /** The delivery's row as an UPDATE ... RETURNING gives it back. */
@@ -194,7 +211,7 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
        )
        SELECT c.id, c.app_id, c.event_type, c.purchase_id, c.attempt_count, c.scheduled_attempts_done, c.created_at,
               GREATEST(0, EXTRACT(EPOCH FROM (c.next_attempt_at - clock_timestamp())) * 1000)::float AS wait_ms,
-              $1::text AS claim_token, c.status, c.recovering, a.webhook_state, ${ATTEMPT_MATERIALS('c')}
+              $1::text AS claim_token, c.status, c.recovering, a.webhook_state, clock_timestamp() AS db_now, ${ATTEMPT_MATERIALS('c')}
          FROM claimed c
          ${JOIN_ATTEMPT_MATERIALS('c')}
         -- Sent in this order: oldest due first (a recovery's backlog goes out oldest first).
@@ -249,7 +266,7 @@ const SAME_SHARED = `(r.s_delivery_id IS NOT NULL OR h.delivery_id IS NOT NULL)
 export const WRITE_RESULTS = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
                 error text, excerpt text, url text, headers jsonb, event_type text, shared jsonb, shared_signature text, kept jsonb, signature text,
-                status text, next_attempt_at timestamptz, recovering boolean, held_reason text)
+                status text, retry_in_ms int, recovering boolean, held_reason text)
        ), ${ROLL_UP('$3', '$4')}, shared AS (
          -- The first attempt sent stores the headers its delivery's attempts share, as the worker split and compacted them (request-headers.ts), and its URL.
          INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
@@ -275,7 +292,9 @@ export const WRITE_RESULTS = `WITH r AS (
        ), moved_on AS (
          UPDATE webhook_deliveries d
             -- As the worker decided (delivery-lifecycle.ts decide), from the state it claimed, which is still the row's while its claim stands.
-            SET status = r.status, next_attempt_at = r.next_attempt_at, recovering = r.recovering, held_reason = r.held_reason,
+            -- The next attempt's due time on the database's clock, as every claim reads it (a worker's own clock may be
+            -- hours off): r.retry_in_ms from now, the delay left once the time since the attempt ended is taken off.
+            SET status = r.status, next_attempt_at = clock_timestamp() + r.retry_in_ms * interval '1 millisecond', recovering = r.recovering, held_reason = r.held_reason,
                 -- Only a scheduled attempt moves the schedule on; a recovery's is manual.
                 scheduled_attempts_done = d.scheduled_attempts_done + CASE WHEN ${attemptTriggerSql('d')} = ${SCHEDULED} THEN 1 ELSE 0 END,
                 claim_token = CASE WHEN r.keep THEN d.claim_token END,
