@@ -7,6 +7,17 @@ export interface ListenConnection {
   close(): Promise<void>;
 }
 
+/**
+ * A connection attempt that gets no answer (a failed-over address, a half-open proxy) gives up after this long and
+ * is retried, as the pool's do (database.ts), instead of hanging with nothing listening.
+ */
+export const LISTEN_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * TCP keepalive probes start after this long idle: a LISTEN connection is idle for as long as nothing is notified,
+ * and without them a peer that vanished (a failover, a NAT dropping the flow) goes unnoticed until the OS's default of
+ * two hours, while notifications are lost.
+ */
+const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 const FIRST_RETRY_MS = 250;
 /** Retries at least every second: whatever is sent before the connection LISTENs again is lost to it. */
 const MAX_RETRY_MS = 1000;
@@ -29,7 +40,12 @@ export async function listenContinuously(options: {
   let current: pg.Client | undefined;
 
   const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: options.databaseUrl });
+    const client = new pg.Client({
+      connectionString: options.databaseUrl,
+      connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
+    });
     client.on('notification', options.onNotification);
     // Without a listener, a dropped connection's 'error' event would crash the process.
     client.on('error', (err) => {
