@@ -6,7 +6,8 @@ import { PlazaApi, publishApp } from '../support/plaza-api.js';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
 
 // Issue 27, "the store and the roles": findings 12 (the store marks apps the person owns) and 15 (navigation
-// follows the role; points appear where they can be spent).
+// follows the role; points appear where they can be spent), and the small finding 14 (a skip link; after
+// "Confirm: pay" the keyboard lands on the result).
 
 const DEVELOPER_EMAIL = 'roles.dev@plaza.test';
 const BUYER_EMAIL = 'roles.buyer@plaza.test';
@@ -70,5 +71,28 @@ describe('navigation by role', () => {
     expect(await developer.locator('.shell-tools .points').count()).toBe(0);
     await developer.goto(plaza.origin);
     await developer.locator('.shell-tools .points').getByText('0 points').waitFor();
+  });
+});
+
+describe('buying with the keyboard', () => {
+  it('finding 14: the first Tab reaches "Skip to content", which moves focus to the page; after Confirm: pay, focus is on the result', async () => {
+    const page = await personAt(browser!, plaza.origin, BUYER_EMAIL);
+    await page.goto(`${plaza.origin}/store/${ids.paid}`);
+    await page.getByRole('heading', { name: PAID_APP }).waitFor();
+    const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent?.trim() }));
+    await page.keyboard.press('Tab');
+    expect(await focused()).toEqual({ tag: 'A', text: 'Skip to content' });
+    // Visible while focused (it sits off screen otherwise).
+    const box = await page.getByRole('link', { name: 'Skip to content' }).boundingBox();
+    expect(box!.y).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await focused()).tag).toBe('MAIN');
+
+    await page.getByRole('button', { name: 'Buy for 30 points' }).click();
+    await expect.poll(async () => (await focused()).text).toBe('Confirm: pay 30 points');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await focused()).text, { timeout: 15_000 }).toMatch(/^Purchased Paid Atlas for 30 points\. Your balance is now 70 points\./);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.context().close();
   });
 });

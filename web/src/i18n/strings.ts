@@ -471,6 +471,7 @@ const en = {
   'rule.tooManyPoints': 'At most {max} points.',
   // Browsing signed out, the app page's facts and the compact header.
   'shell.signIn': 'Sign in',
+  'shell.skipToContent': 'Skip to content',
   'store.emptyStore': 'No apps are listed in the store yet.',
   'store.backToStore': '← Back to the store',
   'store.byDeveloper': 'By {name}',
@@ -1045,6 +1046,7 @@ const vi: Record<MessageKey, string> = {
   'rule.tooManyPoints': 'Tối đa {max} điểm.',
   // Browsing signed out, the app page's facts and the compact header.
   'shell.signIn': 'Đăng nhập',
+  'shell.skipToContent': 'Bỏ qua, tới nội dung chính',
   'store.emptyStore': 'Cửa hàng chưa có ứng dụng nào.',
   'store.backToStore': '← Quay lại cửa hàng',
   'store.byDeveloper': 'Của {name}',

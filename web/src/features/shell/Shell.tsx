@@ -48,6 +48,17 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
   return (
     <LocaleProvider locale={locale}>
       <div className="shell">
+        {/* The first stop of the keyboard (finding 14): past the header's links straight to the page. */}
+        <a
+          className="skip-link"
+          href={`#${MAIN_ID}`}
+          onClick={(event) => {
+            event.preventDefault();
+            main.current?.focus();
+          }}
+        >
+          <SkipText />
+        </a>
         <header className="shell-header">
           <a className="brand" href="/">
             Plaza
@@ -70,7 +81,7 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
           </div>
         </header>
         <ConnectionBanner />
-        <main className={WIDE_ROUTES.has(route.kind) ? 'page page-wide' : 'page'} ref={main} tabIndex={-1}>
+        <main className={WIDE_ROUTES.has(route.kind) ? 'page page-wide' : 'page'} ref={main} tabIndex={-1} id={MAIN_ID}>
           {checkingSession ? (
             <PageSkeleton words="shell.checking" />
           ) : me ? (
@@ -117,6 +128,13 @@ function SignInPrompt({ onSignedIn }: { onSignedIn: () => void }) {
       <SessionPanel initialUser={null} onSessionChange={(user) => user && onSignedIn()} />
     </div>
   );
+}
+
+const MAIN_ID = 'main-content';
+
+function SkipText() {
+  const t = useT();
+  return t('shell.skipToContent');
 }
 
 function PointsBadge({ points }: { points: number }) {

@@ -90,6 +90,11 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
   useEffect(() => {
     if (confirming) confirmRef.current?.querySelector('button')?.focus();
   }, [confirming]);
+  // The button pressed is gone once the app is bought: the keyboard goes to the result, not the page's body (finding 14).
+  const resultRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (acquired) resultRef.current?.focus();
+  }, [acquired]);
 
   if (error) return <ErrorMessage message={t('dev.loadFailed', { message: error.message })} onRetry={() => void refetch()} />;
   if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;
@@ -153,7 +158,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
           </a>
         </p>
       ) : owned ? (
-        <p role="status" className="store-owned">
+        <p role="status" className="store-owned" ref={resultRef} tabIndex={-1}>
           {ownedMessage()} <Link href={LIBRARY_PATH}>{t('store.goToLibrary')}</Link> <a href={launcherPath(app.id)}>{t('library.open')}</a>
         </p>
       ) : (
