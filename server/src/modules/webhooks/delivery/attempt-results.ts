@@ -52,8 +52,8 @@ export interface AttemptResultsHooks {
   keepsNearRetries(): boolean;
   /** Sends a delivery this worker kept for its near retry. */
   sendKept(delivery: ClaimedDelivery): void;
-  /** Results were written (or failed to be): a retry may be due now. */
-  written(): void;
+  /** These results were written (or failed to be): a retry may be due now, and their claims need no renewal. */
+  written(results: AttemptResult[]): void;
   /** A run of failures got a delivery that gave up, or ended: the health sweep has news for a developer. */
   healthChanged(): void;
 }
@@ -114,7 +114,7 @@ export class AttemptResults {
         logger.error({ err, count: results.length }, 'delivery results could not be written; their claims will expire and they will be retried');
       } finally {
         // The written results may have set the next due time (a retry); look again now rather than after the idle wait.
-        this.hooks.written();
+        this.hooks.written(results);
       }
     });
     return this.flushing;

@@ -18,6 +18,7 @@ import {
   HAND_BACK,
   NEXT_DUE,
   NEXT_DUE_PAST_SATURATED_APPS,
+  RENEW_CLAIMS,
   databaseNow,
   type ClaimedDelivery,
 } from './delivery-queries.js';
@@ -91,6 +92,12 @@ export class DeliveryEngine {
   private inFlight = 0;
   /** Claimed deliveries whose attempt has not ended, by id: what a stopping worker hands back. */
   private readonly claimedInFlight = new Map<string, ClaimedDelivery>();
+  /**
+   * Deliveries claimed here whose result is not written yet, with the attempt's number: their claims are renewed
+   * (renewClaims) until it is. A kept retry's next attempt replaces its entry, so the older result's write leaves it.
+   */
+  private readonly unwritten = new Map<string, { claim_token: string; number: number }>();
+  private renewing = false;
   /** Handed back at shutdown: their late results are dropped, the delivery is another worker's now. */
   private readonly handedBack = new Set<string>();
   private handingBack: Promise<void> = Promise.resolve();
@@ -129,7 +136,15 @@ export class DeliveryEngine {
         batchSize: this.batchSize,
         flushIntervalMs: options.flushIntervalMs ?? 20,
       },
-      { keepsNearRetries: () => this.claiming, sendKept: (delivery) => void this.attempt(delivery), written: () => this.wake(), healthChanged: () => options.onHealthChanged?.() },
+      {
+        keepsNearRetries: () => this.claiming,
+        sendKept: (delivery) => void this.attempt(delivery),
+        written: (results) => {
+          for (const { delivery, number } of results) if (this.unwritten.get(delivery.id)?.number === number) this.unwritten.delete(delivery.id);
+          this.wake();
+        },
+        healthChanged: () => options.onHealthChanged?.(),
+      },
       metrics,
     );
   }
@@ -152,6 +167,19 @@ export class DeliveryEngine {
   async run({ idleMs, shouldStop, keepAlive }: { idleMs: number; shouldStop: () => boolean; keepAlive: () => Promise<void> }): Promise<number> {
     const claimToken = randomUUID();
     this.claiming = true;
+    // While this run holds claims, they are renewed a few times per lease: a live worker's claim must not run out
+    // while a busy machine slows its attempt or its result's write, or another worker sends the delivery again
+    // (seen with a 4 s lease and a 3 s WEBHOOK_TIMEOUT beside CPU burners: a delivery sent twice, both 200).
+    // A dead or stuck worker renews nothing, and its claims expire after the lease as before.
+    const renewal = setInterval(() => void this.renewClaims(), Math.max(250, this.leaseMs / 4));
+    try {
+      return await this.claimAndSend(claimToken, idleMs, shouldStop, keepAlive);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  private async claimAndSend(claimToken: string, idleMs: number, shouldStop: () => boolean, keepAlive: () => Promise<void>): Promise<number> {
     let sent = 0;
     let idleSince = Date.now();
     let lastKeepAlive = Date.now();
@@ -179,6 +207,20 @@ export class DeliveryEngine {
     this.claiming = false;
     await this.drain();
     return sent;
+  }
+
+  /** Renews the claims of the deliveries whose results are not written yet (one statement; skipped while the last runs). */
+  private async renewClaims(): Promise<void> {
+    if (this.unwritten.size === 0 || this.renewing) return;
+    this.renewing = true;
+    const held = [...this.unwritten].map(([id, { claim_token }]) => ({ id, claim_token }));
+    try {
+      await runPrepared(this.pool, 'plaza_deliveries_renew_claims', RENEW_CLAIMS, [JSON.stringify(held), this.leaseMs]);
+    } catch (err) {
+      logger.warn({ err, deliveries: held.length }, 'could not renew delivery claims; the next renewal tries again before they expire');
+    } finally {
+      this.renewing = false;
+    }
   }
 
   private async sleep(ms: number): Promise<void> {
@@ -238,6 +280,7 @@ export class DeliveryEngine {
     this.inFlight += 1;
     this.inFlightByApp.set(delivery.app_id, (this.inFlightByApp.get(delivery.app_id) ?? 0) + 1);
     this.claimedInFlight.set(delivery.id, delivery);
+    this.unwritten.set(delivery.id, { claim_token: delivery.claim_token, number: delivery.attempt_count });
     try {
       if (delivery.wait_ms > 0) {
         // Claimed ahead: its slot is held meanwhile, and a shutdown may hand it back before it is sent.
@@ -356,6 +399,7 @@ export class DeliveryEngine {
     for (const delivery of held) {
       this.handedBack.add(delivery.id);
       this.claimedInFlight.delete(delivery.id);
+      this.unwritten.delete(delivery.id);
     }
     const claims = held.map((d) => ({ id: d.id, claim_token: d.claim_token, number: d.attempt_count }));
     const release = () => this.pool.query(HAND_BACK, [JSON.stringify(claims)]);

@@ -315,6 +315,14 @@ export const WRITE_RESULTS = `WITH r AS (
          FROM moved_on`;
 
 /**
+ * Renews for $2 ms the claims in $1 (a JSON array of id, claim_token) that this run still holds: its deliveries whose
+ * results are not written yet. A claim that was taken over (expired, claimed again) is not the token's any more.
+ */
+export const RENEW_CLAIMS = `UPDATE webhook_deliveries d SET claim_expires_at = clock_timestamp() + $2 * interval '1 millisecond'
+         FROM jsonb_to_recordset($1::jsonb) AS held(id text, claim_token text)
+        WHERE d.id = held.id AND d.claim_token = held.claim_token`;
+
+/**
  * Shutdown past its deadline: releases the claims in $1 (a JSON array of id, claim_token, number) that
  * this run still holds and closes their attempts as interrupted.
  */
