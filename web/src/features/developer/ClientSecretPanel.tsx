@@ -102,7 +102,8 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
         )}
       </div>
       {secret?.previousValue && secret.previousValidUntil && (
-        <div role="group" aria-label={t('secret.previous')}>
+        // Apart from Rotate secret… below, so the two buttons do not touch (issue 27, a small finding).
+        <div role="group" aria-label={t('secret.previous')} className="secret-previous">
           <h3>{t('secret.previous')}</h3>
           <div className="secret-row">
             <code data-testid="previous-client-secret">{secret.previousValue}</code>

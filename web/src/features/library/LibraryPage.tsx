@@ -56,7 +56,10 @@ export function LibraryPage() {
       {loading && !data && <p aria-live="polite">{t('loading')}</p>}
       {data &&
         (data.myLibrary.length === 0 ? (
-          <p>{t('library.empty')}</p>
+          // An empty state says where to go next.
+          <p>
+            {t('library.empty')} <Link href="/">{t('library.browseStore')}</Link>
+          </p>
         ) : (
           <ul className="app-grid">
             {data.myLibrary.map((installation) => {

@@ -12,6 +12,17 @@ import { failedDeliveriesHref } from './delivery-filters';
 import { useDeliveryUpdates } from './insert-delivery';
 import { AppWebhookStateQuery, EnableWebhookMutation, RecoverWebhookDeliveriesMutation } from './webhook-health';
 
+const RECOVER_PRESETS = [
+  { label: 'webhooks.recoverLastDay', hours: 24 },
+  { label: 'webhooks.recoverLastWeek', hours: 24 * 7 },
+] as const;
+
+/** A datetime-local field's value (local time, to the minute) for `instant`. */
+function localInputValue(instant: Date): string {
+  const local = new Date(instant.getTime() - instant.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
 /** Where a recovery stands: the deliveries it queued, and those whose one attempt has ended since. */
 interface Recovery {
   count: number;
@@ -129,6 +140,14 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
           <button type="submit" disabled={disabled || recoverState.loading || !since}>
             {t('webhooks.recover')}
           </button>
+          {/* The usual answers, one press each: the field wants a date and time typed to the minute otherwise. */}
+          <div className="recover-presets" role="group" aria-label={t('webhooks.recoverPresets')}>
+            {RECOVER_PRESETS.map(({ label, hours }) => (
+              <button key={label} type="button" className="secondary" onClick={() => setSince(localInputValue(new Date(Date.now() - hours * 3_600_000)))}>
+                {t(label)}
+              </button>
+            ))}
+          </div>
           <small>{t('webhooks.recoverHint')}</small>
           {recovery && !recoverState.loading && (
             <p role="status" aria-live="polite">
