@@ -99,7 +99,7 @@ describe('the smaller ones', () => {
     expect(rotate.y - (finish.y + finish.height)).toBeGreaterThanOrEqual(8);
 
     await page.goto(`${plaza.origin}/developer/webhooks?appId=${appId}`);
-    await page.getByRole('group', { name: 'Quick choices' }).getByRole('button', { name: 'Last 24 hours' }).click();
+    await page.getByRole('group', { name: 'Quick choices' }).getByRole('button', { name: '24 hours ago' }).click();
     const since = await page.getByLabel('Recover failed since…').inputValue();
     // The field holds local time to the minute: a day before now, give or take the minute it was pressed in.
     const chosen = await page.evaluate((value) => new Date(value).getTime(), since);
