@@ -349,6 +349,13 @@ export const SETTINGS = {
     blankIsUnset: true,
     value: wholeNumber(),
   }),
+  WEBHOOK_ENDPOINTS_PER_APP: setting({
+    field: 'webhookEndpointsPerApp',
+    doc: 'webhook endpoints one app may have (createWebhookEndpoint refuses the next with CONFLICT, reason TOO_MANY_ENDPOINTS); each business event makes one delivery per endpoint',
+    default: '10',
+    blankIsUnset: true,
+    value: wholeNumber(),
+  }),
   TRUST_PROXY: setting({
     field: 'trustProxy',
     doc: "behind a load balancer: take the client's address from X-Forwarded-For (Express's `trust proxy`)",

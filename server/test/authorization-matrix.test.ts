@@ -56,6 +56,11 @@ const NOT_FOUND_TO_OTHERS: ExpectationSpec = {
   adminToken: 'NOT_FOUND',
 };
 const DELIVERY_WRITE: ExpectationSpec = { ...NOT_FOUND_TO_OTHERS, deliveriesWriteToken: 'ALLOWED' };
+// An app's webhook endpoints: its owner only (admins included among the others); whether one exists is the owner's to know.
+const ENDPOINT_WRITE: ExpectationSpec = { ...NOT_FOUND_TO_OTHERS, admin: 'NOT_FOUND', deliveriesWriteToken: 'ALLOWED' };
+// Setting where events go needs a person signed in, as the app's Webhook URL does.
+const ENDPOINT_URL: ExpectationSpec = { anonymous: 'UNAUTHENTICATED', people: 'NOT_FOUND', owner: 'ALLOWED', tokens: 'FORBIDDEN' };
+const byEndpoint = (which: 'toChange' | 'toDelete') => (f: MatrixFixture, principal: PrincipalName) => ({ id: f.endpoints[which][principal] });
 
 const byId = (id: (f: MatrixFixture) => string) => (f: MatrixFixture) => ({ id: id(f) });
 // Each principal acts on a test delivery of its own making, so one row's change never meets another's.
@@ -166,6 +171,19 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
       variables: (f) => ({ appId: f.apps.listed, since: '2020-01-01T00:00:00Z' }),
       expect: { ...OWNER_ONLY, admin: 'ALLOWED', deliveriesWriteToken: 'ALLOWED' },
     },
+    createWebhookEndpoint: {
+      document: 'mutation($appId: ID!, $url: String!) { createWebhookEndpoint(appId: $appId, input: { url: $url }) { id } }',
+      variables: (f) => ({ appId: f.apps.editable, url: f.receiver.url('/created') }),
+      expect: OWNER_ONLY,
+    },
+    updateWebhookEndpoint: {
+      document: 'mutation($id: ID!, $url: String!) { updateWebhookEndpoint(id: $id, input: { url: $url }) { id } }',
+      variables: (f, principal) => ({ ...byEndpoint('toChange')(f, principal), url: f.receiver.url('/updated') }),
+      expect: ENDPOINT_URL,
+    },
+    pauseWebhookEndpoint: { document: 'mutation($id: ID!) { pauseWebhookEndpoint(id: $id) { id } }', variables: byEndpoint('toChange'), expect: ENDPOINT_WRITE },
+    resumeWebhookEndpoint: { document: 'mutation($id: ID!) { resumeWebhookEndpoint(id: $id) { id } }', variables: byEndpoint('toChange'), expect: ENDPOINT_WRITE },
+    deleteWebhookEndpoint: { document: 'mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', variables: byEndpoint('toDelete'), expect: ENDPOINT_WRITE },
     // Enabling an enabled webhook changes nothing, so the row breaks no other.
     enableWebhook: {
       document: 'mutation($appId: ID!) { enableWebhook(appId: $appId) { id webhookState } }',

@@ -166,8 +166,8 @@ describe('body retention', () => {
   });
 
   it('recovers only the failed deliveries that still have their body, and says how many it skipped', async () => {
-    // Held while the app's webhook was disabled: recorded FAILED, never sent (as the health sweep leaves them).
-    await plaza.services.db.query(`UPDATE apps SET webhook_state = 'DISABLED' WHERE id = $1`, [appId]);
+    // Held while the app's webhook endpoint was disabled: recorded FAILED, never sent (as the health sweep leaves them).
+    await plaza.services.db.query(`UPDATE webhook_endpoints SET state = 'DISABLED' WHERE app_id = $1`, [appId]);
     // Its week's partition went with the first prune: it lands in the default partition, pruned row by row.
     const heldOld = await emitAt(39);
     const heldRecent = await emitAt(3);

@@ -35,6 +35,7 @@ const ATTEMPT_ENDS = {
   [E.BODY_GONE]: [S.FAILED, N.NONE],
   [E.MANUAL_ATTEMPT_SUCCEEDED]: [S.SUCCEEDED, N.NONE],
   [E.WEBHOOK_DISABLED]: [S.HELD, N.NONE],
+  [E.ENDPOINT_DELETED]: [S.FAILED, N.NONE],
 } as const;
 const EXPECTED: Record<DeliveryState, Partial<Record<E, readonly [DeliveryState, N]>>> = {
   [S.NEW]: { [E.RECORDED]: [S.PENDING, N.AT_EVENT], [E.RECORDED_WHILE_DISABLED]: [S.HELD, N.NONE] },

@@ -6,7 +6,7 @@ import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { submitApp } from './helpers/factories.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { emitEvent, waitForDelivery } from './helpers/webhooks.js';
+import { aimWebhookAt, emitEvent, waitForDelivery } from './helpers/webhooks.js';
 
 let receiver: WebhookReceiver;
 let strict: TestPlaza;
@@ -25,7 +25,7 @@ beforeAll(async () => {
  */
 async function firstAttemptTo(plaza: TestPlaza, developer: GraphQLTestClient, url: string) {
   const app = await submitApp(developer);
-  await plaza.services.db.query('UPDATE apps SET webhook_url = $1 WHERE id = $2', [url, app.id]);
+  await aimWebhookAt(plaza, app.id, url);
   const delivery = await emitEvent(plaza, app.id);
   const done = await waitForDelivery(developer, delivery.id, (d) => d.attempts.length > 0 && d.attempts[0].finished);
   return done.attempts[0];

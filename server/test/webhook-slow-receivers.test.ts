@@ -4,7 +4,7 @@ import { submitApp } from './helpers/factories.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { emitEvent, waitForDelivery } from './helpers/webhooks.js';
+import { aimWebhookAt, emitEvent, waitForDelivery } from './helpers/webhooks.js';
 
 const ATTEMPT_FIELDS = 'number startedAt durationMs statusCode error responseBodyExcerpt finished finishedAt outcome';
 const DELIVERY = `query($id: ID!) { webhookDelivery(id: $id) { id status attemptCount attempts { ${ATTEMPT_FIELDS} } } }`;
@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 async function deliveryTo(url: string) {
   const app = await submitApp(developer);
-  await plaza.services.db.query('UPDATE apps SET webhook_url = $1 WHERE id = $2', [url, app.id]);
+  await aimWebhookAt(plaza, app.id, url);
   return emitEvent(plaza, app.id);
 }
 

@@ -2,7 +2,7 @@ import { Account, ApiToken, OidcLogin, Session, SigningKey } from '../modules/id
 import { App } from '../modules/apps/index.js';
 import { Notification, ReviewDecision, AppPreCheck } from '../modules/review/index.js';
 import { StoredClientSecret, SecretAuditEntry } from '../modules/secrets/index.js';
-import { DeliveryAttempt, WebhookDelivery, WebhookEvent, WebhookHealth } from '../modules/webhooks/index.js';
+import { DeliveryAttempt, WebhookDelivery, WebhookEndpoint, WebhookEndpointHealth, WebhookEvent } from '../modules/webhooks/index.js';
 import { Installation, PointMovement, Purchase, RevenueEntry } from '../modules/marketplace/index.js';
 
 import { connectDatabase } from '../platform/database.js';
@@ -21,7 +21,8 @@ export const ENTITIES = [
   WebhookEvent,
   WebhookDelivery,
   DeliveryAttempt,
-  WebhookHealth,
+  WebhookEndpointHealth,
+  WebhookEndpoint,
   Purchase,
   Installation,
   RevenueEntry,

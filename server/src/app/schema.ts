@@ -6,7 +6,7 @@ import { AppResolver } from '../modules/apps/index.js';
 import { IdentityResolver } from '../modules/identity/index.js';
 import { ReviewResolver, AppReviewFieldsResolver } from '../modules/review/index.js';
 import { SecretsResolver, AppSecretFieldsResolver } from '../modules/secrets/index.js';
-import { DeliveryAttemptResolver, WebhookResolver, LocalForwardResolver } from '../modules/webhooks/index.js';
+import { AppEndpointsResolver, DeliveryAttemptResolver, DeliveryEndpointResolver, LocalForwardResolver, WebhookEndpointResolver, WebhookResolver } from '../modules/webhooks/index.js';
 import { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from '../modules/marketplace/index.js';
 import { InsightsResolver } from '../modules/insights/index.js';
 import { authChecker } from '../platform/auth/auth-checker.js';
@@ -24,6 +24,9 @@ export const RESOLVERS = [
   WebhookResolver,
   DeliveryAttemptResolver,
   LocalForwardResolver,
+  WebhookEndpointResolver,
+  AppEndpointsResolver,
+  DeliveryEndpointResolver,
   MarketplaceResolver,
   InstallationResolver,
   AppEarningsResolver,
@@ -51,7 +54,9 @@ export function resolverContainer(services: Services): ResolverContainer {
     sessionTokens,
     localForwards,
     insights,
+    webhookEndpoints,
   } = services;
+  const endpointResolver = new WebhookEndpointResolver(webhookEndpoints, apps);
   return new ResolverContainer().add(
     new IdentityResolver(identity),
     new AppResolver(apps, identity),
@@ -59,7 +64,10 @@ export function resolverContainer(services: Services): ResolverContainer {
     new AppReviewFieldsResolver(review, preChecks),
     new SecretsResolver(secrets),
     new AppSecretFieldsResolver(secrets),
-    new WebhookResolver(deliveryLog, deliveryRecovery, webhookEvents, apps, pubSub, marketplace, webhookHealth),
+    new WebhookResolver(deliveryLog, deliveryRecovery, webhookEvents, apps, pubSub, marketplace, webhookHealth, webhookEndpoints),
+    endpointResolver,
+    new AppEndpointsResolver(endpointResolver),
+    new DeliveryEndpointResolver(webhookEndpoints),
     new DeliveryAttemptResolver(),
     new LocalForwardResolver(localForwards, apps, pubSub, marketplace),
     new MarketplaceResolver(marketplace, identity, apps, sessionTokens),

@@ -11,6 +11,7 @@ import {
   DeliveryRecovery,
   WebhookEventsService,
   WebhookHealthService,
+  WebhookEndpointsService,
   LocalForwardService,
   deliveryBacklog,
   DeliveryStatsReader,
@@ -43,6 +44,8 @@ export interface Services {
   deliveryRecovery: DeliveryRecovery;
   /** Failure alerts and the automatic disable of webhooks. */
   webhookHealth: WebhookHealthService;
+  /** Each app's webhook destinations, their events, state and pace. */
+  webhookEndpoints: WebhookEndpointsService;
   /** plaza listen / plaza trigger: signed requests for local forwarding, triggered test events, local answers. */
   localForwards: LocalForwardService;
   marketplace: MarketplaceService;
@@ -70,13 +73,18 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const preChecks = new PreCheckService(db, http, config.platformOrigin);
   const webhookEvents = new WebhookEventsService(db, { testEventsPerMinute: config.webhookTestEventsPerMinute });
   // Secrets and review stand on apps; what a submission asks of them arrives as steps, so apps imports neither.
+  const webhookEndpoints = new WebhookEndpointsService(db, { endpointsPerApp: config.webhookEndpointsPerApp, allowPrivateUrls: config.webhookAllowPrivateUrls });
   const apps = new AppService(db, config, {
     createSecret: (manager, appId, at) => secrets.createForApp(manager, appId, at),
     requestPreChecks: (manager, appId, revision) => preChecks.request(manager, appId, revision),
+    setWebhookDestination: (manager, appId, url, events) => webhookEndpoints.setFirstFromApp(manager, appId, url, events),
   });
   const identity = new IdentityService(db, config, pubSub);
   // The engine's statements go to the pg pool itself (named, prepared), the same pool TypeORM uses.
-  const webhookHealth = new WebhookHealthService(db, notifications, mailer, identity, { disableAfterMs: config.webhookDisableAfterMs, platformOrigin: config.platformOrigin });
+  const webhookHealth = new WebhookHealthService(db, notifications, mailer, identity, webhookEndpoints, {
+    disableAfterMs: config.webhookDisableAfterMs,
+    platformOrigin: config.platformOrigin,
+  });
   const webhookEngine = new DeliveryEngine(
     databasePool(db),
     db,
@@ -98,6 +106,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
     sessionTokens: new SessionTokenService(db, config),
     webhookEngine,
     webhookHealth,
+    webhookEndpoints,
     deliveryLog,
     deliveryRecovery,
     localForwards: new LocalForwardService(db, pubSub, deliveryLog, config.encryptionKeys),

@@ -86,6 +86,8 @@ export interface MatrixFixture {
   ownerInstallation: { id: string; purchaseId: string };
   /** An owner's token that only revokeApiToken touches. */
   revocableTokenId: string;
+  /** The owner's webhook endpoints, one per principal: those pause, resume and update act on, and those delete acts on. */
+  endpoints: { toChange: Record<PrincipalName, string>; toDelete: Record<PrincipalName, string> };
 }
 
 const CREATE_TOKEN = 'mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { id token } }';
@@ -164,6 +166,23 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
   // Settled deliveries, so no scheduled attempt runs while a row reads or redelivers them.
   await Promise.all([deliveryId, ...testDeliveries].map((id) => waitForDelivery(owner, id, isFinal)));
 
+  // Webhook endpoints of the editable app's kind, one per principal and row kind, so that one row's pause or delete
+  // never meets another's: those pausing, resuming and updating, and those deleted (WEBHOOK_ENDPOINTS_PER_APP apart).
+  const endpointApps = await Promise.all([0, 1, 2].map(() => submitId()));
+  const newEndpoint = async (appId: string) =>
+    (
+      await owner.ok<{ createWebhookEndpoint: { id: string } }>('mutation($appId: ID!, $url: String!) { createWebhookEndpoint(appId: $appId, input: { url: $url }) { id } }', {
+        appId,
+        url: receiver.url('/endpoint'),
+      })
+    ).createWebhookEndpoint.id;
+  const endpointsToChange: string[] = [];
+  const endpointsToDelete: string[] = [];
+  for (const [i] of PRINCIPALS.entries()) {
+    endpointsToChange.push(await newEndpoint(endpointApps[i % 3]!));
+    endpointsToDelete.push(await newEndpoint(endpointApps[(i + 1) % 3]!));
+  }
+
   // A reveal on record, so the paid app's secret audit has something to show its owner.
   await owner.ok('mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }', { appId: paid });
 
@@ -190,6 +209,10 @@ export async function buildMatrixFixture(plaza: TestPlaza): Promise<MatrixFixtur
     notificationId: first(notifications.edges, "a notification of the owner's").node.id,
     ownerInstallation,
     revocableTokenId: revocable.id,
+    endpoints: {
+      toChange: Object.fromEntries(PRINCIPALS.map((p, i) => [p, endpointsToChange[i]])) as Record<PrincipalName, string>,
+      toDelete: Object.fromEntries(PRINCIPALS.map((p, i) => [p, endpointsToDelete[i]])) as Record<PrincipalName, string>,
+    },
   };
 }
 

@@ -8,6 +8,23 @@ export const DELIVERY_FIELDS = `id appId event eventName purchaseId payload stat
   attempts { number trigger startedAt durationMs statusCode error responseBodyExcerpt url finished requestHeaders { name value } }`;
 export const DELIVERY = `query($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
 
+/**
+ * Points the app's (first) webhook endpoint at `url` straight in the database, making one when it has none: for
+ * URLs the API refuses (as if stored before a policy change), where the engine's own checks are under test.
+ */
+export async function aimWebhookAt(plaza: TestPlaza, appId: string, url: string): Promise<void> {
+  await plaza.services.db.transaction(async (manager) => {
+    const [, changed]: [unknown, number] = await manager.query('UPDATE webhook_endpoints SET url = $1 WHERE app_id = $2', [url, appId]);
+    if (changed === 0) {
+      await manager.query(`INSERT INTO webhook_endpoints (id, app_id, url, state, created_at, updated_at) VALUES ('ep_' || substr($2, 5), $2, $1, 'ENABLED', now(), now())`, [
+        url,
+        appId,
+      ]);
+    }
+    await manager.query('UPDATE apps SET webhook_url = $1 WHERE id = $2', [url, appId]);
+  });
+}
+
 /** Records an event through the same transactional entry point the marketplace uses. */
 export async function emitEvent(
   plaza: TestPlaza,

@@ -63,3 +63,16 @@ export async function appsWithWebhookDisabled(manager: EntityManager): Promise<s
   const rows: { id: string }[] = await manager.query('SELECT id FROM apps WHERE webhook_state = $1', [WebhookState.DISABLED]);
   return rows.map((row) => row.id);
 }
+
+/**
+ * The app's Webhook URL, events and webhook state as its first webhook endpoint has them: the webhooks feature
+ * keeps them equal on every change of the app's endpoints. App.webhookUrl and webhookEvents read them, and a
+ * previous release's workers (before endpoints) send where they say during a rolling upgrade.
+ */
+export async function mirrorWebhookDestination(
+  manager: EntityManager,
+  appId: string,
+  destination: { url: string | null; events: readonly string[]; state: WebhookState },
+): Promise<void> {
+  await manager.query('UPDATE apps SET webhook_url = $2, webhook_events = $3, webhook_state = $4 WHERE id = $1', [appId, destination.url, destination.events, destination.state]);
+}

@@ -39,6 +39,8 @@ export interface SubmissionSteps {
   createSecret(manager: EntityManager, appId: string, at: Date): Promise<void>;
   /** Pre-checks of the version that now waits for review. */
   requestPreChecks(manager: EntityManager, appId: string, revision: number): Promise<void>;
+  /** The app's Webhook URL and events as given (submit, update): its first webhook endpoint takes them (made, changed, or deleted with a null URL). */
+  setWebhookDestination(manager: EntityManager, appId: string, url: string | null, events: WebhookEventType[]): Promise<void>;
 }
 
 export class AppService {
@@ -111,6 +113,7 @@ export class AppService {
     await this.db.transaction(async (manager) => {
       await this.assertRoomForAnotherApp(manager, principal.userId);
       await manager.insert(App, app);
+      if (app.webhookUrl) await this.steps.setWebhookDestination(manager, app.id, app.webhookUrl, app.webhookEvents);
       await this.steps.createSecret(manager, app.id, now);
       await this.steps.requestPreChecks(manager, app.id, app.revision);
     });
@@ -143,6 +146,7 @@ export class AppService {
       Object.assign(app, merged, { revision: app.revision + 1 });
       if (resubmit) Object.assign(app, { status: AppStatus.PENDING_REVIEW, submittedAt: now, reviewDueAt: new Date(now.getTime() + REVIEW_DUE_AFTER_MS) });
       await manager.save(App, app);
+      if (webhookChanged) await this.steps.setWebhookDestination(manager, app.id, app.webhookUrl, app.webhookEvents);
       // Every version that waits for review gets checked; a webhook-only edit of a listed app does not wait.
       if (app.status === AppStatus.PENDING_REVIEW) await this.steps.requestPreChecks(manager, app.id, app.revision);
       return manager.findOneByOrFail(App, { id });

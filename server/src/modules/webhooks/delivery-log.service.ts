@@ -99,6 +99,7 @@ export class DeliveryLogService {
       if (readable.length === 0) return toConnection([], page, () => []);
       where.push(`d.app_id = ANY(${param(readable)}::text[])`);
     }
+    if (filter.endpointId) where.push(`d.endpoint_id = ${param(filter.endpointId)}`);
     if (filter.status) where.push(`d.status = ${param(filter.status)}`);
     if (filter.event) where.push(`d.event_type = ${param(EVENT_WIRE_NAME[filter.event])}`);
     if (filter.purchaseId) where.push(`d.purchase_id = ${param(filter.purchaseId)}`);
@@ -149,6 +150,7 @@ interface LogPageRow {
   id: string;
   event_id: string;
   app_id: string;
+  endpoint_id: string | null;
   event_type: WebhookDelivery['eventType'];
   purchase_id: string;
   status: WebhookDelivery['status'];
@@ -168,6 +170,7 @@ function toDelivery(row: LogPageRow): WebhookDelivery {
     id: row.id,
     eventId: row.event_id,
     appId: row.app_id,
+    endpointId: row.endpoint_id ?? `ep_${row.app_id.slice('app_'.length)}`,
     eventType: row.event_type,
     purchaseId: row.purchase_id,
     status: row.status,

@@ -8,6 +8,8 @@ import type { ClaimedDelivery, UpdatedRow } from './delivery/delivery-queries.js
 export interface DeliveryUpdate {
   id: string;
   appId: string;
+  /** Absent from a previous release's updates (before endpoints): its app's first endpoint then. */
+  endpointId?: string | null;
   ownerId: string;
   eventType: string;
   purchaseId: string;
@@ -22,6 +24,7 @@ export interface DeliveryUpdate {
 export const deliveryUpdate = (delivery: ClaimedDelivery, row: UpdatedRow): DeliveryUpdate => ({
   id: row.id,
   appId: delivery.app_id,
+  endpointId: delivery.endpoint_id,
   ownerId: delivery.owner_id,
   eventType: delivery.event_type,
   purchaseId: delivery.purchase_id,
@@ -46,6 +49,8 @@ export function deliveryFromUpdate(update: DeliveryUpdate): WebhookDelivery {
   return Object.assign(new WebhookDelivery(), {
     id: update.id,
     appId: update.appId,
+    // The endpoint migration 1796000028000 made from the app's Webhook URL (`ep_` and the app's ULID), where a delivery without one went.
+    endpointId: update.endpointId ?? `ep_${update.appId.slice('app_'.length)}`,
     eventType: update.eventType,
     purchaseId: update.purchaseId,
     status: update.status,

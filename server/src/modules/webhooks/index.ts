@@ -26,4 +26,7 @@ export { LocalForwardResolver } from './local-forward.resolver.js';
 export { DeliveryAttempt } from './delivery-attempt.entity.js';
 export { WebhookDelivery } from './webhook-delivery.entity.js';
 export { WebhookEvent } from './webhook-event.entity.js';
-export { WebhookHealth } from './webhook-health.entity.js';
+export { WebhookEndpointHealth } from './webhook-health.entity.js';
+export { WebhookEndpoint } from './endpoints/webhook-endpoint.entity.js';
+export { WebhookEndpointsService } from './endpoints/webhook-endpoints.service.js';
+export { AppEndpointsResolver, DeliveryEndpointResolver, WebhookEndpointResolver } from './endpoints/webhook-endpoint.resolver.js';

@@ -3,10 +3,10 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { DeliveryStatus, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './webhook.types.js';
 
-/** One event for one app's webhook URL: its status and when the next attempt is due. */
+/** One event for one endpoint of an app: its status and when the next attempt is due. */
 // simpleResolvers: its @Field properties are read inline by the compiled executor (no middleware or auth on them);
 // the derived fields (event, attempts...) keep their field resolvers. 160 resolver calls less per page of 20.
-@ObjectType({ description: 'One event for one app’s webhook URL: the signed body, its status and every attempt', simpleResolvers: true })
+@ObjectType({ description: 'One event for one endpoint of an app: the signed body, its status and every attempt', simpleResolvers: true })
 @Entity('webhook_deliveries')
 // The engine's work queue: open deliveries by due time, and per app by due time (to step over a
 // saturated app's backlog instead of walking it). The same rows (a settled delivery has no next
@@ -30,6 +30,14 @@ export class WebhookDelivery {
   @Field(() => ID, { description: 'The app whose webhook URL it goes to (app_<ULID>)' })
   @Column({ type: 'text', name: 'app_id' })
   appId: string;
+
+  /**
+   * The endpoint it goes to (ep_<ULID>), kept after the endpoint is deleted. Null only in the moment between
+   * migration 1796000028000 and its backfill for deliveries recorded before endpoints (a trigger fills it for any recorded since).
+   */
+  @Field(() => ID, { description: 'The endpoint it goes to (ep_<ULID>); kept after the endpoint is deleted (endpoint is null then)' })
+  @Column({ type: 'text', name: 'endpoint_id', nullable: true })
+  endpointId: string;
 
   /** Wire name, e.g. app.purchased; the `event` and `eventName` fields derive from it. */
   @Column({ type: 'text', name: 'event_type' })
@@ -76,8 +84,11 @@ export class WebhookDelivery {
   @Column({ type: 'timestamptz', name: 'updated_at' })
   updatedAt: Date;
 
-  /** Why it was recorded without being sent (its app's webhook was disabled); cleared when recovery queues it. */
-  @Field(() => String, { nullable: true, description: 'Why Plaza recorded it without sending it (the app’s webhook was disabled); null for deliveries sent as usual' })
+  /** Why it was recorded without being sent (its endpoint was paused or disabled); cleared when recovery queues it. */
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why Plaza recorded it without sending it (its endpoint was paused, or disabled after sustained failure); null for deliveries sent as usual',
+  })
   @Column({ type: 'text', name: 'held_reason', nullable: true })
   heldReason: string | null;
 

@@ -1,14 +1,18 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * One app's run of failed webhook attempts: kept up by the engine's result write (a row
- * appears with the first failure; a success ends the run), read by the health sweep that alerts the
- * developer and disables a webhook that keeps failing. Not in the API: notifications and
- * App.webhookState say what matters.
+ * One endpoint's run of failed webhook attempts: kept up by the engine's result write (a row appears with
+ * the first failure; a success ends the run), read by the health sweep that alerts the developer and
+ * disables an endpoint that keeps failing. Not in the API: notifications and WebhookEndpoint.state say
+ * what matters. (webhook_health, the same per app, is what the release before endpoints kept.)
  */
-@Entity('webhook_health')
-export class WebhookHealth {
-  @PrimaryColumn({ type: 'text', name: 'app_id' })
+@Entity('webhook_endpoint_health')
+export class WebhookEndpointHealth {
+  @PrimaryColumn({ type: 'text', name: 'endpoint_id' })
+  endpointId: string;
+
+  /** Its app: whom to tell, and where its log is. */
+  @Column({ type: 'text', name: 'app_id' })
   appId: string;
 
   /** The first failed attempt with no success since; null while deliveries succeed. */

@@ -17,7 +17,10 @@ import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { deliveryFromUpdate, type DeliveryUpdate } from './delivery-updates.js';
 import { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { AttemptOutcome, WebhookEventType, WebhookState } from './webhook.types.js';
+import { AttemptOutcome, WebhookEventType } from './webhook.types.js';
+import { notFound } from '../../platform/errors.js';
+import { endpointErrors, WebhookEndpointState } from './endpoints/webhook-endpoint.types.js';
+import type { WebhookEndpointsService } from './endpoints/webhook-endpoints.service.js';
 
 @ObjectType({ description: 'A page of webhook deliveries (Relay connection)' })
 export class WebhookDeliveryConnection extends ConnectionType(WebhookDelivery, 'WebhookDelivery') {}
@@ -72,29 +75,41 @@ export class WebhookResolver {
     private readonly pubSub: PostgresPubSub,
     private readonly marketplace: MarketplaceService,
     private readonly health: WebhookHealthService,
+    private readonly endpoints: WebhookEndpointsService,
   ) {}
 
   @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => WebhookRecovery, {
     description:
-      'Owner or admin: every FAILED delivery of the app created since then gets one MANUAL attempt (same id and body), oldest first, paced by the app’s concurrency cap; webhookDeliveryUpdated shows the progress. Asking again does not send twice what is already queued',
+      'Owner or admin: every FAILED delivery of the app (to its enabled endpoints, or the one named) created since then gets one MANUAL attempt (same id and body), oldest first, paced by the concurrency cap; webhookDeliveryUpdated shows the progress. Asking again does not send twice what is already queued',
   })
   async recoverWebhookDeliveries(
     @Arg('appId', () => ID, { description: 'The app (yours; admins: any)' }) appId: string,
     @Arg('since', () => Date, { description: 'Deliveries created at or after this instant; not in the future' }) since: Date,
     @Ctx() context: RequestContext,
+    @Arg('endpointId', () => ID, { nullable: true, description: 'Only this endpoint’s deliveries (ep_<ULID>); those of every enabled endpoint of the app when not given' })
+    endpointId?: string | null,
   ): Promise<WebhookRecovery> {
-    const app = await this.apps.requireOwned(requirePrincipal(context), appId, {
+    await this.apps.requireOwned(requirePrincipal(context), appId, {
       allowAdmin: true,
       forbiddenMessage: 'Only the developer who owns this app (or an admin) can recover its deliveries',
     });
-    if (app.webhookState === WebhookState.DISABLED) throw webhookDisabled();
-    return this.deliveryRecovery.recoverFailed(appId, since);
+    const endpoints = await this.endpoints.list(appId);
+    const chosen = endpointId ? endpoints.filter((endpoint) => endpoint.id === endpointId) : endpoints;
+    if (endpointId && chosen.length === 0) throw notFound('Webhook endpoint');
+    const enabled = chosen.filter((endpoint) => endpoint.state === WebhookEndpointState.ENABLED);
+    // Nothing may go out to a paused or disabled endpoint: refused when that is every endpoint asked for (the second round's app with one).
+    if (chosen.length > 0 && enabled.length === 0) throw chosen.some((endpoint) => endpoint.state === WebhookEndpointState.DISABLED) ? webhookDisabled() : endpointErrors.paused();
+    return this.deliveryRecovery.recoverFailed(
+      appId,
+      since,
+      enabled.map((endpoint) => endpoint.id),
+    );
   }
 
   @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => App, {
-    description: 'Owner: resume sending the app’s webhook events after an automatic disable; held and failed deliveries are sent by recoverWebhookDeliveries',
+    description: 'Owner: every endpoint of the app disabled after sustained failure is ENABLED again; held and failed deliveries are sent by recoverWebhookDeliveries',
   })
   async enableWebhook(@Arg('appId', () => ID, { description: 'One of your apps' }) appId: string, @Ctx() context: RequestContext): Promise<App> {
     const principal = requirePrincipal(context);
@@ -131,7 +146,7 @@ export class WebhookResolver {
   @Authorized(tokenScope('deliveries:write'))
   @Mutation(() => WebhookDelivery, {
     description:
-      'Owner: a signed sample event to the app’s webhook URL, sent whatever its webhookEvents say. Marked as a test: header X-Platform-Test: true and a purchase_id APP-<ms>-TEST.. that names no purchase; nothing is bought or credited. Sent once, never retried (a failed attempt leaves it FAILED); at most 10 a minute per app, past which RATE_LIMITED',
+      'Owner: a signed sample event to the app’s endpoints (or the one named), sent whatever their events say; answers the delivery to the first. Marked as a test: header X-Platform-Test: true and a purchase_id APP-<ms>-TEST.. that names no purchase; nothing is bought or credited. Sent once, never retried (a failed attempt leaves it FAILED); at most 10 a minute per app, past which RATE_LIMITED',
   })
   async sendTestWebhook(
     @Arg('appId', () => ID, { description: 'One of your apps with a webhook URL' }) appId: string,
@@ -141,10 +156,11 @@ export class WebhookResolver {
       description: 'The event to imitate; APP_TEST when not given. Amounts are those of a sale of the app (0 for a free app and for APP_TEST)',
     })
     event?: WebhookEventType | null,
+    @Arg('endpointId', () => ID, { nullable: true, description: 'Only to this endpoint of the app (ep_<ULID>); to every endpoint when not given' }) endpointId?: string | null,
   ): Promise<WebhookDelivery> {
     const principal = requirePrincipal(context);
     const app = await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can send it test events' });
-    return this.webhookEvents.sendTest(appId, principal.userId, event ?? WebhookEventType.APP_TEST, this.marketplace.saleAmounts(app.pricePoints));
+    return this.webhookEvents.sendTest(appId, principal.userId, event ?? WebhookEventType.APP_TEST, this.marketplace.saleAmounts(app.pricePoints), endpointId ?? undefined);
   }
 
   @Authorized(tokenScope('deliveries:read'))

@@ -19,6 +19,8 @@ import { NarrowAttempts1796000024000 } from './1796000024000-NarrowAttempts.js';
 import { PartitionedEvents1796000025000 } from './1796000025000-PartitionedEvents.js';
 import { EventBodiesOnly1796000026500 } from './1796000026500-EventBodiesOnly.js';
 import { CompactSharedHeaders1796000027000 } from './1796000027000-CompactSharedHeaders.js';
+import { WebhookEndpoints1796000028000 } from './1796000028000-WebhookEndpoints.js';
+import { DeliveryEndpointBackfill1796000028500 } from './1796000028500-DeliveryEndpointBackfill.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -42,4 +44,6 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   PartitionedEvents1796000025000,
   EventBodiesOnly1796000026500,
   CompactSharedHeaders1796000027000,
+  WebhookEndpoints1796000028000,
+  DeliveryEndpointBackfill1796000028500,
 ];

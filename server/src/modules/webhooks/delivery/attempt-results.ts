@@ -7,8 +7,9 @@ import { runPrepared } from '../../../platform/prepared-query.js';
 import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedResponse } from '../../../platform/outbound-http/guarded-http-client.js';
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
-import { DeliveryStatus, WebhookState } from '../webhook.types.js';
-import { WRITE_RESULTS, databaseNow, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
+import { DeliveryStatus } from '../webhook.types.js';
+import { HELD_WHILE_PAUSED, WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
+import { WRITE_RESULTS, databaseNow, isHeld, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
 import { attemptEnded, decide, retryDelay, stateOf } from './delivery-lifecycle.js';
 import { compactShared, compactSignature, splitHeaders, type KeptHeaders } from './request-headers.js';
@@ -131,13 +132,17 @@ export class AttemptResults {
       const finishedAt = new Date(startedAt.getTime() + response.durationMs);
       const retryDelayMs = retryDelay(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, delivery.purchase_id);
       const event = attemptEnded({
-        webhookDisabled: delivery.webhook_state === WebhookState.DISABLED,
+        webhookDisabled: isHeld(delivery),
         bodyKept: delivery.payload !== null,
         succeeded: response.error === null,
         retryDelayMs,
       });
       // The state it was claimed in: WRITE_RESULTS writes only while this run's claim stands, so it is still the row's.
-      const { status, nextAttemptAt, recovering, heldReason } = decide(stateOf(delivery), event, { at: finishedAt, retryDelayMs });
+      const { status, nextAttemptAt, recovering, heldReason } = decide(stateOf(delivery), event, {
+        at: finishedAt,
+        retryDelayMs,
+        heldReason: delivery.webhook_state === WebhookEndpointState.PAUSED ? HELD_WHILE_PAUSED : undefined,
+      });
       // How long from now the retry is due: startedAt, so finishedAt and nextAttemptAt, are on the database's clock
       // (databaseNow), and WRITE_RESULTS adds this to that clock, never to this worker's.
       const retryInMs = nextAttemptAt === null ? null : Math.round(nextAttemptAt.getTime() - databaseNow(delivery).getTime());

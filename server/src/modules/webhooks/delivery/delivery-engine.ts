@@ -9,7 +9,8 @@ import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedHttpClient } from '../../../platform/outbound-http/guarded-http-client.js';
 import { isTestPurchaseId } from '../../../platform/ids.js';
 import { webhookHeaders } from '../webhook-signing.js';
-import { AttemptTrigger, BODY_NOT_KEPT, WebhookState } from '../webhook.types.js';
+import { AttemptTrigger, BODY_NOT_KEPT } from '../webhook.types.js';
+import { WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { AttemptResults, type AttemptResult } from './attempt-results.js';
 import { ATTEMPT_TRIGGER, stateOf } from './delivery-lifecycle.js';
 import {
@@ -20,6 +21,7 @@ import {
   NEXT_DUE_PAST_SATURATED_APPS,
   RENEW_CLAIMS,
   databaseNow,
+  isHeld,
   type ClaimedDelivery,
 } from './delivery-queries.js';
 import { SigningSecrets } from './opened-secrets.js';
@@ -315,16 +317,13 @@ export class DeliveryEngine {
   private async post(delivery: ClaimedDelivery, number: number): Promise<AttemptResult> {
     // On the database's clock, as is all that the attempt's time decides: its record, webhook-timestamp, its retry.
     const startedAt = databaseNow(delivery);
-    // Claimed as its app's webhook was disabled: held, nothing is sent (a redelivery is refused before this).
-    if (delivery.webhook_state === WebhookState.DISABLED) {
-      return {
-        delivery,
-        number,
-        startedAt,
-        url: null,
-        headers: null,
-        response: { statusCode: null, error: 'not sent: the app’s webhook is disabled; enable it, then recover failed deliveries', responseBodyExcerpt: null, durationMs: 0 },
-      };
+    // Claimed as its endpoint was paused or disabled: held, nothing is sent (a redelivery is refused before this).
+    if (isHeld(delivery)) {
+      const why =
+        delivery.webhook_state === WebhookEndpointState.PAUSED
+          ? 'not sent: its endpoint is paused; resume it, then recover failed deliveries'
+          : 'not sent: its endpoint is disabled after sustained failures; enable it, then recover failed deliveries';
+      return { delivery, number, startedAt, url: null, headers: null, response: { statusCode: null, error: why, responseBodyExcerpt: null, durationMs: 0 } };
     }
     // Never sent without its body (an empty POST would look delivered): its attempt records why, and it ends FAILED.
     if (delivery.payload === null) {
@@ -337,7 +336,7 @@ export class DeliveryEngine {
         startedAt,
         url: null,
         headers: null,
-        response: { statusCode: null, error: 'the app no longer has a webhook URL', responseBodyExcerpt: null, durationMs: 0 },
+        response: { statusCode: null, error: 'not sent: its endpoint was deleted', responseBodyExcerpt: null, durationMs: 0 },
       };
     }
     try {

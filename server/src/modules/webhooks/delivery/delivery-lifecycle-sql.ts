@@ -69,10 +69,11 @@ export type NextAttemptSql = Partial<Record<NextAttempt, string>>;
 /**
  * The SET items (status, recovering, held_reason, next_attempt_at) that `event` makes of row `alias`, for
  * the rows `where` admits (its allowed sources: use both). `times` gives the SQL of each next attempt
- * time besides UNCHANGED, AT_CREATION and NONE, which are the row's own. A column every source leaves as
+ * time besides UNCHANGED, AT_CREATION and NONE, which are the row's own; `heldReasonSql`, the SQL of the reason a
+ * delivery moved to HELD stores, when not the default. A column every source leaves as
  * it was is left out; one every source sets alike is a constant; otherwise a CASE over the row's state.
  */
-export function transitionSql(event: DeliveryEvent, alias: string, times: NextAttemptSql = {}): { where: string; set: string } {
+export function transitionSql(event: DeliveryEvent, alias: string, times: NextAttemptSql = {}, heldReasonSql?: string): { where: string; set: string } {
   const sources = sourcesOf(event);
   if (sources.length === 0) throw new Error(`no state admits ${event}`);
   const nextOf = (state: RecordedState): string | null => {
@@ -89,7 +90,12 @@ export function transitionSql(event: DeliveryEvent, alias: string, times: NextAt
   const columns: [string, (state: RecordedState) => string | null][] = [
     ...Object.entries(STATE_COLUMNS).map(([name, value]): [string, (state: RecordedState) => string | null] => [
       name,
-      (state) => (sources.every((source) => transition(source, event).to === source) ? null : value(STORED[transition(state, event).to as RecordedState])),
+      (state) => {
+        if (sources.every((source) => transition(source, event).to === source)) return null;
+        const stored = STORED[transition(state, event).to as RecordedState];
+        // A held delivery says why it is held: `heldReasonSql` where the statement knows better than the default.
+        return name === 'held_reason' && stored.heldReason !== null && heldReasonSql !== undefined ? heldReasonSql : value(stored);
+      },
     ]),
     ['next_attempt_at', nextOf],
   ];

@@ -25,14 +25,14 @@ export enum DeliveryState {
   SUCCEEDED = 'SUCCEEDED',
   /** Gave up: no scheduled attempt left, a recovery's one attempt failed, or its body is gone. API: FAILED. */
   FAILED = 'FAILED',
-  /** Not sent because its app's webhook is disabled (heldReason says so); recovery sends it. API: FAILED. */
+  /** Not sent because its endpoint was paused or disabled (heldReason says which); recovery sends it. API: FAILED. */
   HELD = 'HELD',
 }
 
 export enum DeliveryEvent {
   /** The event was recorded for an app whose webhook is enabled. */
   RECORDED = 'RECORDED',
-  /** The event was recorded while the app's webhook was disabled: kept, not sent. */
+  /** The event was recorded while its endpoint was paused or disabled: kept, not sent. */
   RECORDED_WHILE_DISABLED = 'RECORDED_WHILE_DISABLED',
   /** A claimed attempt (scheduled, or a recovery's) got a 2xx. */
   ATTEMPT_SUCCEEDED = 'ATTEMPT_SUCCEEDED',
@@ -40,7 +40,7 @@ export enum DeliveryEvent {
   ATTEMPT_FAILED_RETRY_LEFT = 'ATTEMPT_FAILED_RETRY_LEFT',
   /** A claimed attempt failed and the retry schedule has nothing left (a test event's never has). */
   ATTEMPT_FAILED_NO_RETRY_LEFT = 'ATTEMPT_FAILED_NO_RETRY_LEFT',
-  /** Claimed as its app's webhook was disabled: nothing was sent. */
+  /** Claimed as its endpoint was paused or disabled: nothing was sent. */
   CLAIMED_WHILE_DISABLED = 'CLAIMED_WHILE_DISABLED',
   /** Claimed without its body (WEBHOOK_BODY_RETENTION removed it): nothing was sent, and nothing ever can be. */
   BODY_GONE = 'BODY_GONE',
@@ -50,8 +50,10 @@ export enum DeliveryEvent {
   MANUAL_ATTEMPT_FAILED = 'MANUAL_ATTEMPT_FAILED',
   /** recoverWebhookDeliveries queued it for one MANUAL attempt. */
   RECOVERY_QUEUED = 'RECOVERY_QUEUED',
-  /** The health sweep found it open, unclaimed, with its app's webhook disabled. */
+  /** Found open, unclaimed, with its endpoint paused (by its owner) or disabled (by the health sweep). */
   WEBHOOK_DISABLED = 'WEBHOOK_DISABLED',
+  /** Its endpoint was deleted: nowhere is left to send it, so an open delivery gives up (it stays in the log). */
+  ENDPOINT_DELETED = 'ENDPOINT_DELETED',
 }
 
 /** When the next attempt is due once a transition is made. */
@@ -98,6 +100,7 @@ export const TRANSITIONS: Readonly<Record<DeliveryState, Readonly<Partial<Record
     [E.MANUAL_ATTEMPT_SUCCEEDED]: to(SUCCEEDED, N.NONE),
     [E.MANUAL_ATTEMPT_FAILED]: to(PENDING, N.UNCHANGED),
     [E.WEBHOOK_DISABLED]: to(HELD, N.NONE),
+    [E.ENDPOINT_DELETED]: to(FAILED, N.NONE),
   },
   [RETRY_SCHEDULED]: {
     [E.ATTEMPT_SUCCEEDED]: to(SUCCEEDED, N.NONE),
@@ -108,6 +111,7 @@ export const TRANSITIONS: Readonly<Record<DeliveryState, Readonly<Partial<Record
     [E.MANUAL_ATTEMPT_SUCCEEDED]: to(SUCCEEDED, N.NONE),
     [E.MANUAL_ATTEMPT_FAILED]: to(RETRY_SCHEDULED, N.UNCHANGED),
     [E.WEBHOOK_DISABLED]: to(HELD, N.NONE),
+    [E.ENDPOINT_DELETED]: to(FAILED, N.NONE),
   },
   [RECOVERY_QUEUED]: {
     [E.ATTEMPT_SUCCEEDED]: to(SUCCEEDED, N.NONE),
@@ -118,6 +122,7 @@ export const TRANSITIONS: Readonly<Record<DeliveryState, Readonly<Partial<Record
     [E.MANUAL_ATTEMPT_SUCCEEDED]: to(SUCCEEDED, N.NONE),
     [E.MANUAL_ATTEMPT_FAILED]: to(RECOVERY_QUEUED, N.UNCHANGED),
     [E.WEBHOOK_DISABLED]: to(HELD, N.NONE),
+    [E.ENDPOINT_DELETED]: to(FAILED, N.NONE),
   },
   [SUCCEEDED]: {
     [E.MANUAL_ATTEMPT_SUCCEEDED]: to(SUCCEEDED, N.NONE),
@@ -208,6 +213,8 @@ export interface TransitionFacts {
   createdAt?: Date;
   /** UNCHANGED: its next attempt as it is. */
   nextAttemptAt?: Date | null;
+  /** To HELD: why it is held, when not the default (its endpoint disabled): HELD_WHILE_PAUSED. */
+  heldReason?: string;
 }
 
 export interface Decision extends StoredState {
@@ -236,7 +243,8 @@ export function decide(from: DeliveryState, event: DeliveryEvent, facts: Transit
     [N.UNCHANGED]: () => required(facts.nextAttemptAt, 'nextAttemptAt'),
     [N.NONE]: () => null,
   }[next]();
-  return { state: state as RecordedState, ...STORED[state as RecordedState], nextAttemptAt };
+  const stored = STORED[state as RecordedState];
+  return { state: state as RecordedState, ...stored, heldReason: stored.heldReason !== null && facts.heldReason ? facts.heldReason : stored.heldReason, nextAttemptAt };
 }
 
 /**

@@ -1,8 +1,9 @@
 import { sqlLiterals } from '../../../platform/sql-literals.js';
 import { AttemptTrigger, DeliveryStatus } from '../webhook.types.js';
+import { WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { SETTLED_STATUSES } from './delivery-lifecycle.js';
 import { attemptTriggerSql, isOpenSql } from './delivery-lifecycle-sql.js';
-import { APP_HEALTH } from './app-health-sql.js';
+import { ENDPOINT_HEALTH } from './endpoint-health-sql.js';
 import { ROLL_UP } from './attempt-rollup.js';
 import { attemptHeadersFromWorker, storedShared, urlToKeep } from './request-headers-sql.js';
 import { ATTEMPT_MATERIALS, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, WITHIN_IDS_OF } from './sql-fragments.js';
@@ -11,7 +12,7 @@ import { ATTEMPT_MATERIALS, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, WITHIN
  * The delivery engine's statements (claim, next due, result write, hand back), built once at load from the
  * constants the code uses (DeliveryStatus, AttemptTrigger, the lifecycle's tables), so a status or trigger is
  * spelled in one place. The loop that runs them is delivery-engine.ts; the results' writer attempt-results.ts.
- * Beside them: app-health-sql.ts (the health rule the result write keeps), manual-and-recovery-queries.ts,
+ * Beside them: endpoint-health-sql.ts (the health rule the result write keeps), manual-and-recovery-queries.ts,
  * log-queries.ts (the Webhook Logs' reads) and sql-fragments.ts (what they share).
  */
 
@@ -33,8 +34,12 @@ export interface ClaimedDelivery {
   status: DeliveryStatus;
   /** Queued by recoverWebhookDeliveries: this attempt is MANUAL, and a failure leaves it FAILED (no schedule). */
   recovering: boolean;
-  /** The app's WebhookState when claimed: a disabled app's delivery is held, not sent. */
-  webhook_state: string;
+  /** Its endpoint (null only while a migration's backfill runs). */
+  endpoint_id: string | null;
+  /** Its endpoint's state when claimed (WebhookEndpointState): a paused or disabled endpoint's delivery is held, not sent; null once the endpoint is deleted. */
+  webhook_state: string | null;
+  /** Its endpoint's pace: at most this many requests in any second; null for none. */
+  rate_limit_per_second: number | null;
   /** Milliseconds from the claim until the delivery is due (claimed ahead); 0 when already due. */
   wait_ms: number;
   /**
@@ -69,6 +74,9 @@ export function databaseNow(delivery: Pick<ClaimedDelivery, 'db_now' | 'local_at
   if (!delivery.db_now || delivery.local_at === undefined) return new Date();
   return new Date(delivery.db_now.getTime() + (performance.now() - delivery.local_at));
 }
+/** Claimed as its endpoint was paused or disabled (or, with no endpoint yet, its app's webhook disabled): held, not sent. */
+export const isHeld = (delivery: Pick<ClaimedDelivery, 'webhook_state'>): boolean =>
+  delivery.webhook_state === WebhookEndpointState.PAUSED || delivery.webhook_state === WebhookEndpointState.DISABLED;
 
 /** The delivery's row as an UPDATE ... RETURNING gives it back. */
 export interface UpdatedRow {
@@ -203,7 +211,7 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
             SET claim_token = $1, claim_expires_at = clock_timestamp() + $4 * interval '1 millisecond',
                 attempt_count = d.attempt_count + 1, updated_at = clock_timestamp()
           WHERE d.id = ANY (ARRAY(SELECT id FROM due))
-         RETURNING d.id, d.app_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at, d.status, d.recovering
+         RETURNING d.id, d.app_id, d.endpoint_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at, d.status, d.recovering
        ), started AS (
          -- The trigger its state's attempt has: a delivery queued by recovery gets one MANUAL attempt (delivery-lifecycle.ts ATTEMPT_TRIGGER).
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
@@ -211,7 +219,7 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
        )
        SELECT c.id, c.app_id, c.event_type, c.purchase_id, c.attempt_count, c.scheduled_attempts_done, c.created_at,
               GREATEST(0, EXTRACT(EPOCH FROM (c.next_attempt_at - clock_timestamp())) * 1000)::float AS wait_ms,
-              $1::text AS claim_token, c.status, c.recovering, a.webhook_state, clock_timestamp() AS db_now, ${ATTEMPT_MATERIALS('c')}
+              $1::text AS claim_token, c.status, c.recovering, clock_timestamp() AS db_now, ${ATTEMPT_MATERIALS('c')}
          FROM claimed c
          ${JOIN_ATTEMPT_MATERIALS('c')}
         -- Sent in this order: oldest due first (a recovery's backlog goes out oldest first).
@@ -305,11 +313,11 @@ export const WRITE_RESULTS = `WITH r AS (
           -- Only while this run still holds the claim: after a takeover the new holder's outcome stands.
           -- The delivery's status (d.), not the input's new one (r.status).
           WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND ${isOpenSql('d')}
-          RETURNING d.id, d.app_id, d.status, d.recovering, d.attempt_count, d.next_attempt_at, d.updated_at, r.keep
+          RETURNING d.id, d.app_id, d.endpoint_id, d.status, d.recovering, d.attempt_count, d.next_attempt_at, d.updated_at, r.keep
        ), kept AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, ${SCHEDULED}, next_attempt_at, false FROM moved_on WHERE keep
-       ), ${APP_HEALTH}
+       ), ${ENDPOINT_HEALTH}
        SELECT id, status, recovering, attempt_count - CASE WHEN keep THEN 1 ELSE 0 END AS attempt_count, next_attempt_at, updated_at, keep,
               (SELECT count(*) FROM (SELECT 1 FROM failing WHERE failed_deliveries > 0 UNION ALL SELECT 1 FROM recovered) changed) > 0 AS health_changed
          FROM moved_on`;

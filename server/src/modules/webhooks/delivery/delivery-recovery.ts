@@ -7,6 +7,7 @@ import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import type { WebhookDelivery } from '../webhook-delivery.entity.js';
 import type { WebhookRecovery } from '../webhook-recovery.type.js';
 import { AttemptTrigger } from '../webhook.types.js';
+import { endpointErrors, WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { rollUp, ROLL_UP_ALONE } from './attempt-rollup.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { ClaimedDelivery, UpdatedRow } from './delivery-queries.js';
@@ -20,17 +21,17 @@ import {
   RESERVE_MANUAL_ATTEMPT,
   SETTLE_AFTER_MANUAL_FAILURE,
   SETTLE_AFTER_MANUAL_SUCCESS,
-  WEBHOOK_DISABLED_FOR_DELIVERY,
+  WHY_NOT_RESERVED,
 } from './manual-and-recovery-queries.js';
 
 /** Sending a delivery again needs its body, and it is no longer kept. */
 export const bodyGone = () =>
   conflict('This delivery’s body is no longer kept: it is older than WEBHOOK_BODY_RETENTION, so it cannot be sent again. Nothing was changed.', 'BODY_NOT_KEPT');
 
-/** Sending deliveries again (one, or a recovery) while the app's webhook is disabled: nothing may go out until enableWebhook. */
+/** Sending deliveries again (one, or a recovery) while their endpoint is disabled after failure: nothing may go out until it is enabled again. */
 export const webhookDisabled = () =>
   conflict(
-    'This app’s webhook is disabled after sustained failures: enable it (enableWebhook) before sending its deliveries again. Nothing was sent or recorded.',
+    'This webhook endpoint is disabled after sustained failures: enable it (resumeWebhookEndpoint, or enableWebhook for the app) before sending its deliveries again. Nothing was sent or recorded.',
     'WEBHOOK_DISABLED',
   );
 
@@ -66,10 +67,15 @@ export class DeliveryRecovery {
    */
   private async attemptNow(deliveryId: string): Promise<void> {
     const [delivery]: ClaimedDelivery[] = await this.db.query(RESERVE_MANUAL_ATTEMPT, [deliveryId]);
-    // Nothing reserved: the webhook is disabled, or the body was removed by the hourly retention since it was read.
+    // Nothing reserved: its endpoint is paused, disabled or deleted, or the body was removed by the hourly retention since it was read.
     if (!delivery) {
-      const [{ disabled }]: [{ disabled: boolean }] = await this.db.query(WEBHOOK_DISABLED_FOR_DELIVERY, [deliveryId]);
-      throw disabled ? webhookDisabled() : bodyGone();
+      const [why]: { endpoint_state: string | null; body_kept: boolean }[] = await this.db.query(WHY_NOT_RESERVED, [deliveryId]);
+      if (!why) throw notFound('Delivery');
+      if (why.endpoint_state === null) throw endpointErrors.deleted();
+      if (why.endpoint_state === WebhookEndpointState.DISABLED) throw webhookDisabled();
+      if (why.endpoint_state === WebhookEndpointState.PAUSED) throw endpointErrors.paused();
+      if (!why.body_kept) throw bodyGone();
+      throw endpointErrors.notEnabled();
     }
     const { number, startedAt, url, headers, response } = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
     const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
@@ -96,24 +102,29 @@ export class DeliveryRecovery {
   }
 
   /**
-   * recoverWebhookDeliveries (the caller has checked who may): every FAILED delivery of the app created
-   * since `since` is queued for one MANUAL attempt, oldest first. Queued, not sent from here: the engine
+   * recoverWebhookDeliveries (the caller has checked who may, and which of the app's endpoints are enabled):
+   * every FAILED delivery of the app to `endpointIds` created since `since` is queued for one MANUAL attempt, oldest first. Queued, not sent from here: the engine
    * sends them under the app's concurrency cap, so a recovering receiver is not flooded. Idempotent: a
    * queued delivery is no longer FAILED, so asking again queues only what failed since.
    */
-  async recoverFailed(appId: string, since: Date): Promise<WebhookRecovery> {
+  async recoverFailed(appId: string, since: Date, endpointIds: readonly string[]): Promise<WebhookRecovery> {
     if (since.getTime() > Date.now()) throw badInput('since', 'since must not be in the future');
-    const queued: (UpdatedRow & { app_id: string; owner_id: string; event_type: string; purchase_id: string; created_at: Date })[] = await this.db.query(QUEUE_RECOVERY, [
-      appId,
-      idAtTime(since.getTime()),
-    ]);
+    const queued: (UpdatedRow & { app_id: string; endpoint_id: string | null; owner_id: string; event_type: string; purchase_id: string; created_at: Date })[] =
+      await this.db.query(QUEUE_RECOVERY, [appId, idAtTime(since.getTime()), endpointIds]);
     // After the queueing: what is still FAILED since then and has no body was left out for that reason.
-    const [{ skipped }]: [{ skipped: number }] = await this.db.query(COUNT_UNRECOVERABLE, [appId, idAtTime(since.getTime())]);
+    const [{ skipped }]: [{ skipped: number }] = await this.db.query(COUNT_UNRECOVERABLE, [appId, idAtTime(since.getTime()), endpointIds]);
     if (queued.length > 0) {
       this.wakeUps.notify();
       const updates = queued.map((row) =>
         deliveryUpdate(
-          { app_id: row.app_id, owner_id: row.owner_id, event_type: row.event_type, purchase_id: row.purchase_id, created_at: row.created_at } as ClaimedDelivery,
+          {
+            app_id: row.app_id,
+            endpoint_id: row.endpoint_id,
+            owner_id: row.owner_id,
+            event_type: row.event_type,
+            purchase_id: row.purchase_id,
+            created_at: row.created_at,
+          } as ClaimedDelivery,
           row,
         ),
       );

@@ -1,5 +1,6 @@
 import { sqlLiterals } from '../../../platform/sql-literals.js';
 import { AttemptTrigger, WebhookState } from '../webhook.types.js';
+import { WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { DeliveryEvent } from './delivery-lifecycle.js';
 import { isOpenSql, transitionSql } from './delivery-lifecycle-sql.js';
 import { attemptHeaders, compactSharedOnce, compactSignatureOf, expectedForDeliveryOnce, expectedOnce, sharedHeaders, storedShared, urlToKeep } from './request-headers-sql.js';
@@ -13,8 +14,10 @@ import { ATTEMPT_MATERIALS, BODY_KEPT, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERI
 
 const MANUAL = sqlLiterals(AttemptTrigger.MANUAL);
 
-/** The app of delivery `alias` sends its webhooks: not DISABLED after sustained failures (webhook-health.service.ts). */
-const WEBHOOK_ENABLED = (alias: string) => `EXISTS (SELECT 1 FROM apps ap WHERE ap.id = ${alias}.app_id AND ap.webhook_state <> ${sqlLiterals(WebhookState.DISABLED)})`;
+/** The endpoint of delivery `alias` is sent to: ENABLED (not paused, not disabled after failure, not deleted); with no endpoint yet, its app's webhook. */
+const ENDPOINT_ENABLED = (alias: string) => `CASE WHEN ${alias}.endpoint_id IS NULL
+           THEN EXISTS (SELECT 1 FROM apps ap WHERE ap.id = ${alias}.app_id AND ap.webhook_state <> ${sqlLiterals(WebhookState.DISABLED)})
+           ELSE EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.id = ${alias}.endpoint_id AND ep.state = ${sqlLiterals(WebhookEndpointState.ENABLED)}) END`;
 
 /**
  * A manual attempt of delivery $1: counts it and records it as started, and returns what sending it
@@ -23,19 +26,22 @@ const WEBHOOK_ENABLED = (alias: string) => `EXISTS (SELECT 1 FROM apps ap WHERE 
 export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
          UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, updated_at = clock_timestamp()
           -- Nothing to send, and nothing reserved, once its body is gone (WEBHOOK_BODY_RETENTION) or while its
-          -- app's webhook is disabled (checked here, not only before: a disable may land in between).
-          WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')} AND ${WEBHOOK_ENABLED('webhook_deliveries')}
-         RETURNING id, app_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at, status, recovering
+          -- endpoint is paused, disabled or deleted (checked here, not only before: a pause may land in between).
+          WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')} AND ${ENDPOINT_ENABLED('webhook_deliveries')}
+         RETURNING id, app_id, endpoint_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at, status, recovering
        ), started AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, ${MANUAL}, clock_timestamp(), false FROM reserved
        )
-       SELECT r.*, 0::float AS wait_ms, '' AS claim_token, a.webhook_state, ${ATTEMPT_MATERIALS('r')}
+       SELECT r.id, r.app_id, r.event_id, r.event_type, r.purchase_id, r.attempt_count, r.scheduled_attempts_done, r.created_at, r.status, r.recovering,
+              0::float AS wait_ms, '' AS claim_token, ${ATTEMPT_MATERIALS('r')}
          FROM reserved r
          ${JOIN_ATTEMPT_MATERIALS('r')}`;
 
-/** Why RESERVE_MANUAL_ATTEMPT reserved nothing for delivery $1: its app's webhook is disabled (else its body is gone). */
-export const WEBHOOK_DISABLED_FOR_DELIVERY = `SELECT NOT ${WEBHOOK_ENABLED('d')} AS disabled FROM webhook_deliveries d WHERE d.id = $1`;
+/** Why RESERVE_MANUAL_ATTEMPT reserved nothing for delivery $1: its endpoint's state (null once deleted, the app's without one), and whether its body is kept. */
+export const WHY_NOT_RESERVED = `SELECT CASE WHEN d.endpoint_id IS NULL THEN a.webhook_state ELSE e.state END AS endpoint_state, ${BODY_KEPT('d')} AS body_kept
+         FROM webhook_deliveries d JOIN apps a ON a.id = d.app_id LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.id = $1`;
 
 /** Attempt $2 of delivery $1 finished: its record ($9: the headers sent, kept as WRITE_RESULTS keeps them). */
 export const RECORD_MANUAL_ATTEMPT = `WITH delivery AS (
@@ -85,20 +91,23 @@ export const COUNT_UNCLAIMED_DUE = `SELECT count(*)::int AS due FROM (
 /** Recovery queues FAILED and HELD deliveries (both stored FAILED: `where` reads the status alone, which the app's status index serves). */
 const QUEUE_FOR_RECOVERY = transitionSql(DeliveryEvent.RECOVERY_QUEUED, 'd');
 
+/** Delivery `alias` goes to one of the endpoints $3 (the enabled ones recovery sends to). */
+const TO_ENDPOINTS = (alias: string) => `${alias}.endpoint_id = ANY($3::text[])`;
+
 /**
- * recoverWebhookDeliveries: the FAILED deliveries of app $1 with ids from $2 (created since then) are
- * queued for one MANUAL attempt each (RECOVERY_QUEUED), due at their creation time so the engine's time
- * order sends the oldest first. RETRYING while queued: no longer FAILED, so a second call skips them.
+ * recoverWebhookDeliveries: the FAILED deliveries of app $1 with ids from $2 (created since then) to the
+ * endpoints $3 are queued for one MANUAL attempt each (RECOVERY_QUEUED), due at their creation time so the
+ * engine's time order sends the oldest first. RETRYING while queued: no longer FAILED, so a second call skips them.
  */
 export const QUEUE_RECOVERY = `WITH queued AS (
          UPDATE webhook_deliveries d
             SET ${QUEUE_FOR_RECOVERY.set}, updated_at = clock_timestamp()
           -- One whose body is gone cannot be sent: it stays FAILED (COUNT_UNRECOVERABLE counts it).
-          WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND ${BODY_KEPT('d')}
-         RETURNING d.id, d.app_id, d.event_type, d.purchase_id, d.status, d.attempt_count, d.next_attempt_at, d.created_at, d.updated_at
+          WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND ${TO_ENDPOINTS('d')} AND ${BODY_KEPT('d')}
+         RETURNING d.id, d.app_id, d.endpoint_id, d.event_type, d.purchase_id, d.status, d.attempt_count, d.next_attempt_at, d.created_at, d.updated_at
        )
        SELECT q.*, a.owner_id FROM queued q JOIN apps a ON a.id = q.app_id ORDER BY q.id`;
 
-/** The FAILED deliveries of app $1 with ids from $2 that recovery cannot send: their bodies passed WEBHOOK_BODY_RETENTION. */
+/** The FAILED deliveries of app $1 with ids from $2 to the endpoints $3 that recovery cannot send: their bodies passed WEBHOOK_BODY_RETENTION. */
 export const COUNT_UNRECOVERABLE = `SELECT count(*)::int AS skipped FROM webhook_deliveries d
-        WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND NOT ${BODY_KEPT('d')}`;
+        WHERE d.app_id = $1 AND ${QUEUE_FOR_RECOVERY.where} AND d.id >= $2 AND ${TO_ENDPOINTS('d')} AND NOT ${BODY_KEPT('d')}`;

@@ -35,13 +35,18 @@ export const SEALED_SECRETS = (alias: string) => `${alias}.key_id, ${alias}.ciph
               CASE WHEN ${OVERLAPPING(alias)} THEN ${alias}.previous_valid_until END AS previous_valid_until`;
 
 /**
- * What sending a claimed delivery needs besides its row: the body, the current webhook URL and owner,
- * and the sealed secret (with the replaced one while a rotation's overlap runs; an ended overlap's is
- * not fetched). The body is read by key for each row, not joined: joined, the planner read
- * the whole events table for a claim once it held some tens of thousands of rows (see the claim).
+ * What sending a claimed delivery needs besides its row: the body, its endpoint's URL and state, the app's
+ * owner, and the sealed secret (with the replaced one while a rotation's overlap runs; an ended overlap's is
+ * not fetched). The body is read by key for each row, not joined: joined, the planner read the whole events
+ * table for a claim once it held some tens of thousands of rows (see the claim). A delivery whose endpoint was
+ * deleted gets no URL and no state; one with no endpoint yet (a migration's backfill still running) the app's.
  */
 export const ATTEMPT_MATERIALS = (alias: string) =>
-  `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, a.webhook_url, a.owner_id, ${SEALED_SECRETS('s')}`;
+  `(SELECT ev.payload FROM webhook_events ev WHERE ev.id = ${alias}.event_id) AS payload, ${alias}.endpoint_id,
+              CASE WHEN ${alias}.endpoint_id IS NULL THEN a.webhook_url ELSE e.url END AS webhook_url,
+              CASE WHEN ${alias}.endpoint_id IS NULL THEN a.webhook_state ELSE e.state END AS webhook_state,
+              e.rate_limit_per_second, a.owner_id, ${SEALED_SECRETS('s')}`;
 
 export const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN apps a ON a.id = ${alias}.app_id
-         JOIN client_secrets s ON s.app_id = ${alias}.app_id`;
+         JOIN client_secrets s ON s.app_id = ${alias}.app_id
+         LEFT JOIN webhook_endpoints e ON e.id = ${alias}.endpoint_id`;

@@ -19,6 +19,9 @@ export class WebhookDeliveryFilter {
   @Field(() => ID, { nullable: true, description: 'Only this app’s deliveries (app_<ULID>)' })
   appId?: string | null;
 
+  @Field(() => ID, { nullable: true, description: 'Only the deliveries to this endpoint (ep_<ULID>), deleted ones included' })
+  endpointId?: string | null;
+
   @Field(() => DeliveryStatus, { nullable: true, description: 'Only deliveries in this status' })
   status?: DeliveryStatus | null;
 

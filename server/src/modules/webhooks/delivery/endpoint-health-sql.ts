@@ -1,0 +1,44 @@
+import { sqlLiterals } from '../../../platform/sql-literals.js';
+import { DeliveryStatus } from '../webhook.types.js';
+
+const FAILED = sqlLiterals(DeliveryStatus.FAILED);
+
+/**
+ * Each endpoint's run of failures, kept up by the result write itself (no statement per delivery on the
+ * hot path): per endpoint of the batch, one upsert when it has a failure after its last success here, one
+ * probe by key when it succeeded (which writes only if a run was open). A run starts at its first failed
+ * attempt; a delivery that ends FAILED counts. Per endpoint, not per app: one dead endpoint of an app must
+ * not have its healthy ones disabled. Used by WRITE_RESULTS (r, moved_on).
+ */
+export const ENDPOINT_HEALTH = `outcomes AS (
+         SELECT endpoint_id, app_id, max(started_at) FILTER (WHERE error IS NULL) AS succeeded_at,
+                max(started_at) FILTER (WHERE error IS NOT NULL) AS failed_at
+           FROM (SELECT m.endpoint_id, m.app_id, m.status, x.started_at, x.error FROM moved_on m JOIN r x ON x.delivery_id = m.id
+                  -- Only while a migration's backfill runs can a delivery have no endpoint yet; its run is not kept.
+                  WHERE m.endpoint_id IS NOT NULL) o
+          GROUP BY endpoint_id, app_id
+       ), failures AS (
+         -- The failures after the endpoint's last success in this batch: the run they start or continue.
+         SELECT o.endpoint_id, o.app_id, o.succeeded_at, min(x.started_at) AS first_failed_at, max(x.started_at) AS last_failed_at,
+                (array_agg(x.error ORDER BY x.started_at DESC))[1] AS last_error,
+                count(*) FILTER (WHERE m.status = ${FAILED})::int AS ended_failed
+           FROM outcomes o JOIN moved_on m ON m.endpoint_id = o.endpoint_id JOIN r x ON x.delivery_id = m.id
+          WHERE x.error IS NOT NULL AND x.started_at > COALESCE(o.succeeded_at, '-infinity')
+          GROUP BY o.endpoint_id, o.app_id, o.succeeded_at
+       ), failing AS (
+         INSERT INTO webhook_endpoint_health AS h (endpoint_id, app_id, failing_since, last_failure_at, last_error, failed_deliveries, recovered_at)
+         SELECT endpoint_id, app_id, first_failed_at, last_failed_at, last_error, ended_failed, succeeded_at FROM failures ORDER BY endpoint_id
+         ON CONFLICT (endpoint_id) DO UPDATE
+            -- A success earlier in this batch (recovered_at) ended the run before: this one starts afresh.
+            SET failing_since = CASE WHEN EXCLUDED.recovered_at IS NULL THEN COALESCE(h.failing_since, EXCLUDED.failing_since) ELSE EXCLUDED.failing_since END,
+                failed_deliveries = CASE WHEN EXCLUDED.recovered_at IS NULL AND h.failing_since IS NOT NULL THEN h.failed_deliveries ELSE 0 END + EXCLUDED.failed_deliveries,
+                last_failure_at = GREATEST(h.last_failure_at, EXCLUDED.last_failure_at),
+                last_error = EXCLUDED.last_error,
+                recovered_at = COALESCE(EXCLUDED.recovered_at, h.recovered_at)
+         RETURNING h.failed_deliveries
+       ), recovered AS (
+         UPDATE webhook_endpoint_health h SET failing_since = NULL, failed_deliveries = 0, recovered_at = o.succeeded_at
+           FROM outcomes o
+          WHERE h.endpoint_id = o.endpoint_id AND o.succeeded_at > COALESCE(o.failed_at, '-infinity') AND h.failing_since IS NOT NULL
+         RETURNING h.endpoint_id
+       )`;

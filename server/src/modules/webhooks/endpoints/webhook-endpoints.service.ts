@@ -1,0 +1,272 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { ErrorCode, notFound, PlazaError } from '../../../platform/errors.js';
+import { ulid } from '../../../platform/ids.js';
+import { blockedHostReason } from '../../../platform/outbound-http/address-policy.js';
+import { sqlLiterals, sqlText } from '../../../platform/sql-literals.js';
+import { mirrorWebhookDestination } from '../../apps/index.js';
+import { DeliveryEvent } from '../delivery/delivery-lifecycle.js';
+import { transitionSql } from '../delivery/delivery-lifecycle-sql.js';
+import { HELD_WHILE_DISABLED, WebhookEventType, WebhookState } from '../webhook.types.js';
+import { WebhookEndpoint } from './webhook-endpoint.entity.js';
+import type { WebhookEndpointInput } from './webhook-endpoint.input.js';
+import { endpointErrors, HELD_WHILE_PAUSED, RECEIVABLE_EVENTS, WebhookEndpointState } from './webhook-endpoint.types.js';
+
+const { ENABLED, PAUSED, DISABLED } = WebhookEndpointState;
+
+/** Why a delivery of an endpoint in state `state` (row `alias`'s column) is held. */
+export const heldReasonSql = (state: string) => `CASE WHEN ${state} = ${sqlLiterals(PAUSED)} THEN ${sqlText(HELD_WHILE_PAUSED)} ELSE ${sqlText(HELD_WHILE_DISABLED)} END`;
+
+const HOLD = transitionSql(DeliveryEvent.WEBHOOK_DISABLED, 'd', {}, heldReasonSql('e.state'));
+/**
+ * Open deliveries of the endpoints $1 no worker holds, while their endpoint is paused or disabled: HELD (stored
+ * FAILED with the reason, no next attempt), for recovery to send. One held by a worker is held by its claim's end instead.
+ */
+export const HOLD_OPEN_OF_ENDPOINTS = `UPDATE webhook_deliveries d
+     SET ${HOLD.set}, updated_at = clock_timestamp()
+    FROM webhook_endpoints e
+   WHERE e.id = ANY($1::text[]) AND e.state <> ${sqlLiterals(ENABLED)} AND d.endpoint_id = e.id AND d.app_id = e.app_id
+     AND d.next_attempt_at IS NOT NULL AND ${HOLD.where}
+     AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
+  RETURNING d.id`;
+
+const GIVE_UP = transitionSql(DeliveryEvent.ENDPOINT_DELETED, 'd');
+/** The open deliveries of endpoint $1 (of app $2), being deleted: nowhere is left to send them, so they give up (held ones stay held). */
+const GIVE_UP_OPEN_OF_ENDPOINT = `UPDATE webhook_deliveries d
+     SET ${GIVE_UP.set}, claim_token = NULL, claim_expires_at = NULL, updated_at = clock_timestamp()
+   WHERE d.endpoint_id = $1 AND d.app_id = $2 AND d.next_attempt_at IS NOT NULL AND ${GIVE_UP.where}`;
+
+/** An app's endpoints, oldest first: the first is the one the app's Webhook URL names. */
+const ENDPOINTS_OF_APP = 'SELECT * FROM webhook_endpoints WHERE app_id = $1 ORDER BY created_at, id';
+
+const toEndpoint = (row: Record<string, unknown>): WebhookEndpoint =>
+  Object.assign(new WebhookEndpoint(), {
+    id: row.id,
+    appId: row.app_id,
+    url: row.url,
+    description: row.description ?? null,
+    subscribedEvents: row.events ?? null,
+    state: row.state,
+    rateLimitPerSecond: row.rate_limit_per_second ?? null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+
+/** What a changed endpoint's fields are stored as: one order without repeats, and every event as null (future ones included). */
+function stored(input: WebhookEndpointInput): { url: string; description: string | null; events: WebhookEventType[] | null; rateLimitPerSecond: number | null } {
+  const description = input.description?.trim() || null;
+  const chosen = input.events ? RECEIVABLE_EVENTS.filter((event) => input.events!.includes(event)) : null;
+  return {
+    url: input.url.trim(),
+    description,
+    events: chosen && chosen.length < RECEIVABLE_EVENTS.length ? chosen : null,
+    rateLimitPerSecond: input.rateLimitPerSecond ?? null,
+  };
+}
+
+/**
+ * An app's webhook endpoints (issue "Endpoints"): where its events go, each with its events, state and pace.
+ * Changes to one app's endpoints are serialised (a transaction-scoped lock on the app id), so that the count
+ * limit holds and the app's Webhook URL (its first endpoint, mirrored onto the app) is always the first's.
+ * The caller has checked who may ask.
+ */
+export class WebhookEndpointsService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly options: { endpointsPerApp: number; allowPrivateUrls: boolean },
+  ) {}
+
+  /** Oldest first. */
+  async list(appId: string, manager: EntityManager = this.db.manager): Promise<WebhookEndpoint[]> {
+    return (await manager.query(ENDPOINTS_OF_APP, [appId])).map(toEndpoint);
+  }
+
+  /** The endpoints of `appIds`, each app's oldest first (one query for a page of apps). */
+  async listForApps(appIds: readonly string[]): Promise<Map<string, WebhookEndpoint[]>> {
+    const rows: Record<string, unknown>[] = appIds.length
+      ? await this.db.query('SELECT * FROM webhook_endpoints WHERE app_id = ANY($1::text[]) ORDER BY created_at, id', [appIds])
+      : [];
+    const byApp = new Map<string, WebhookEndpoint[]>(appIds.map((id) => [id, []]));
+    for (const row of rows) byApp.get(row.app_id as string)?.push(toEndpoint(row));
+    return byApp;
+  }
+
+  async find(id: string, manager: EntityManager = this.db.manager): Promise<WebhookEndpoint | null> {
+    const [row] = await manager.query('SELECT * FROM webhook_endpoints WHERE id = $1', [id]);
+    return row ? toEndpoint(row) : null;
+  }
+
+  /** The endpoints of `ids` that exist, by id. */
+  async findMany(ids: readonly string[]): Promise<Map<string, WebhookEndpoint>> {
+    if (ids.length === 0) return new Map();
+    const rows: Record<string, unknown>[] = await this.db.query('SELECT * FROM webhook_endpoints WHERE id = ANY($1::text[])', [ids]);
+    return new Map(rows.map((row) => [row.id as string, toEndpoint(row)]));
+  }
+
+  async create(appId: string, input: WebhookEndpointInput): Promise<WebhookEndpoint> {
+    const fields = stored(input);
+    this.checkUrl(fields.url, 'url');
+    return this.db.transaction(async (manager) => {
+      const existing = await this.lockEndpointsOf(manager, appId);
+      if (existing.length >= this.options.endpointsPerApp) throw endpointErrors.tooMany(this.options.endpointsPerApp);
+      const endpoint = await this.insert(manager, appId, fields);
+      await this.mirror(manager, appId);
+      return endpoint;
+    });
+  }
+
+  /** Replaces every field the owner sets (a field not given is its default: every event, no description, no pace); no review. */
+  async update(id: string, input: WebhookEndpointInput): Promise<WebhookEndpoint> {
+    const fields = stored(input);
+    this.checkUrl(fields.url, 'url');
+    return this.inAppOf(id, async (manager, endpoint) => {
+      await manager.query('UPDATE webhook_endpoints SET url = $2, description = $3, events = $4, rate_limit_per_second = $5, updated_at = clock_timestamp() WHERE id = $1', [
+        id,
+        fields.url,
+        fields.description,
+        fields.events,
+        fields.rateLimitPerSecond,
+      ]);
+      await this.mirror(manager, endpoint.appId);
+      return (await this.find(id, manager))!;
+    });
+  }
+
+  /** Deletes the endpoint; its deliveries stay in the log (their endpoint reads null), those still open give up. */
+  async delete(id: string): Promise<boolean> {
+    return this.inAppOf(id, async (manager, endpoint) => {
+      await this.remove(manager, endpoint);
+      await this.mirror(manager, endpoint.appId);
+      return true;
+    });
+  }
+
+  /** Nothing is sent to it from now: new events are recorded held, and so are its open deliveries no worker holds. */
+  async pause(id: string): Promise<WebhookEndpoint> {
+    return this.setState(id, PAUSED);
+  }
+
+  /** ENABLED again (after a pause or an automatic disable): new events are sent; held ones wait for recoverWebhookDeliveries. */
+  async resume(id: string): Promise<WebhookEndpoint> {
+    return this.setState(id, ENABLED);
+  }
+
+  /** enableWebhook (the second round's app-level name): every endpoint of the app disabled after failure is ENABLED again. */
+  async enableDisabledOf(appId: string): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      const endpoints = await this.lockEndpointsOf(manager, appId);
+      const disabled = endpoints.filter((endpoint) => endpoint.state === DISABLED).map((endpoint) => endpoint.id);
+      if (disabled.length === 0) return;
+      await manager.query('UPDATE webhook_endpoints SET state = $2, updated_at = clock_timestamp() WHERE id = ANY($1::text[])', [disabled, ENABLED]);
+      await this.startHealthAfresh(manager, disabled);
+      await this.mirror(manager, appId);
+    });
+  }
+
+  /**
+   * The app's Webhook URL and events as submitApp/updateApp set them (in the app's transaction): its first
+   * endpoint gets them, is made when there is none, and is deleted when the URL is removed.
+   */
+  async setFirstFromApp(manager: EntityManager, appId: string, url: string | null, events: readonly WebhookEventType[]): Promise<void> {
+    const [first] = await this.lockEndpointsOf(manager, appId);
+    const chosen = RECEIVABLE_EVENTS.filter((event) => events.includes(event));
+    const storedEvents = chosen.length < RECEIVABLE_EVENTS.length ? chosen : null;
+    if (url === null) {
+      if (first) await this.remove(manager, first);
+    } else if (first) {
+      await manager.query('UPDATE webhook_endpoints SET url = $2, events = $3, updated_at = clock_timestamp() WHERE id = $1', [first.id, url, storedEvents]);
+    } else {
+      await this.insert(manager, appId, { url, description: null, events: storedEvents, rateLimitPerSecond: null });
+    }
+    await this.mirror(manager, appId);
+  }
+
+  /** Health sweep: the endpoints `ids` still ENABLED turn DISABLED, and are answered; a sweep at the same time finds them DISABLED. */
+  async disable(manager: EntityManager, ids: readonly string[]): Promise<WebhookEndpoint[]> {
+    if (ids.length === 0) return [];
+    const [rows]: [Record<string, unknown>[], number] = await manager.query(
+      'UPDATE webhook_endpoints SET state = $2, updated_at = clock_timestamp() WHERE id = ANY($1::text[]) AND state = $3 RETURNING *',
+      [ids, DISABLED, ENABLED],
+    );
+    const disabled = rows.map(toEndpoint);
+    for (const appId of new Set(disabled.map((endpoint) => endpoint.appId))) await this.mirror(manager, appId);
+    return disabled;
+  }
+
+  /** The endpoints not ENABLED now (paused or disabled): their open deliveries are held. */
+  async notEnabled(manager: EntityManager): Promise<string[]> {
+    const rows: { id: string }[] = await manager.query('SELECT id FROM webhook_endpoints WHERE state <> $1', [ENABLED]);
+    return rows.map((row) => row.id);
+  }
+
+  private async setState(id: string, state: WebhookEndpointState): Promise<WebhookEndpoint> {
+    return this.inAppOf(id, async (manager, endpoint) => {
+      if (endpoint.state === state) return endpoint;
+      await manager.query('UPDATE webhook_endpoints SET state = $2, updated_at = clock_timestamp() WHERE id = $1', [id, state]);
+      // Back on: a new run of failures starts from nothing (the one that disabled it was told of already).
+      if (state === ENABLED) await this.startHealthAfresh(manager, [id]);
+      else await manager.query(HOLD_OPEN_OF_ENDPOINTS, [[id]]);
+      await this.mirror(manager, endpoint.appId);
+      return (await this.find(id, manager))!;
+    });
+  }
+
+  private async remove(manager: EntityManager, endpoint: WebhookEndpoint): Promise<void> {
+    await manager.query(GIVE_UP_OPEN_OF_ENDPOINT, [endpoint.id, endpoint.appId]);
+    await manager.query('DELETE FROM webhook_endpoint_health WHERE endpoint_id = $1', [endpoint.id]);
+    await manager.query('DELETE FROM webhook_endpoints WHERE id = $1', [endpoint.id]);
+  }
+
+  private async startHealthAfresh(manager: EntityManager, ids: readonly string[]): Promise<void> {
+    await manager.query('UPDATE webhook_endpoint_health SET failing_since = NULL, failed_deliveries = 0, alert_open = false WHERE endpoint_id = ANY($1::text[])', [ids]);
+  }
+
+  private async insert(manager: EntityManager, appId: string, fields: ReturnType<typeof stored>): Promise<WebhookEndpoint> {
+    const rows: Record<string, unknown>[] = await manager.query(
+      `INSERT INTO webhook_endpoints (id, app_id, url, description, events, state, rate_limit_per_second, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, clock_timestamp(), clock_timestamp()) RETURNING *`,
+      [`ep_${ulid()}`, appId, fields.url, fields.description, fields.events, ENABLED, fields.rateLimitPerSecond],
+    );
+    return toEndpoint(rows[0]!);
+  }
+
+  /** Runs `work` with endpoint `id` and its app's endpoints locked; NOT_FOUND when there is no such endpoint. */
+  private async inAppOf<T>(id: string, work: (manager: EntityManager, endpoint: WebhookEndpoint) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (manager) => {
+      const found = await this.find(id, manager);
+      if (!found) throw notFound('Webhook endpoint');
+      const endpoint = (await this.lockEndpointsOf(manager, found.appId)).find((each) => each.id === id);
+      // Deleted while this waited for the lock.
+      if (!endpoint) throw notFound('Webhook endpoint');
+      return work(manager, endpoint);
+    });
+  }
+
+  /** The app's endpoints, oldest first, with every change to them waiting for this transaction. */
+  private async lockEndpointsOf(manager: EntityManager, appId: string): Promise<WebhookEndpoint[]> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('plaza.endpoints-of:' || $1, 0))`, [appId]);
+    return this.list(appId, manager);
+  }
+
+  /**
+   * The app's Webhook URL and events become its first endpoint's, and its webhook state DISABLED while any
+   * endpoint is disabled after failure (what App.webhookState and enableWebhook speak of).
+   */
+  private async mirror(manager: EntityManager, appId: string): Promise<void> {
+    const endpoints = await this.list(appId, manager);
+    const first = endpoints[0];
+    await mirrorWebhookDestination(manager, appId, {
+      url: first?.url ?? null,
+      events: first?.events ?? [...RECEIVABLE_EVENTS],
+      state: endpoints.some((endpoint) => endpoint.state === DISABLED) ? WebhookState.DISABLED : WebhookState.ENABLED,
+    });
+  }
+
+  /** https and no internal address, unless WEBHOOK_ALLOW_PRIVATE_URLS (the app's Webhook URL's rules, for `field`). */
+  private checkUrl(value: string, field: string): void {
+    if (this.options.allowPrivateUrls) return;
+    const url = new URL(value);
+    if (url.protocol !== 'https:') throw new PlazaError(ErrorCode.BAD_USER_INPUT, `${field} must use HTTPS (https://...)`, field, 'WEBHOOK_NOT_HTTPS');
+    const reason = blockedHostReason(url);
+    if (reason) throw new PlazaError(ErrorCode.BAD_USER_INPUT, `${field} cannot point at an internal address: ${reason}`, field, 'WEBHOOK_INTERNAL_ADDRESS');
+  }
+}
