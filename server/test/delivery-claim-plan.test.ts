@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CLAIM_DUE_DELIVERIES, CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, NEXT_DUE, NEXT_DUE_PAST_SATURATED_APPS } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import {
+  CLAIM_DUE_DELIVERIES,
+  CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS,
+  NEXT_DUE,
+  NEXT_DUE_PAST_SATURATED_ENDPOINTS,
+} from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza } from './helpers/plaza.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -16,10 +21,10 @@ interface PlanNode {
 }
 
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-/** How many times a plan read one app's queue (app_id = …; the loose scan that lists the apps steps with app_id > …). */
-const appQueueReads = (plan: PlanNode) =>
+/** How many times a plan read one endpoint's queue (endpoint_id = …; the loose scan that lists the endpoints steps with endpoint_id > …). */
+const endpointQueueReads = (plan: PlanNode) =>
   nodesOf(plan)
-    .filter((node) => node['Index Name'] === 'idx_webhook_deliveries_app_queue' && /app_id = /.test(node['Index Cond'] ?? ''))
+    .filter((node) => node['Index Name'] === 'idx_webhook_deliveries_endpoint_queue' && /endpoint_id = /.test(node['Index Cond'] ?? ''))
     .reduce((sum, node) => sum + node['Actual Loops'], 0);
 /** Every row each step of a plan produced or read and dropped, loops included: the work it did. */
 const rowsVisited = (plan: PlanNode) => nodesOf(plan).reduce((sum, node) => sum + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'], 0);
@@ -75,7 +80,7 @@ describe('claiming due deliveries', () => {
   // A destination that hangs holds its app's slots until its attempts time out, and events for that app
   // keep arriving: its due backlog grows. In time order every claim (and every "when is the next one
   // due?") stepped over that whole backlog to reach other apps' deliveries: 20 ms per claim at 50,000.
-  it("steps over a saturated app's backlog instead of walking it, in the claim and in the next-due question", async () => {
+  it("steps over a saturated endpoint's backlog instead of walking it, in the claim and in the next-due question", async () => {
     const plaza = await startTestPlaza();
     try {
       const developer = await plaza.signIn('backlog-plan@studio.test');
@@ -113,11 +118,12 @@ describe('claiming due deliveries', () => {
           await runner.release();
         }
       };
-      const saturatedNow = [saturated.id];
-      const inFlight = JSON.stringify({ [saturated.id]: 32 });
+      // Slots are per endpoint: the saturated app's one endpoint is full here.
+      const saturatedNow = [seeds[0].endpointId];
+      const inFlight = JSON.stringify({ [seeds[0].endpointId]: 32 });
       const claimParams = ['plan-test', 200, saturatedNow, 45_000, inFlight, 32, 2 * 3600_000];
 
-      const pastSaturated = await explain(CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, claimParams);
+      const pastSaturated = await explain(CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS, claimParams);
       expect(pastSaturated['Actual Rows'], "the other app's five").toBe(5);
       expect(rowsVisited(pastSaturated)).toBeLessThan(500);
       // The statement in time order finds the same five, by walking the backlog: what the saturated path is for.
@@ -125,17 +131,18 @@ describe('claiming due deliveries', () => {
       expect(inTimeOrder['Actual Rows']).toBe(5);
       expect(rowsVisited(inTimeOrder)).toBeGreaterThan(20_000);
 
-      const nextDue = await explain(NEXT_DUE_PAST_SATURATED_APPS, [saturatedNow, 50]);
+      const nextDue = await explain(NEXT_DUE_PAST_SATURATED_ENDPOINTS, [saturatedNow, 50]);
       expect(rowsVisited(nextDue)).toBeLessThan(100);
       expect(rowsVisited(await explain(NEXT_DUE, [saturatedNow, 50]))).toBeGreaterThan(20_000);
       // And it answers the same: the other app's first delivery, about 90 minutes away.
-      const [{ ms }] = await db.query(NEXT_DUE_PAST_SATURATED_APPS, [saturatedNow, 50]);
+      const [{ ms }] = await db.query(NEXT_DUE_PAST_SATURATED_ENDPOINTS, [saturatedNow, 50]);
       const [{ ms: inOrderMs }] = await db.query(NEXT_DUE, [saturatedNow, 50]);
       expect(Math.abs(ms - 90 * 60_000)).toBeLessThan(10_000);
       expect(Math.abs(ms - inOrderMs)).toBeLessThan(1000);
 
-      // App by app costs a probe per app with queued work, so past 200 such apps time order is the
-      // cheaper walk again: the same answer, and no app's queue is read (the loose scan stops at the 201st app).
+      // Endpoint by endpoint costs a probe per endpoint with queued work, so past 200 such endpoints time order is the
+      // cheaper walk again: the same answer, and no endpoint's queue is read (the loose scan stops at the 201st).
+      // Each of these apps has no endpoint row: the trigger names one for it, as for a deleted endpoint's.
       await db.query(
         `INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)
          SELECT 'whd_other_' || n, event_id, 'app_other_' || lpad(n::text, 4, '0'), event_type, purchase_id, 'RETRYING', 1, 1, now() + interval '3 hours', now(), now()
@@ -143,11 +150,11 @@ describe('claiming due deliveries', () => {
         [seeds[1].id],
       );
       await db.query('ANALYZE webhook_deliveries');
-      const manyApps = await explain(CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS, claimParams);
+      const manyApps = await explain(CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS, claimParams);
       expect(manyApps['Actual Rows']).toBe(5);
-      expect(appQueueReads(pastSaturated), 'with two apps, each app queue is read').toBeGreaterThan(0);
-      expect(appQueueReads(manyApps), 'with 252 apps, none is').toBe(0);
-      const [{ ms: manyAppsMs }] = await db.query(NEXT_DUE_PAST_SATURATED_APPS, [saturatedNow, 50]);
+      expect(endpointQueueReads(pastSaturated), 'with two endpoints, each endpoint queue is read').toBeGreaterThan(0);
+      expect(endpointQueueReads(manyApps), 'with 252 endpoints, none is').toBe(0);
+      const [{ ms: manyAppsMs }] = await db.query(NEXT_DUE_PAST_SATURATED_ENDPOINTS, [saturatedNow, 50]);
       expect(Math.abs(manyAppsMs - 90 * 60_000)).toBeLessThan(10_000);
       await receiver.close();
     } finally {

@@ -345,6 +345,7 @@ describe('manual redelivery and test events', () => {
     expect((await developer.error('mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }', { appId: bare.id })).extensions).toEqual({
       code: 'BAD_USER_INPUT',
       field: 'webhookUrl',
+      reason: 'NO_WEBHOOK_URL',
     });
     const rival = await plaza.signIn('rival2@hooks.test');
     expect((await rival.error('mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }', { appId: app.id })).extensions?.code).toBe('NOT_FOUND');

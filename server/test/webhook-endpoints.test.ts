@@ -218,6 +218,33 @@ describe('an app’s endpoints', () => {
     expect((await endpointsOf(developer, app.id)).webhookState).toBe('ENABLED');
   });
 
+  it('a hanging endpoint holds back none of its app’s other endpoint’s deliveries: every one succeeds while the hanging ones are still in flight', async () => {
+    const [fast, hanging] = await Promise.all([WebhookReceiver.start(ok), WebhookReceiver.start(() => 'hang')]);
+    const app = await submitApp(developer, { webhookUrl: fast.url('/fast') });
+    const hangingEndpoint = await create(app.id, { url: hanging.url('/hanging') });
+    // More events than one destination's slots (32 per worker): before slots were kept per endpoint, the hanging
+    // endpoint's attempts took the app's every slot, and the fast endpoint waited for their timeouts (10 s).
+    const count = 40;
+    for (let i = 0; i < count; i += 1) await emitEvent(plaza, app.id);
+    await fast.waitForRequests(count, 30_000);
+    const [fastEndpoint] = (await endpointsOf(developer, app.id)).webhookEndpoints;
+    const fastDeliveries = await logOf({ endpointId: fastEndpoint!.id });
+    expect(fastDeliveries).toHaveLength(count);
+    await Promise.all(fastDeliveries.map((d) => waitForDelivery(developer, d.id, (x) => x.status === 'SUCCEEDED')));
+    // Meanwhile not one attempt to the hanging endpoint has ended: they are all still waiting for their timeout.
+    const stillHanging = await plaza.services.db.query(
+      `SELECT count(*) FILTER (WHERE a.finished)::int AS finished, count(*)::int AS made FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1`,
+      [hangingEndpoint.id],
+    );
+    expect(stillHanging[0].finished).toBe(0);
+    expect(stillHanging[0].made).toBeGreaterThan(0);
+    expect(hanging.hangingNow).toBeGreaterThan(0);
+    // Done with it: deleted (its open deliveries give up) and its connections cut, so that the cases after this one find the worker idle.
+    await developer.ok(DELETE, { id: hangingEndpoint.id });
+    await hanging.close();
+    await waitForEngineIdle(plaza);
+  });
+
   it('a deleted endpoint’s deliveries stay in the log: the open ones give up, none can be sent again, and the app’s Webhook URL becomes the next endpoint’s', async () => {
     const [kept, gone] = await Promise.all([WebhookReceiver.start(ok), WebhookReceiver.start(failing)]);
     const app = await submitApp(developer, { webhookUrl: gone.url('/gone') });

@@ -6,7 +6,14 @@ import { AppResolver } from '../modules/apps/index.js';
 import { IdentityResolver } from '../modules/identity/index.js';
 import { ReviewResolver, AppReviewFieldsResolver } from '../modules/review/index.js';
 import { SecretsResolver, AppSecretFieldsResolver } from '../modules/secrets/index.js';
-import { AppEndpointsResolver, DeliveryAttemptResolver, DeliveryEndpointResolver, LocalForwardResolver, WebhookEndpointResolver, WebhookResolver } from '../modules/webhooks/index.js';
+import {
+  AppEndpointsResolver,
+  DeliveryAttemptResolver,
+  DeliveryEndpointResolver,
+  LocalForwardResolver,
+  WebhookEndpointResolver,
+  WebhookResolver,
+} from '../modules/webhooks/index.js';
 import { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from '../modules/marketplace/index.js';
 import { InsightsResolver } from '../modules/insights/index.js';
 import { authChecker } from '../platform/auth/auth-checker.js';

@@ -8,11 +8,13 @@ import { DeliveryStatus, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './web
 // the derived fields (event, attempts...) keep their field resolvers. 160 resolver calls less per page of 20.
 @ObjectType({ description: 'One event for one endpoint of an app: the signed body, its status and every attempt', simpleResolvers: true })
 @Entity('webhook_deliveries')
-// The engine's work queue: open deliveries by due time, and per app by due time (to step over a
-// saturated app's backlog instead of walking it). The same rows (a settled delivery has no next
-// attempt), under a predicate the per-app statements imply and the due index's does not, so that the
+// The engine's work queue: open deliveries by due time, and per endpoint by due time (to step over a
+// saturated endpoint's backlog instead of walking it). The same rows (a settled delivery has no next
+// attempt), under a predicate the per-endpoint statements imply and the due index's does not, so that the
 // planner cannot answer them by walking the due index in time order: the walk the second one avoids.
 @Index('idx_webhook_deliveries_due', ['nextAttemptAt'], { where: `status IN ('PENDING', 'RETRYING')` })
+@Index('idx_webhook_deliveries_endpoint_queue', ['endpointId', 'nextAttemptAt'], { where: 'next_attempt_at IS NOT NULL' })
+// The same per app: what the release before endpoints claims by, kept while its workers may run beside this one's (rolling upgrade).
 @Index('idx_webhook_deliveries_app_queue', ['appId', 'nextAttemptAt'], { where: 'next_attempt_at IS NOT NULL' })
 // The Webhook Logs: newest first per app, by status, by purchase.
 @Index('idx_webhook_deliveries_app', ['appId', 'id'])

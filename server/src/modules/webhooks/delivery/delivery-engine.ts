@@ -15,13 +15,14 @@ import { AttemptResults, type AttemptResult } from './attempt-results.js';
 import { ATTEMPT_TRIGGER, stateOf } from './delivery-lifecycle.js';
 import {
   CLAIM_DUE_DELIVERIES,
-  CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS,
+  CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS,
   HAND_BACK,
   NEXT_DUE,
-  NEXT_DUE_PAST_SATURATED_APPS,
+  NEXT_DUE_PAST_SATURATED_ENDPOINTS,
   RENEW_CLAIMS,
   databaseNow,
   isHeld,
+  queueOf,
   type ClaimedDelivery,
 } from './delivery-queries.js';
 import { SigningSecrets } from './opened-secrets.js';
@@ -35,8 +36,8 @@ export interface DeliveryEngineOptions {
   batchSize?: number;
   /** Attempts in flight per worker process. @default 512 */
   maxInFlight?: number;
-  /** Attempts in flight per app (destination) per worker, so a slow endpoint cannot take every slot. @default 32 */
-  maxInFlightPerApp?: number;
+  /** Attempts in flight per endpoint (destination) per worker, so a slow endpoint cannot take every slot, nor its app's other endpoints'. @default 32 */
+  maxInFlightPerEndpoint?: number;
   /** Results are written back together after at most this long (or at once when a batch is full). @default 20 ms */
   flushIntervalMs?: number;
   /**
@@ -48,7 +49,7 @@ export interface DeliveryEngineOptions {
   /**
    * Deliveries due within this long are claimed now and sent by a local timer at their due time, so
    * a retry starts on time however long the claim statement takes under load. Kept short: a
-   * delivery claimed ahead holds one of its app's slots while it waits. @default 50 ms
+   * delivery claimed ahead holds one of its endpoint's slots while it waits. @default 50 ms
    */
   claimAheadMs?: number;
   /** Called when a result write changed an app's run of failures in a way the health sweep reports on. */
@@ -85,12 +86,12 @@ export class DeliveryEngine {
   readonly leaseMs: number;
   private readonly batchSize: number;
   private readonly maxInFlight: number;
-  private readonly maxInFlightPerApp: number;
+  private readonly maxInFlightPerEndpoint: number;
   private readonly claimIntervalMs: number;
   private readonly claimAheadMs: number;
   private readonly secrets: SigningSecrets;
   private readonly results: AttemptResults;
-  private readonly inFlightByApp = new Map<string, number>();
+  private readonly inFlightByEndpoint = new Map<string, number>();
   private inFlight = 0;
   /** Claimed deliveries whose attempt has not ended, by id: what a stopping worker hands back. */
   private readonly claimedInFlight = new Map<string, ClaimedDelivery>();
@@ -123,7 +124,7 @@ export class DeliveryEngine {
     this.leaseMs = options.claimLeaseMs ?? 45_000;
     this.batchSize = options.batchSize ?? 200;
     this.maxInFlight = options.maxInFlight ?? 512;
-    this.maxInFlightPerApp = options.maxInFlightPerApp ?? 32;
+    this.maxInFlightPerEndpoint = options.maxInFlightPerEndpoint ?? 32;
     this.claimIntervalMs = options.claimIntervalMs ?? 8;
     this.claimAheadMs = options.claimAheadMs ?? 50;
     this.secrets = new SigningSecrets(encryptionKeys);
@@ -242,35 +243,35 @@ export class DeliveryEngine {
     this.wakeUp = undefined;
   }
 
-  /** Apps with as many attempts in flight here as one destination may have: not claimed until one ends. */
-  private saturatedApps(): string[] {
-    return [...this.inFlightByApp].filter(([, n]) => n >= this.maxInFlightPerApp).map(([app]) => app);
+  /** Endpoints with as many attempts in flight here as one destination may have: not claimed until one ends. */
+  private saturatedEndpoints(): string[] {
+    return [...this.inFlightByEndpoint].filter(([, n]) => n >= this.maxInFlightPerEndpoint).map(([endpoint]) => endpoint);
   }
 
   /**
    * How long until the next delivery this worker could claim can be claimed (claimAheadMs before it
-   * is due), at most a second (other processes add work too). Saturated apps are left out as in the
+   * is due), at most a second (other processes add work too). Saturated endpoints are left out as in the
    * claim, or a backlog for one slow destination would look due forever and spin the loop; a
    * finishing attempt wakes it instead.
    */
   async msUntilNextDue(): Promise<number> {
-    const saturated = this.saturatedApps();
+    const saturated = this.saturatedEndpoints();
     const [row] = await runPrepared<{ ms: number }>(
       this.pool,
-      saturated.length ? 'plaza_deliveries_next_due_past_saturated_apps' : 'plaza_deliveries_next_due',
-      saturated.length ? NEXT_DUE_PAST_SATURATED_APPS : NEXT_DUE,
+      saturated.length ? 'plaza_deliveries_next_due_past_saturated_endpoints' : 'plaza_deliveries_next_due',
+      saturated.length ? NEXT_DUE_PAST_SATURATED_ENDPOINTS : NEXT_DUE,
       [saturated, this.claimAheadMs],
     );
     return row ? Math.min(Number(row.ms), 1000) : 1000;
   }
 
   private async claim(claimToken: string, limit: number): Promise<ClaimedDelivery[]> {
-    const saturated = this.saturatedApps();
+    const saturated = this.saturatedEndpoints();
     const claimed = await runPrepared<ClaimedDelivery>(
       this.pool,
-      saturated.length ? 'plaza_deliveries_claim_past_saturated_apps' : 'plaza_deliveries_claim',
-      saturated.length ? CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS : CLAIM_DUE_DELIVERIES,
-      [claimToken, limit, saturated, this.leaseMs, JSON.stringify(Object.fromEntries(this.inFlightByApp)), this.maxInFlightPerApp, this.claimAheadMs],
+      saturated.length ? 'plaza_deliveries_claim_past_saturated_endpoints' : 'plaza_deliveries_claim',
+      saturated.length ? CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS : CLAIM_DUE_DELIVERIES,
+      [claimToken, limit, saturated, this.leaseMs, JSON.stringify(Object.fromEntries(this.inFlightByEndpoint)), this.maxInFlightPerEndpoint, this.claimAheadMs],
     );
     const localAt = performance.now();
     for (const delivery of claimed) delivery.local_at = localAt;
@@ -280,7 +281,8 @@ export class DeliveryEngine {
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     this.inFlight += 1;
-    this.inFlightByApp.set(delivery.app_id, (this.inFlightByApp.get(delivery.app_id) ?? 0) + 1);
+    const endpoint = queueOf(delivery);
+    this.inFlightByEndpoint.set(endpoint, (this.inFlightByEndpoint.get(endpoint) ?? 0) + 1);
     this.claimedInFlight.set(delivery.id, delivery);
     this.unwritten.set(delivery.id, { claim_token: delivery.claim_token, number: delivery.attempt_count });
     try {
@@ -295,11 +297,11 @@ export class DeliveryEngine {
     } finally {
       this.claimedInFlight.delete(delivery.id);
       // Only a slot that was full makes claimable work that was not claimable before.
-      const freedASlot = this.inFlight === this.maxInFlight || this.inFlightByApp.get(delivery.app_id)! === this.maxInFlightPerApp;
+      const freedASlot = this.inFlight === this.maxInFlight || this.inFlightByEndpoint.get(endpoint)! === this.maxInFlightPerEndpoint;
       this.inFlight -= 1;
-      const left = this.inFlightByApp.get(delivery.app_id)! - 1;
-      if (left === 0) this.inFlightByApp.delete(delivery.app_id);
-      else this.inFlightByApp.set(delivery.app_id, left);
+      const left = this.inFlightByEndpoint.get(endpoint)! - 1;
+      if (left === 0) this.inFlightByEndpoint.delete(endpoint);
+      else this.inFlightByEndpoint.set(endpoint, left);
       if (freedASlot) this.wake();
     }
   }
@@ -353,7 +355,8 @@ export class DeliveryEngine {
       });
       // A developer's test event (sendTestWebhook) says so, beside a payload of exactly the seven fields.
       if (isTestPurchaseId(delivery.purchase_id)) headers['x-platform-test'] = 'true';
-      const response = await this.http.post(delivery.webhook_url, headers, delivery.payload, delivery.app_id);
+      // Connections pooled per endpoint: one hanging destination cannot hold the sockets another endpoint of its app needs.
+      const response = await this.http.post(delivery.webhook_url, headers, delivery.payload, queueOf(delivery));
       this.metrics?.observeAttempt(response.durationMs, response.error === null);
       return { delivery, number, startedAt, url: delivery.webhook_url, headers, response };
     } catch (err) {

@@ -78,6 +78,9 @@ export function databaseNow(delivery: Pick<ClaimedDelivery, 'db_now' | 'local_at
 export const isHeld = (delivery: Pick<ClaimedDelivery, 'webhook_state'>): boolean =>
   delivery.webhook_state === WebhookEndpointState.PAUSED || delivery.webhook_state === WebhookEndpointState.DISABLED;
 
+/** The destination a delivery queues for (its endpoint; its app while a migration's backfill has not reached it): what slots and connection pools are kept per. */
+export const queueOf = (delivery: Pick<ClaimedDelivery, 'endpoint_id' | 'app_id'>): string => delivery.endpoint_id ?? delivery.app_id;
+
 /** The delivery's row as an UPDATE ... RETURNING gives it back. */
 export interface UpdatedRow {
   id: string;
@@ -96,92 +99,92 @@ export interface UpdatedRow {
 /** The deliveries still to be delivered, as the due index (next_attempt_at) knows them. */
 const QUEUED = isOpenSql('');
 /**
- * The same rows as the per-app queue index (app_id, next_attempt_at) knows them: a settled delivery has
- * no next attempt. Written apart from QUEUED so that only that index can serve the per-app statements.
+ * The same rows as the per-endpoint queue index (endpoint_id, next_attempt_at) knows them: a settled delivery has
+ * no next attempt. Written apart from QUEUED so that only that index can serve the per-endpoint statements.
  */
-const QUEUED_BY_APP = (alias: string) => `${alias}.next_attempt_at IS NOT NULL AND ${alias}.status NOT IN (${SETTLED})`;
+const QUEUED_BY_ENDPOINT = (alias: string) => `${alias}.next_attempt_at IS NOT NULL AND ${alias}.status NOT IN (${SETTLED})`;
 
 /** Claimable now (or within $7 ms, claims ahead): due, and not held by a live claim. */
 const CLAIMABLE = (alias: string) => `${alias}.next_attempt_at <= clock_timestamp() + $7 * interval '1 millisecond'
             AND (${alias}.claim_expires_at IS NULL OR ${alias}.claim_expires_at < clock_timestamp())`;
 
 /**
- * Claimable deliveries of apps not saturated here ($3), from the due index in time order: stepping over
- * the in-flight rows and the saturated apps' due backlog. `gate` is a condition the whole walk depends
+ * Claimable deliveries of endpoints not saturated here ($3), from the due index in time order: stepping over
+ * the in-flight rows and the saturated endpoints' due backlog. `gate` is a condition the whole walk depends
  * on ('' for none), so a statement can hold this walk as the branch it does not take.
  */
-const dueInTimeOrder = (gate: string) => `SELECT d.id, d.app_id, d.next_attempt_at FROM webhook_deliveries d
+const dueInTimeOrder = (gate: string) => `SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
           WHERE ${gate}${QUEUED} AND ${CLAIMABLE('d')}
-            AND NOT (d.app_id = ANY($3::text[]))
+            AND NOT COALESCE(d.endpoint_id = ANY($3::text[]), false)
           ORDER BY d.next_attempt_at
           LIMIT $2 * 4`;
 
-/** While no app is saturated here: time order, where only in-flight rows are stepped over. */
+/** While no endpoint is saturated here: time order, where only in-flight rows are stepped over. */
 const CANDIDATES_IN_TIME_ORDER = `candidates AS (
          ${dueInTimeOrder('')}
        )`;
 
 /**
- * Up to this many apps with queued deliveries, the claim looks app by app while some app is saturated;
- * beyond it, in time order. Measured with one saturated app: app by app costs about 8 µs per app with
- * queued work (had it no limit: 1,000 apps 9 ms a claim, 10,000 apps 79 ms), in time order about
- * 0.2 µs per row of the saturated apps' due backlog (50,000 rows: 12 ms). With a 50,000-row backlog:
- * 2 ms app by app with 2 apps, 4.5 ms with 100; past the limit, time order plus about 1 ms for the
- * scan that counted the apps.
+ * Up to this many endpoints with queued deliveries, the claim looks endpoint by endpoint while some endpoint is saturated;
+ * beyond it, in time order. Measured with one saturated app (when the cap was per app): endpoint by endpoint costs about 8 µs per endpoint with
+ * queued work (had it no limit: 1,000 endpoints 9 ms a claim, 10,000 endpoints 79 ms), in time order about
+ * 0.2 µs per row of the saturated endpoints' due backlog (50,000 rows: 12 ms). With a 50,000-row backlog:
+ * 2 ms endpoint by endpoint with 2 endpoints, 4.5 ms with 100; past the limit, time order plus about 1 ms for the
+ * scan that counted the endpoints.
  */
-const PER_APP_MAX_APPS = 200;
+const PER_ENDPOINT_MAX_ENDPOINTS = 200;
 
 /**
- * The apps with queued deliveries, one index probe each (a loose scan of the per-app queue index),
- * stopping one past PER_APP_MAX_APPS; `per_app` says whether they are few enough to look app by app.
- * Shared by the claim and the next-due question while some app is saturated here.
+ * The endpoints with queued deliveries, one index probe each (a loose scan of the per-endpoint queue index),
+ * stopping one past PER_ENDPOINT_MAX_ENDPOINTS; `per_endpoint` says whether they are few enough to look endpoint by endpoint.
+ * Shared by the claim and the next-due question while some endpoint is saturated here.
  */
-const APPS_WITH_QUEUED_WORK = `apps_with_work AS (
-         -- The index's own predicate only, so each step reads the index alone; the status is checked per app below.
-         (SELECT q.app_id, 1 AS nth FROM webhook_deliveries q WHERE q.next_attempt_at IS NOT NULL ORDER BY q.app_id LIMIT 1)
+const ENDPOINTS_WITH_QUEUED_WORK = `endpoints_with_work AS (
+         -- The index's own predicate only, so each step reads the index alone; the status is checked per endpoint below.
+         (SELECT q.endpoint_id, 1 AS nth FROM webhook_deliveries q WHERE q.next_attempt_at IS NOT NULL ORDER BY q.endpoint_id LIMIT 1)
          UNION ALL
-         SELECT (SELECT q.app_id FROM webhook_deliveries q WHERE q.next_attempt_at IS NOT NULL AND q.app_id > w.app_id ORDER BY q.app_id LIMIT 1), w.nth + 1
-           FROM apps_with_work w WHERE w.app_id IS NOT NULL AND w.nth <= ${PER_APP_MAX_APPS}
-       ), per_app AS (
-         SELECT count(*) <= ${PER_APP_MAX_APPS} AS chosen FROM apps_with_work WHERE app_id IS NOT NULL
-       ), open_apps AS (
-         SELECT app_id FROM apps_with_work WHERE app_id IS NOT NULL AND NOT (app_id = ANY($3::text[]))
+         SELECT (SELECT q.endpoint_id FROM webhook_deliveries q WHERE q.next_attempt_at IS NOT NULL AND q.endpoint_id > w.endpoint_id ORDER BY q.endpoint_id LIMIT 1), w.nth + 1
+           FROM endpoints_with_work w WHERE w.endpoint_id IS NOT NULL AND w.nth <= ${PER_ENDPOINT_MAX_ENDPOINTS}
+       ), per_endpoint AS (
+         SELECT count(*) <= ${PER_ENDPOINT_MAX_ENDPOINTS} AS chosen FROM endpoints_with_work WHERE endpoint_id IS NOT NULL
+       ), open_endpoints AS (
+         SELECT endpoint_id FROM endpoints_with_work WHERE endpoint_id IS NOT NULL AND NOT (endpoint_id = ANY($3::text[]))
        )`;
 
 /**
- * While some app is saturated here ($3): per app that is not, its earliest claimable deliveries, up to
- * its free slots. In time order the scan would step over every due delivery of the saturated apps,
+ * While some endpoint is saturated here ($3): per endpoint that is not, its earliest claimable deliveries, up to
+ * its free slots. In time order the scan would step over every due delivery of the saturated endpoints,
  * and a dead endpoint's backlog (tens of thousands) made each claim cost tens of milliseconds for all.
- * With more apps than PER_APP_MAX_APPS holding queued work, time order is the cheaper walk again: the
+ * With more endpoints than PER_ENDPOINT_MAX_ENDPOINTS holding queued work, time order is the cheaper walk again: the
  * branch not chosen is not run (its condition is a one-time filter).
  */
-const CANDIDATES_PER_OPEN_APP = `${APPS_WITH_QUEUED_WORK}, candidates AS (
-         (SELECT c.id, c.app_id, c.next_attempt_at FROM open_apps o
+const CANDIDATES_PER_OPEN_ENDPOINT = `${ENDPOINTS_WITH_QUEUED_WORK}, candidates AS (
+         (SELECT c.id, c.endpoint_id, c.next_attempt_at FROM open_endpoints o
            CROSS JOIN LATERAL (
-             SELECT d.id, d.app_id, d.next_attempt_at FROM webhook_deliveries d
-              WHERE d.app_id = o.app_id AND ${QUEUED_BY_APP('d')} AND ${CLAIMABLE('d')}
+             SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+              WHERE d.endpoint_id = o.endpoint_id AND ${QUEUED_BY_ENDPOINT('d')} AND ${CLAIMABLE('d')}
               ORDER BY d.next_attempt_at
-              LIMIT GREATEST(0, $6::int - COALESCE(($5::jsonb ->> o.app_id)::int, 0))
+              LIMIT GREATEST(0, $6::int - COALESCE(($5::jsonb ->> o.endpoint_id)::int, 0))
            ) c
-          WHERE (SELECT chosen FROM per_app)
+          WHERE (SELECT chosen FROM per_endpoint)
           ORDER BY c.next_attempt_at
           LIMIT $2 * 4)
          UNION ALL
-         (${dueInTimeOrder('NOT (SELECT chosen FROM per_app) AND ')})
+         (${dueInTimeOrder('NOT (SELECT chosen FROM per_endpoint) AND ')})
        )`;
 
 /**
- * Claims up to $2 deliveries due within $7 ms, at most $6 in flight per app (in flight now: $5, full
- * apps: $3), leased for $4 ms to claim token $1; records each attempt as started and returns what
+ * Claims up to $2 deliveries due within $7 ms, at most $6 in flight per endpoint (in flight now: $5, full
+ * endpoints: $3), leased for $4 ms to claim token $1; records each attempt as started and returns what
  * sending it needs. `candidates` is one of the two ways above of finding them.
  */
-const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, within_app_slots AS (
-         -- No more per app than its free slots here ($5: in flight per app): one claim over a bulk
+const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, within_endpoint_slots AS (
+         -- No more per endpoint than its free slots here ($5: in flight per endpoint): one claim over a bulk
          -- backlog would otherwise take a whole batch for one destination, and a few hanging
          -- destinations would hold every slot of the worker until they time out.
          SELECT id, next_attempt_at FROM (
-           SELECT id, next_attempt_at, row_number() OVER (PARTITION BY app_id ORDER BY next_attempt_at) AS nth,
-                  $6::int - COALESCE(($5::jsonb ->> app_id)::int, 0) AS free
+           SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at) AS nth,
+                  $6::int - COALESCE(($5::jsonb ->> endpoint_id)::int, 0) AS free
              FROM candidates) ranked
           WHERE nth <= free
           ORDER BY next_attempt_at
@@ -191,7 +194,7 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
          -- statistics are always stale (a burst of due rows arrives between two ANALYZEs), and with a
          -- join here the planner, expecting a handful of rows, re-ranked every candidate once per
          -- pending delivery: 300 ms for 200 rows instead of a few.
-         SELECT d.id FROM within_app_slots w
+         SELECT d.id FROM within_endpoint_slots w
            CROSS JOIN LATERAL (
              SELECT d.id FROM webhook_deliveries d
               WHERE d.id = w.id AND ${isOpenSql('d')}
@@ -225,32 +228,32 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
         -- Sent in this order: oldest due first (a recovery's backlog goes out oldest first).
         ORDER BY c.next_attempt_at, c.id`;
 
-/** The claim while no app is saturated here (exported, as the next three, for the tests that check the plans stay bounded). */
+/** The claim while no endpoint is saturated here (exported, as the next three, for the tests that check the plans stay bounded). */
 export const CLAIM_DUE_DELIVERIES = claimStatement(CANDIDATES_IN_TIME_ORDER);
-export const CLAIM_DUE_DELIVERIES_PAST_SATURATED_APPS = claimStatement(CANDIDATES_PER_OPEN_APP);
+export const CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS = claimStatement(CANDIDATES_PER_OPEN_ENDPOINT);
 
-/** Milliseconds until a delivery of an app not in $1 can be claimed (claims ahead: $2 ms early). */
+/** Milliseconds until a delivery of an endpoint not in $1 can be claimed (claims ahead: $2 ms early). */
 const untilClaimable = (earliest: string) => `GREATEST(0, EXTRACT(EPOCH FROM (${earliest} - clock_timestamp())) * 1000 - $2)::float AS ms`;
 
-/** The earliest unclaimed delivery of an app not in $1, in time order; `gate` as in dueInTimeOrder. */
+/** The earliest unclaimed delivery of an endpoint not in $1, in time order; `gate` as in dueInTimeOrder. */
 const nextInTimeOrder = (gate: string) => `SELECT next_attempt_at FROM webhook_deliveries
         WHERE ${gate}${QUEUED} AND (claim_expires_at IS NULL OR claim_expires_at < now())
-          AND NOT (app_id = ANY($1::text[]))
+          AND NOT COALESCE(endpoint_id = ANY($1::text[]), false)
         ORDER BY next_attempt_at LIMIT 1`;
 
 export const NEXT_DUE = `SELECT ${untilClaimable('next_attempt_at')} FROM (${nextInTimeOrder('')}) earliest`;
 
-/** As NEXT_DUE, app by app, so the saturated apps' backlogs are stepped over, not walked ($3 in the shared CTEs is $1 here). */
-export const NEXT_DUE_PAST_SATURATED_APPS = `WITH RECURSIVE ${APPS_WITH_QUEUED_WORK.replaceAll('$3', '$1')}, earliest AS (
-         (SELECT min(n.next_attempt_at) AS next_attempt_at FROM open_apps o
+/** As NEXT_DUE, endpoint by endpoint, so the saturated endpoints' backlogs are stepped over, not walked ($3 in the shared CTEs is $1 here). */
+export const NEXT_DUE_PAST_SATURATED_ENDPOINTS = `WITH RECURSIVE ${ENDPOINTS_WITH_QUEUED_WORK.replaceAll('$3', '$1')}, earliest AS (
+         (SELECT min(n.next_attempt_at) AS next_attempt_at FROM open_endpoints o
            CROSS JOIN LATERAL (
              SELECT d.next_attempt_at FROM webhook_deliveries d
-              WHERE d.app_id = o.app_id AND ${QUEUED_BY_APP('d')} AND (d.claim_expires_at IS NULL OR d.claim_expires_at < now())
+              WHERE d.endpoint_id = o.endpoint_id AND ${QUEUED_BY_ENDPOINT('d')} AND (d.claim_expires_at IS NULL OR d.claim_expires_at < now())
               ORDER BY d.next_attempt_at LIMIT 1
            ) n
-          WHERE (SELECT chosen FROM per_app))
+          WHERE (SELECT chosen FROM per_endpoint))
          UNION ALL
-         (${nextInTimeOrder('NOT (SELECT chosen FROM per_app) AND ')})
+         (${nextInTimeOrder('NOT (SELECT chosen FROM per_endpoint) AND ')})
        )
        -- No row when nothing is queued, as from NEXT_DUE (GREATEST would turn an empty minimum into 0).
        SELECT ${untilClaimable('next_attempt_at')} FROM earliest WHERE next_attempt_at IS NOT NULL`;
