@@ -18,7 +18,7 @@ export class WebhookEndpoints1796000028000 implements MigrationInterface {
     // The events it receives are GraphQL enum names, null for every event (those added later too).
     await queryRunner.query(`CREATE TABLE "webhook_endpoints" ("id" text NOT NULL, "app_id" text NOT NULL, "url" text NOT NULL,
         "description" text, "events" text array, "state" text NOT NULL DEFAULT 'ENABLED', "rate_limit_per_second" integer,
-        "created_at" TIMESTAMP WITH TIME ZONE NOT NULL, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL, CONSTRAINT "PK_webhook_endpoints" PRIMARY KEY ("id"))`);
+        "pace_next_at" TIMESTAMP WITH TIME ZONE, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL, CONSTRAINT "PK_webhook_endpoints" PRIMARY KEY ("id"))`);
     await queryRunner.query(`CREATE INDEX "idx_webhook_endpoints_app" ON "webhook_endpoints" ("app_id", "created_at", "id")`);
     // An app that chose all four events receives every event, as a new endpoint does by default.
     await queryRunner.query(`INSERT INTO webhook_endpoints (id, app_id, url, events, state, created_at, updated_at)

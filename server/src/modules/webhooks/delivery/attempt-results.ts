@@ -147,7 +147,8 @@ export class AttemptResults {
       // (databaseNow), and WRITE_RESULTS adds this to that clock, never to this worker's.
       const retryInMs = nextAttemptAt === null ? null : Math.round(nextAttemptAt.getTime() - databaseNow(delivery).getTime());
       return {
-        keep: keepsNearRetries && retryInMs !== null && retryInMs <= this.options.claimAheadMs,
+        // Not a paced endpoint's: its retry goes back through the claim, which books it a slot of the pace.
+        keep: keepsNearRetries && retryInMs !== null && retryInMs <= this.options.claimAheadMs && delivery.rate_limit_per_second === null,
         delivery_id: delivery.id,
         claim_token: delivery.claim_token,
         number,

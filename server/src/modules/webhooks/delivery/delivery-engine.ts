@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import type { EncryptionKey } from '../../../config.js';
@@ -56,6 +57,13 @@ export interface DeliveryEngineOptions {
   onHealthChanged?: () => void;
 }
 
+/**
+ * A paced endpoint's window: a second and a tenth. The limit is what the receiver sees, and a request sent on time
+ * can arrive a little late (a busy machine, the network) while the next arrives on time: the tenth keeps such a
+ * pair within the limit, for 9% of the pace.
+ */
+const PACE_WINDOW_MS = 1100;
+
 /** Per attempt, so only at debug: a busy worker makes thousands a second. Never the URL or headers (they can carry credentials). */
 function logAttempt({ delivery, number, response }: AttemptResult, trigger: AttemptTrigger): void {
   if (!logger.isLevelEnabled('debug')) return;
@@ -92,6 +100,10 @@ export class DeliveryEngine {
   private readonly secrets: SigningSecrets;
   private readonly results: AttemptResults;
   private readonly inFlightByEndpoint = new Map<string, number>();
+  /** Paced endpoints' deliveries claimed here and waiting for their booked send time, by endpoint. */
+  private readonly pacedWaiting = new Map<string, number>();
+  /** When this worker last sent to each paced endpoint (performance.now(), oldest first): at most its pace in a PACE_WINDOW_MS. */
+  private readonly pacedSends = new LRUCache<string, number[]>({ max: 10_000 });
   private inFlight = 0;
   /** Claimed deliveries whose attempt has not ended, by id: what a stopping worker hands back. */
   private readonly claimedInFlight = new Map<string, ClaimedDelivery>();
@@ -245,7 +257,10 @@ export class DeliveryEngine {
 
   /** Endpoints with as many attempts in flight here as one destination may have: not claimed until one ends. */
   private saturatedEndpoints(): string[] {
-    return [...this.inFlightByEndpoint].filter(([, n]) => n >= this.maxInFlightPerEndpoint).map(([endpoint]) => endpoint);
+    const full = [...this.inFlightByEndpoint].filter(([, n]) => n >= this.maxInFlightPerEndpoint).map(([endpoint]) => endpoint);
+    // A paced endpoint whose booked slots here are not all sent yet is claimed again only once they are: each claim
+    // books at most a second of its pace, so a backlog is booked a second at a time instead of slots far ahead.
+    return [...full, ...[...this.pacedWaiting.keys()].filter((endpoint) => !full.includes(endpoint))];
   }
 
   /**
@@ -279,22 +294,60 @@ export class DeliveryEngine {
     return claimed;
   }
 
+  /**
+   * Waits until sending one more request to a paced endpoint keeps it within `perSecond` in any second, by this
+   * worker's own sends: the booked slots are 1/N s apart, but a send made late (a busy event loop) followed by one on
+   * time would otherwise put N + 1 in a second. The window is PACE_WINDOW_MS, a little over a second (why there).
+   */
+  private async keepPace(endpoint: string, perSecond: number): Promise<void> {
+    const recent = this.pacedSends.get(endpoint) ?? [];
+    this.pacedSends.set(endpoint, recent);
+    for (;;) {
+      const now = performance.now();
+      while (recent.length > 0 && recent[0]! <= now - PACE_WINDOW_MS) recent.shift();
+      if (recent.length < perSecond) {
+        recent.push(now);
+        return;
+      }
+      await this.sleep(recent[0]! + PACE_WINDOW_MS - now);
+    }
+  }
+
+  /** One of a paced endpoint's booked slots here came (or was given up): once none waits, the endpoint may be claimed again. */
+  private sentPacedSlot(endpoint: string): void {
+    const left = this.pacedWaiting.get(endpoint)! - 1;
+    if (left > 0) {
+      this.pacedWaiting.set(endpoint, left);
+      return;
+    }
+    this.pacedWaiting.delete(endpoint);
+    this.wake();
+  }
+
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     this.inFlight += 1;
     const endpoint = queueOf(delivery);
     this.inFlightByEndpoint.set(endpoint, (this.inFlightByEndpoint.get(endpoint) ?? 0) + 1);
     this.claimedInFlight.set(delivery.id, delivery);
     this.unwritten.set(delivery.id, { claim_token: delivery.claim_token, number: delivery.attempt_count });
+    let paced = delivery.rate_limit_per_second !== null;
+    if (paced) this.pacedWaiting.set(endpoint, (this.pacedWaiting.get(endpoint) ?? 0) + 1);
     try {
       if (delivery.wait_ms > 0) {
-        // Claimed ahead: its slot is held meanwhile, and a shutdown may hand it back before it is sent.
+        // Claimed ahead, or waiting for its slot of the endpoint's pace: its slot is held meanwhile, and a shutdown may hand it back before it is sent.
         await this.sleep(delivery.wait_ms);
         if (this.handedBack.has(delivery.id)) return;
       }
+      if (paced) await this.keepPace(endpoint, delivery.rate_limit_per_second!);
+      if (this.handedBack.has(delivery.id)) return;
+      if (paced) this.sentPacedSlot(endpoint);
+      paced = false;
       const result = await this.send(delivery, delivery.attempt_count, ATTEMPT_TRIGGER[stateOf(delivery)]!);
       if (this.handedBack.has(delivery.id)) return;
       this.results.add(result);
     } finally {
+      // Handed back before its slot came: the slot goes unused.
+      if (paced) this.sentPacedSlot(endpoint);
       this.claimedInFlight.delete(delivery.id);
       // Only a slot that was full makes claimable work that was not claimable before.
       const freedASlot = this.inFlight === this.maxInFlight || this.inFlightByEndpoint.get(endpoint)! === this.maxInFlightPerEndpoint;

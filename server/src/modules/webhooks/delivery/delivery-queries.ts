@@ -174,6 +174,26 @@ const CANDIDATES_PER_OPEN_ENDPOINT = `${ENDPOINTS_WITH_QUEUED_WORK}, candidates 
        )`;
 
 /**
+ * The pace (rateLimitPerSecond: at most N requests in any second): each paced endpoint's claimed deliveries get
+ * consecutive send times 1/N s apart, from its next free slot (pace_next_at) or as far ahead as the claim looks ($7), and the endpoint's next free
+ * slot moves past them. Booked on the endpoint's row in the claim itself, so that workers claiming at once queue on
+ * that row and each books after the other (the UPDATE re-reads pace_next_at once the other's commit releases it).
+ * Used by the claim (claimed); `slots` gives each paced delivery its send time, which the worker waits for.
+ */
+const BOOK_PACED_SLOTS = `paced AS (
+         SELECT endpoint_id, count(*)::int AS n FROM claimed WHERE endpoint_id IS NOT NULL GROUP BY endpoint_id
+       ), booked AS (
+         UPDATE webhook_endpoints e
+            SET pace_next_at = GREATEST(clock_timestamp() + $7 * interval '1 millisecond', COALESCE(e.pace_next_at, '-infinity')) + p.n * (interval '1 second' / e.rate_limit_per_second)
+           FROM paced p
+          WHERE e.id = p.endpoint_id AND e.rate_limit_per_second IS NOT NULL
+         RETURNING e.id, e.pace_next_at - p.n * (interval '1 second' / e.rate_limit_per_second) AS first_slot, interval '1 second' / e.rate_limit_per_second AS spacing
+       ), slots AS (
+         SELECT c.id, b.first_slot + (row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) - 1) * b.spacing AS send_at
+           FROM claimed c JOIN booked b ON b.id = c.endpoint_id
+       )`;
+
+/**
  * Claims up to $2 deliveries due within $7 ms, at most $6 in flight per endpoint (in flight now: $5, full
  * endpoints: $3), leased for $4 ms to claim token $1; records each attempt as started and returns what
  * sending it needs. `candidates` is one of the two ways above of finding them.
@@ -182,10 +202,11 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
          -- No more per endpoint than its free slots here ($5: in flight per endpoint): one claim over a bulk
          -- backlog would otherwise take a whole batch for one destination, and a few hanging
          -- destinations would hold every slot of the worker until they time out.
+         -- A paced endpoint (rateLimitPerSecond) gets at most a second's worth per claim: its slots are booked below.
          SELECT id, next_attempt_at FROM (
-           SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at) AS nth,
-                  $6::int - COALESCE(($5::jsonb ->> endpoint_id)::int, 0) AS free
-             FROM candidates) ranked
+           SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at) AS nth,
+                  LEAST($6::int - COALESCE(($5::jsonb ->> c.endpoint_id)::int, 0), COALESCE(e.rate_limit_per_second, $6::int)) AS free
+             FROM candidates c LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id) ranked
           WHERE nth <= free
           ORDER BY next_attempt_at
           LIMIT $2
@@ -219,11 +240,12 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
          -- The trigger its state's attempt has: a delivery queued by recovery gets one MANUAL attempt (delivery-lifecycle.ts ATTEMPT_TRIGGER).
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, ${attemptTriggerSql('claimed')}, GREATEST(clock_timestamp(), next_attempt_at), false FROM claimed
-       )
+       ), ${BOOK_PACED_SLOTS}
        SELECT c.id, c.app_id, c.event_type, c.purchase_id, c.attempt_count, c.scheduled_attempts_done, c.created_at,
-              GREATEST(0, EXTRACT(EPOCH FROM (c.next_attempt_at - clock_timestamp())) * 1000)::float AS wait_ms,
+              GREATEST(0, EXTRACT(EPOCH FROM (GREATEST(c.next_attempt_at, paced_slot.send_at) - clock_timestamp())) * 1000)::float AS wait_ms,
               $1::text AS claim_token, c.status, c.recovering, clock_timestamp() AS db_now, ${ATTEMPT_MATERIALS('c')}
          FROM claimed c
+         LEFT JOIN slots paced_slot ON paced_slot.id = c.id
          ${JOIN_ATTEMPT_MATERIALS('c')}
         -- Sent in this order: oldest due first (a recovery's backlog goes out oldest first).
         ORDER BY c.next_attempt_at, c.id`;

@@ -36,6 +36,10 @@ export class WebhookEndpoint {
   @Column({ type: 'integer', name: 'rate_limit_per_second', nullable: true })
   rateLimitPerSecond: number | null;
 
+  /** The pace's next free send time (booked by the engine's claims, 1/rateLimitPerSecond apart); null before its first paced request. */
+  @Column({ type: 'timestamptz', name: 'pace_next_at', nullable: true })
+  paceNextAt: Date | null;
+
   @Field({ description: 'When it was added' })
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;

@@ -47,6 +47,7 @@ const toEndpoint = (row: Record<string, unknown>): WebhookEndpoint =>
     subscribedEvents: row.events ?? null,
     state: row.state,
     rateLimitPerSecond: row.rate_limit_per_second ?? null,
+    paceNextAt: row.pace_next_at ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   });
