@@ -53,6 +53,8 @@ describe('a test event', () => {
     await testEvent.getByLabel('Event to send').selectOption('APP_REFUNDED');
     await testEvent.getByRole('button', { name: 'Send test event' }).click();
     await testEvent.getByText('Sent app.refunded.').waitFor();
+    // The panel says how the webhook answered, without opening the delivery (issue 27, a small finding).
+    await expect.poll(() => testEvent.getByTestId('test-event-response').textContent(), { timeout: 20_000 }).toMatch(/^ Your webhook answered: HTTP 200 · [\d,]+ ms$/);
     await testEvent.getByRole('link', { name: /^Open delivery dlv_/ }).click();
     await page.waitForURL(/\/developer\/webhooks\/dlv_[^/?]+$/);
 

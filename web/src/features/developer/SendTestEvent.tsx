@@ -1,5 +1,5 @@
-import { useMutation } from '@apollo/client/react';
-import { useId, useState } from 'react';
+import { useMutation, useQuery } from '@apollo/client/react';
+import { useEffect, useId, useState } from 'react';
 import { graphql } from '../../gql';
 import type { WebhookEventType } from '../../gql/graphql';
 import { useT } from '../../i18n/i18n';
@@ -7,6 +7,7 @@ import { webhookDeliveryPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem, useProblemText } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
+import { LastResponse } from '../webhook-logs/last-response';
 import { eventWireName, SUBSCRIBABLE_EVENTS } from './app-rules';
 
 export const SendAppTestEventMutation = graphql(`
@@ -18,6 +19,24 @@ export const SendAppTestEventMutation = graphql(`
     }
   }
 `);
+
+/** The sent event's delivery, read until it has ended: its one attempt's answer is what the developer wants to see. */
+const TestDeliveryOutcomeQuery = graphql(`
+  query TestDeliveryOutcome($id: ID!) {
+    webhookDelivery(id: $id) {
+      id
+      status
+      lastAttempt {
+        statusCode
+        error
+        durationMs
+        outcome
+      }
+    }
+  }
+`);
+/** A test event is sent once, within the request timeout: a second's poll sees it end without a subscription of its own. */
+const OUTCOME_POLL_MS = 1000;
 
 // app.test first: the default, and the only one that imitates no business event.
 const TEST_EVENTS: readonly WebhookEventType[] = ['APP_TEST', ...SUBSCRIBABLE_EVENTS];
@@ -35,6 +54,13 @@ export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebh
   const [send, { data, loading, error, reset }] = useMutation(SendAppTestEventMutation);
   const problem = error ? serverProblem(error) : null;
   const sent = data?.sendTestWebhook;
+  const outcome = useQuery(TestDeliveryOutcomeQuery, { variables: { id: sent?.id ?? '' }, skip: !sent, fetchPolicy: 'network-only', pollInterval: OUTCOME_POLL_MS });
+  const delivery = outcome.data?.webhookDelivery;
+  const ended = delivery?.status === 'SUCCEEDED' || delivery?.status === 'FAILED';
+  const { stopPolling } = outcome;
+  useEffect(() => {
+    if (ended) stopPolling();
+  }, [ended, stopPolling]);
 
   return (
     <section className="card" aria-labelledby={headingId}>
@@ -66,6 +92,12 @@ export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebh
       {sent && (
         <p role="status">
           {t('testEvent.sent', { event: sent.eventName })} <Link href={webhookDeliveryPath(sent.id)}>{t('testEvent.open', { id: sent.id })}</Link>
+          {ended && (
+            <span data-testid="test-event-response">
+              {' '}
+              {t('testEvent.response')} <LastResponse attempt={delivery.lastAttempt} />
+            </span>
+          )}
         </p>
       )}
       {problem && <ErrorMessage message={problem.field === 'webhookUrl' ? t('webhooks.noWebhookUrl') : problemText(problem)} />}
