@@ -5,7 +5,7 @@ import { badInput, notFound } from '../../platform/errors.js';
 import { isTestPurchaseId, newTestPurchaseId, newWebhookId, ulid } from '../../platform/ids.js';
 import { Topic, type PostgresPubSub } from '../../platform/pubsub.js';
 import type { DeliveryLogService } from './delivery-log.service.js';
-import { bodyGone } from './delivery/delivery-recovery.js';
+import { webhookErrors } from './webhook.errors.js';
 import { LocalForward, WebhookForwardRequest } from './local-forward.types.js';
 import { webhookPayload } from './webhook-events.service.js';
 import { webhookHeaders } from './webhook-signing.js';
@@ -99,7 +99,7 @@ export class LocalForwardService {
     const test = isTestPurchaseId(delivery.purchaseId);
     const body = delivery.payloadText;
     if (body === undefined) throw new Error(`delivery ${delivery.id} was read without its payload`);
-    if (body === null) throw bodyGone();
+    if (body === null) throw webhookErrors.bodyGone();
     return Object.assign(new WebhookForwardRequest(), {
       deliveryId: delivery.id,
       appId: delivery.appId,

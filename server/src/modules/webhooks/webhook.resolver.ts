@@ -11,7 +11,7 @@ import type { WebhookHealthService } from './webhook-health.service.js';
 import { WebhookRecovery } from './webhook-recovery.type.js';
 import type { MarketplaceService } from '../marketplace/index.js';
 import type { DeliveryLogService } from './delivery-log.service.js';
-import { webhookDisabled, type DeliveryRecovery } from './delivery/delivery-recovery.js';
+import type { DeliveryRecovery } from './delivery/delivery-recovery.js';
 import type { WebhookEventsService } from './webhook-events.service.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { deliveryFromUpdate, type DeliveryUpdate } from './delivery-updates.js';
@@ -19,7 +19,8 @@ import { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { AttemptOutcome, WebhookEventType } from './webhook.types.js';
 import { notFound } from '../../platform/errors.js';
-import { endpointErrors, WebhookEndpointState } from './endpoints/webhook-endpoint.types.js';
+import { WebhookEndpointState } from './endpoints/webhook-endpoint.types.js';
+import { webhookErrors } from './webhook.errors.js';
 import type { WebhookEndpointsService } from './endpoints/webhook-endpoints.service.js';
 
 @ObjectType({ description: 'A page of webhook deliveries (Relay connection)' })
@@ -99,7 +100,8 @@ export class WebhookResolver {
     if (endpointId && chosen.length === 0) throw notFound('Webhook endpoint');
     const enabled = chosen.filter((endpoint) => endpoint.state === WebhookEndpointState.ENABLED);
     // Nothing may go out to a paused or disabled endpoint: refused when that is every endpoint asked for (the second round's app with one).
-    if (chosen.length > 0 && enabled.length === 0) throw chosen.some((endpoint) => endpoint.state === WebhookEndpointState.DISABLED) ? webhookDisabled() : endpointErrors.paused();
+    if (chosen.length > 0 && enabled.length === 0)
+      throw chosen.some((endpoint) => endpoint.state === WebhookEndpointState.DISABLED) ? webhookErrors.webhookDisabled() : webhookErrors.endpointPaused();
     return this.deliveryRecovery.recoverFailed(
       appId,
       since,

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { badInput, conflict, notFound } from '../../../platform/errors.js';
+import { badInput, notFound } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/auth/principal.js';
 import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import { idAtTime, type DeliveryLogService } from '../delivery-log.service.js';
@@ -7,7 +7,8 @@ import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import type { WebhookDelivery } from '../webhook-delivery.entity.js';
 import type { WebhookRecovery } from '../webhook-recovery.type.js';
 import { AttemptTrigger } from '../webhook.types.js';
-import { endpointErrors, WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
+import { WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
+import { webhookErrors } from '../webhook.errors.js';
 import { rollUp, ROLL_UP_ALONE } from './attempt-rollup.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { ClaimedDelivery, UpdatedRow } from './delivery-queries.js';
@@ -23,17 +24,6 @@ import {
   SETTLE_AFTER_MANUAL_SUCCESS,
   WHY_NOT_RESERVED,
 } from './manual-and-recovery-queries.js';
-
-/** Sending a delivery again needs its body, and it is no longer kept. */
-export const bodyGone = () =>
-  conflict('This delivery’s body is no longer kept: it is older than WEBHOOK_BODY_RETENTION, so it cannot be sent again. Nothing was changed.', 'BODY_NOT_KEPT');
-
-/** Sending deliveries again (one, or a recovery) while their endpoint is disabled after failure: nothing may go out until it is enabled again. */
-export const webhookDisabled = () =>
-  conflict(
-    'This webhook endpoint is disabled after sustained failures: enable it (resumeWebhookEndpoint, or enableWebhook for the app) before sending its deliveries again. Nothing was sent or recorded.',
-    'WEBHOOK_DISABLED',
-  );
 
 /**
  * What sends deliveries again beside the engine's loop: a manual redelivery (one MANUAL attempt through the
@@ -56,14 +46,14 @@ export class DeliveryRecovery {
   async redeliver(principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
     const delivery = await this.log.get(principal, deliveryId);
     if (!delivery) throw notFound('Delivery');
-    if (delivery.payloadText === null) throw bodyGone();
+    if (delivery.payloadText === null) throw webhookErrors.bodyGone();
     await this.attemptNow(deliveryId);
     return (await this.log.get(principal, deliveryId))!;
   }
 
   /**
    * One immediate MANUAL attempt. Success settles the delivery; failure leaves its status and schedule
-   * as they were (../shared/spec/decisions.md: a manual redelivery starts no new schedule).
+   * as they were: a manual redelivery starts no new schedule, so a developer's one try cannot buy six more.
    */
   private async attemptNow(deliveryId: string): Promise<void> {
     const [delivery]: ClaimedDelivery[] = await this.db.query(RESERVE_MANUAL_ATTEMPT, [deliveryId]);
@@ -71,11 +61,11 @@ export class DeliveryRecovery {
     if (!delivery) {
       const [why]: { endpoint_state: string | null; body_kept: boolean }[] = await this.db.query(WHY_NOT_RESERVED, [deliveryId]);
       if (!why) throw notFound('Delivery');
-      if (why.endpoint_state === null) throw endpointErrors.deleted();
-      if (why.endpoint_state === WebhookEndpointState.DISABLED) throw webhookDisabled();
-      if (why.endpoint_state === WebhookEndpointState.PAUSED) throw endpointErrors.paused();
-      if (!why.body_kept) throw bodyGone();
-      throw endpointErrors.notEnabled();
+      if (why.endpoint_state === null) throw webhookErrors.endpointDeleted();
+      if (why.endpoint_state === WebhookEndpointState.DISABLED) throw webhookErrors.webhookDisabled();
+      if (why.endpoint_state === WebhookEndpointState.PAUSED) throw webhookErrors.endpointPaused();
+      if (!why.body_kept) throw webhookErrors.bodyGone();
+      throw webhookErrors.endpointNotEnabled();
     }
     const { number, startedAt, url, headers, response } = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
     const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {

@@ -1,5 +1,5 @@
 /**
- * Request headers are kept once per delivery, and only what cannot be known otherwise (issue 19: they
+ * Request headers are kept once per delivery, and only what cannot be known otherwise (they
  * were about half of every attempt row). Every attempt of a delivery sends the same body signature and
  * event; the content type, user agent and delivery id never change, and the attempt number and
  * timestamp are the attempt's own number and start. So a header is stored only where it differs from

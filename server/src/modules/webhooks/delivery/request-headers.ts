@@ -1,5 +1,5 @@
 /**
- * How an attempt's request headers are kept (issue 19): once per delivery, and only what cannot be known
+ * How an attempt's request headers are kept: once per delivery, and only what cannot be known
  * otherwise. delivery/request-headers-sql.ts says it in SQL for the statements; this is the worker's
  * side, so that the usual result write compares two small values instead of working the headers out in
  * PostgreSQL for every attempt. Both are built from the constants here.
@@ -75,7 +75,7 @@ export const EVENT_HEADER = 'x-platform-event';
 const USUAL_BODY_SIGNATURE = /^sha256=[0-9a-f]{64}$/;
 
 /**
- * A delivery's shared headers (splitHeaders `shared`) as webhook_request_headers stores them (issue 19):
+ * A delivery's shared headers (splitHeaders `shared`) as webhook_request_headers stores them:
  * the usual body signature as its 32 bytes (`bodySignature`, hex; body_signature), the event header left
  * out when it says the delivery's own event type (a JSON null there when it was not sent at all), and
  * the JSON (`headers`) only for anything else, null when nothing else is left. Read back exactly by

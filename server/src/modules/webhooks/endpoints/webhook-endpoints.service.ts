@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { ErrorCode, notFound, PlazaError } from '../../../platform/errors.js';
+import { notFound } from '../../../platform/errors.js';
 import { ulid } from '../../../platform/ids.js';
 import { blockedHostReason } from '../../../platform/outbound-http/address-policy.js';
 import { sqlLiterals, sqlText } from '../../../platform/sql-literals.js';
@@ -9,7 +9,8 @@ import { transitionSql } from '../delivery/delivery-lifecycle-sql.js';
 import { HELD_WHILE_DISABLED, WebhookEventType, WebhookState } from '../webhook.types.js';
 import { WebhookEndpoint } from './webhook-endpoint.entity.js';
 import type { WebhookEndpointInput } from './webhook-endpoint.input.js';
-import { endpointErrors, HELD_WHILE_PAUSED, RECEIVABLE_EVENTS, WebhookEndpointState } from './webhook-endpoint.types.js';
+import { HELD_WHILE_PAUSED, RECEIVABLE_EVENTS, WebhookEndpointState } from './webhook-endpoint.types.js';
+import { webhookErrors } from '../webhook.errors.js';
 
 const { ENABLED, PAUSED, DISABLED } = WebhookEndpointState;
 
@@ -108,7 +109,7 @@ export class WebhookEndpointsService {
     this.checkUrl(fields.url, 'url');
     return this.db.transaction(async (manager) => {
       const existing = await this.lockEndpointsOf(manager, appId);
-      if (existing.length >= this.options.endpointsPerApp) throw endpointErrors.tooMany(this.options.endpointsPerApp);
+      if (existing.length >= this.options.endpointsPerApp) throw webhookErrors.tooManyEndpoints(this.options.endpointsPerApp);
       const endpoint = await this.insert(manager, appId, fields);
       await this.mirror(manager, appId);
       return endpoint;
@@ -266,8 +267,8 @@ export class WebhookEndpointsService {
   private checkUrl(value: string, field: string): void {
     if (this.options.allowPrivateUrls) return;
     const url = new URL(value);
-    if (url.protocol !== 'https:') throw new PlazaError(ErrorCode.BAD_USER_INPUT, `${field} must use HTTPS (https://...)`, field, 'WEBHOOK_NOT_HTTPS');
+    if (url.protocol !== 'https:') throw webhookErrors.endpointNotHttps(field);
     const reason = blockedHostReason(url);
-    if (reason) throw new PlazaError(ErrorCode.BAD_USER_INPUT, `${field} cannot point at an internal address: ${reason}`, field, 'WEBHOOK_INTERNAL_ADDRESS');
+    if (reason) throw webhookErrors.endpointInternal(field, reason);
   }
 }
