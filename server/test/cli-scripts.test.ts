@@ -141,7 +141,7 @@ describe('plaza test', () => {
     const app = await submitApp(developer, { webhookUrl: real.url('/hooks') });
     const ok = await cli(['test', 'app.purchased', '--app', app.id]);
     expect(ok, ok.stderr).toMatchObject({ code: 0 });
-    expect(ok.stdout).toMatch(new RegExp(`^Test app.purchased dlv_\\w+ to ${real.url('/hooks').replace(/[.?]/g, '\\$&')}: SUCCEEDED, 200 \\d+ms\\n$`));
+    expect(ok.stdout).toMatch(new RegExp(`^Test app.purchased dlv_\\w+ \\(ep_\\w+\\) to ${real.url('/hooks').replace(/[.?]/g, '\\$&')}: SUCCEEDED, 200 \\d+ms\\n$`));
     expect(real.requests).toHaveLength(1);
     expect(real.requests[0]!.headers['x-platform-test']).toBe('true');
 

@@ -164,7 +164,7 @@ describe('plaza apps, deliveries, redeliver, tail', () => {
     expect(installed.every((d) => d.eventName === 'app.installed' && made.includes(d.id))).toBe(true);
 
     const table = await plaza_(['deliveries', '--app', other.id, '--limit', '3']);
-    expect(table.stdout.split('\n')[0]).toMatch(/^CREATED\s+ID\s+EVENT\s+STATUS/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^CREATED\s+ID\s+ENDPOINT\s+EVENT\s+STATUS/);
     expect(table.stdout.trim().split('\n')).toHaveLength(4);
     expect(table.stdout).toContain(lines[0]!.id);
   });

@@ -49,7 +49,7 @@ const agents = new Map<string, Agent>();
  * A POST with node:http(s) rather than fetch: the first fetch of a process loads undici, which cost 0.1-0.15 s
  * of a command's start on this machine against 0.04-0.05 s for node:http.
  */
-async function postJson(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+export async function postJson(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
   const target = new URL(url);
   const { request, Agent: AgentOf } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
   let agent = agents.get(target.protocol);

@@ -28,6 +28,9 @@ Environment:
   NO_COLOR     set to anything to print without colour (colour is only used on a terminal anyway)`,
   )
   .showHelpAfterError('(run with --help for usage)')
+  // A command's options belong to the command they follow: without it, `plaza endpoints add --app` would have
+  // --app taken by `plaza endpoints` (which lists with --app) before `add` saw it.
+  .enablePositionalOptions()
   .exitOverride();
 
 program
@@ -80,6 +83,7 @@ program
   .option('--status <status>', `only this status: ${STATUSES.join(', ').toLowerCase()}`)
   .option('--event <event>', `only this event: ${EVENTS.join(', ')}`)
   .option('--purchase <purchaseId>', 'only this purchase (APP-<ms>-<suffix>)')
+  .option('--endpoint <id>', 'only the deliveries to this endpoint (ep_<ULID>, as plaza endpoints lists them; removed ones too)')
   .option('--since <time>', 'only deliveries created since then: 2026-11-23T10:00:00Z, or 30m, 2h, 7d ago')
   .option('--limit <n>', `at most this many (default ${DEFAULT_LIMIT})`)
   .addOption(json())
@@ -89,6 +93,7 @@ program
   .command('tail')
   .description("an app's delivery updates (new deliveries, attempts, status changes) live, until Ctrl-C")
   .requiredOption('--app <id>', 'the app')
+  .option('--endpoint <id>', "only the updates of this endpoint's deliveries")
   .addOption(json())
   .action(lazy(async () => (await import('./commands/live.js')).tail));
 
@@ -104,6 +109,7 @@ program
   .description('send again every FAILED delivery of an app since a time (one attempt each, oldest first), showing the progress')
   .requiredOption('--app <id>', 'the app')
   .requiredOption('--since <time>', 'deliveries created since then: 2026-11-23T10:00:00Z, or 30m, 2h, 7d ago')
+  .option('--endpoint <id>', "only this endpoint's failed deliveries (every enabled endpoint's when not given)")
   .option('--no-wait', 'queue them and return without watching them go')
   .addOption(json())
   .action(lazy(async () => (await import('./commands/live.js')).recover));
@@ -111,12 +117,50 @@ program
 program
   .command('test')
   .description(
-    "send a signed sample event, marked X-Platform-Test: true, to the app's real webhook URL (sent once, never retried; nothing is bought) and wait for its answer; exits 3 when the receiver did not take it",
+    "send a signed sample event, marked X-Platform-Test: true, to the app's real endpoints (sent once each, never retried; nothing is bought) and wait for every answer; exits 3 when a receiver did not take it",
   )
   .argument('<event>', EVENTS.join(', '))
   .requiredOption('--app <id>', 'the app')
+  .option('--endpoint <id>', 'only to this endpoint of the app (every endpoint when not given)')
   .addOption(json())
   .action(lazy(async () => (await import('./commands/webhook.js')).testEvent));
+
+const endpoints = program
+  .command('endpoints')
+  .description("an app's webhook endpoints (id, state, URL, events, pace); add, pause, resume or remove one")
+  .enablePositionalOptions()
+  .option('--app <id>', 'the app')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/endpoints.js')).listEndpoints));
+endpoints
+  .command('add')
+  .description("another destination for the app's events (no new review; with a sign-in token: Plaza refuses API tokens here); prints its id")
+  .requiredOption('--app <id>', 'the app')
+  .requiredOption('--url <url>', 'where to POST its deliveries (https; plain http and localhost in development)')
+  .option('--description <text>', 'what it is for (one line, at most 200 characters)')
+  .option('--events <list>', `only these events, comma separated (default: all, later ones too): ${EVENTS.filter((e) => e !== 'app.test').join(',')}`)
+  .option('--rate <n>', 'at most this many requests in any second (1-1000; default: no pace)')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/endpoints.js')).addEndpoint));
+endpoints
+  .command('pause')
+  .description('send nothing to it: its events are recorded and held until it is resumed')
+  .argument('<endpointId>', 'ep_<ULID>')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/endpoints.js')).pauseEndpoint));
+endpoints
+  .command('resume')
+  .description('send new events to it again; plaza recover --endpoint sends what was held')
+  .argument('<endpointId>', 'ep_<ULID>')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/endpoints.js')).resumeEndpoint));
+endpoints
+  .command('remove')
+  .description('delete it: its pending deliveries give up (FAILED), the log keeps them; asks first on a terminal')
+  .argument('<endpointId>', 'ep_<ULID>')
+  .option('--yes', 'do not ask (needed when not on a terminal)')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/endpoints.js')).removeEndpoint));
 
 program
   .command('webhook')

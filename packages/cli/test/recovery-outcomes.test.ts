@@ -15,6 +15,7 @@ const attempt = (number: number, trigger: string, outcome: string): Attempt => (
 const delivery = (id: string, status: string, attempts: Attempt[]): Delivery => ({
   id,
   appId: 'app_1',
+  endpointId: 'ep_1',
   eventName: 'app.purchased',
   status,
   attemptCount: attempts.length,

@@ -2,13 +2,16 @@ import { PlazaApi, requireOwnApp } from '../api.js';
 import { loadSettings } from '../config.js';
 import { DEFAULT_LIMIT, parseEvent, parsePositiveInt, parseStatus, parseTime } from '../parse.js';
 import { colours, paintStatus, printJson, printTable, progress } from '../output.js';
+import { parseEndpointId } from './endpoints.js';
 
-export const DELIVERY_FIELDS = `id appId eventName status attemptCount purchaseId heldReason createdAt updatedAt nextAttemptAt payload
+export const DELIVERY_FIELDS = `id appId endpointId eventName status attemptCount purchaseId heldReason createdAt updatedAt nextAttemptAt payload
   attempts { number trigger outcome statusCode error durationMs finished startedAt }`;
 
 export interface Delivery {
   id: string;
   appId: string;
+  /** Kept after the endpoint is removed. */
+  endpointId: string;
   eventName: string;
   status: string;
   attemptCount: number;
@@ -31,6 +34,7 @@ export interface DeliveriesOptions {
   status?: string;
   event?: string;
   purchase?: string;
+  endpoint?: string;
   since?: string;
   limit?: string;
   json?: boolean;
@@ -51,6 +55,7 @@ export async function deliveries(options: DeliveriesOptions): Promise<void> {
     ...(options.status ? { status: parseStatus('--status', options.status) } : {}),
     ...(options.event ? { event: parseEvent('--event', options.event) } : {}),
     ...(options.purchase ? { purchaseId: options.purchase } : {}),
+    ...(options.endpoint ? { endpointId: parseEndpointId('--endpoint', options.endpoint) } : {}),
     ...(options.since ? { since: parseTime('--since', options.since).toISOString() } : {}),
   };
   const api = new PlazaApi(await loadSettings());
@@ -79,9 +84,9 @@ export async function deliveries(options: DeliveriesOptions): Promise<void> {
   if (options.json) return;
   if (found.length === 0) return void process.stdout.write('No deliveries match\n');
   printTable(
-    ['CREATED', 'ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST', 'PURCHASE'],
-    found.map((d) => [d.createdAt.replace('T', ' ').slice(0, 19), d.id, d.eventName, d.status, String(d.attemptCount), lastAttempt(d), d.purchaseId]),
-    (column, cell, padded) => (column === 3 ? paintStatus(cell, padded) : padded),
+    ['CREATED', 'ID', 'ENDPOINT', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST', 'PURCHASE'],
+    found.map((d) => [d.createdAt.replace('T', ' ').slice(0, 19), d.id, d.endpointId, d.eventName, d.status, String(d.attemptCount), lastAttempt(d), d.purchaseId]),
+    (column, cell, padded) => (column === 4 ? paintStatus(cell, padded) : padded),
   );
   if (found.length === limit) process.stderr.write(colours.dim(`Showing the newest ${limit}; --limit shows more\n`));
 }

@@ -5,9 +5,10 @@ import { CliError, DELIVERY_FAILED_EXIT_CODE } from '../errors.js';
 import { colours, paintStatus, printJson, progress } from '../output.js';
 import { parseTime } from '../parse.js';
 import { lastAttempt, type Delivery } from './deliveries.js';
+import { parseEndpointId } from './endpoints.js';
 import { RecoveryOutcomes, type Attempt } from './recovery-outcomes.js';
 
-const LIVE_FIELDS = `id appId eventName status attemptCount purchaseId heldReason createdAt updatedAt nextAttemptAt
+const LIVE_FIELDS = `id appId endpointId eventName status attemptCount purchaseId heldReason createdAt updatedAt nextAttemptAt
   attempts { number trigger outcome statusCode error durationMs finished startedAt }`;
 const UPDATES = `subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { ${LIVE_FIELDS} } }`;
 
@@ -39,7 +40,8 @@ function subscribeUpdates(client: Client, appId: string, onUpdate: (d: Delivery)
   );
 }
 
-export async function tail(options: { app: string; json?: boolean }): Promise<void> {
+export async function tail(options: { app: string; endpoint?: string; json?: boolean }): Promise<void> {
+  const endpointId = options.endpoint === undefined ? undefined : parseEndpointId('--endpoint', options.endpoint);
   const api = new PlazaApi(await loadSettings());
   await requireOwnApp(api, options.app);
   let stopping = false;
@@ -50,7 +52,7 @@ export async function tail(options: { app: string; json?: boolean }): Promise<vo
     wake();
   };
   const client = await api.websocket({
-    onConnected: () => process.stderr.write(colours.dim(`Watching the deliveries of ${options.app} live (Ctrl-C to stop)\n`)),
+    onConnected: () => process.stderr.write(colours.dim(`Watching the deliveries of ${options.app}${endpointId ? ` to ${endpointId}` : ''} live (Ctrl-C to stop)\n`)),
     onClosed: () => void (stopping || failure || process.stderr.write(colours.yellow('Connection lost; reconnecting (updates made meanwhile are in plaza deliveries)\n'))),
     onFailed: fail,
   });
@@ -58,6 +60,8 @@ export async function tail(options: { app: string; json?: boolean }): Promise<vo
     client,
     options.app,
     (d) => {
+      // The subscription is per app; one endpoint's updates are picked here.
+      if (endpointId && d.endpointId !== endpointId) return;
       if (options.json) return printJson(d);
       const time = new Date(d.updatedAt).toLocaleTimeString();
       process.stdout.write(
@@ -118,13 +122,13 @@ const RE_READ_BATCH = 10;
 const QUIET_MS = 2000;
 
 /** The attempt count of each FAILED delivery of the app since then that recovery can send, before it is asked to. */
-async function countsBefore(api: PlazaApi, appId: string, since: Date): Promise<Map<string, number>> {
+async function countsBefore(api: PlazaApi, appId: string, since: Date, endpointId: string | undefined): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   let after: string | null = null;
   for (;;) {
     const page: {
       webhookDeliveries: { edges: { node: { id: string; attemptCount: number; payloadKept: boolean } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
-    } = await api.request(FAILED_SINCE, { first: 100, after, filter: { appId, status: 'FAILED', since: since.toISOString() } });
+    } = await api.request(FAILED_SINCE, { first: 100, after, filter: { appId, status: 'FAILED', since: since.toISOString(), ...(endpointId ? { endpointId } : {}) } });
     for (const { node } of page.webhookDeliveries.edges) if (node.payloadKept) counts.set(node.id, node.attemptCount);
     if (!page.webhookDeliveries.pageInfo.hasNextPage || !page.webhookDeliveries.pageInfo.endCursor) return counts;
     after = page.webhookDeliveries.pageInfo.endCursor;
@@ -138,8 +142,9 @@ async function readNow(api: PlazaApi, ids: string[]): Promise<Delivery[]> {
   return Object.values(data).filter((d): d is Delivery => d !== null);
 }
 
-export async function recover(options: { app: string; since: string; wait: boolean; json?: boolean }): Promise<void> {
+export async function recover(options: { app: string; since: string; endpoint?: string; wait: boolean; json?: boolean }): Promise<void> {
   const since = parseTime('--since', options.since);
+  const endpointId = options.endpoint === undefined ? undefined : parseEndpointId('--endpoint', options.endpoint);
   if (since.getTime() > Date.now()) throw new CliError(`--since must not be in the future (${since.toISOString()})`);
   const api = new PlazaApi(await loadSettings());
   await requireOwnApp(api, options.app);
@@ -166,6 +171,8 @@ export async function recover(options: { app: string; since: string; wait: boole
         client,
         options.app,
         (d) => {
+          // The subscription is per app: another endpoint's deliveries are no part of a recovery of one.
+          if (endpointId && d.endpointId !== endpointId) return;
           // Updates before the counts are read are kept for then: one may queue a delivery failed meanwhile.
           if (!watch) return void early.push(d);
           if (watch.see(d)) lastProgress = Date.now();
@@ -181,10 +188,10 @@ export async function recover(options: { app: string; since: string; wait: boole
     // (Read through a cast: TypeScript does not see the handlers that set it, and would narrow it to undefined below.)
     if (failure as CliError | undefined) throw failure;
     // What each delivery had before this command, so the attempt it causes is told from older ones.
-    const counts = client ? await countsBefore(api, options.app, since) : new Map<string, number>();
+    const counts = client ? await countsBefore(api, options.app, since, endpointId) : new Map<string, number>();
     const { recoverWebhookDeliveries: recovery } = await api.request<{ recoverWebhookDeliveries: Recovery }>(
-      `mutation($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { appId since deliveriesQueued deliveriesSkipped } }`,
-      { appId: options.app, since: since.toISOString() },
+      `mutation($appId: ID!, $since: DateTime!, $endpointId: ID) { recoverWebhookDeliveries(appId: $appId, since: $since, endpointId: $endpointId) { appId since deliveriesQueued deliveriesSkipped } }`,
+      { appId: options.app, since: since.toISOString(), endpointId },
     );
     if (options.json) printJson(recovery);
     else if (recovery.deliveriesSkipped > 0)
