@@ -21,12 +21,26 @@ export interface PlazaProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface StartOptions {
+  /** The checkout whose build runs (another release's, for a rolling upgrade); this one by default. */
+  root?: string;
+  /** How long it may take to become ready (an API migrating a large history takes longer); 60 s by default. */
+  readyWithinMs?: number;
+}
+
 /**
  * Runs the built server (`node server/dist/<entry>`) as its own process, as `pnpm start` or
  * `pnpm worker` would; ready when /readyz answers (API) or when a log line matches `readyLine` (worker).
+ * One not ready in time is killed before the error is thrown: left running, it would go on using the
+ * database and the machine behind the failed test (and outlive the run, as it is in no list to stop).
  */
-export async function startPlazaProcess(env: Record<string, string | undefined>, entry = 'main.js', readyLine?: RegExp): Promise<PlazaProcess> {
-  const script = path.join(REPO_ROOT, 'server/dist', entry);
+export async function startPlazaProcess(
+  env: Record<string, string | undefined>,
+  entry = 'main.js',
+  readyLine?: RegExp,
+  { root = REPO_ROOT, readyWithinMs = 60_000 }: StartOptions = {},
+): Promise<PlazaProcess> {
+  const script = path.join(root, 'server/dist', entry);
   if (!existsSync(script)) throw new Error(`${script} is missing: run pnpm build first`);
   const cleanEnv = { ...process.env };
   delete cleanEnv.DATABASE_URL;
@@ -42,7 +56,7 @@ export async function startPlazaProcess(env: Record<string, string | undefined>,
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${env.PORT ?? 0}`;
   // Ready, or exited (then the check below fails at once rather than after the whole minute).
-  await vi.waitFor(
+  const ready = vi.waitFor(
     async () => {
       if (child.exitCode !== null) return;
       const ready = readyLine
@@ -51,10 +65,17 @@ export async function startPlazaProcess(env: Record<string, string | undefined>,
             (r) => r.ok,
             () => false,
           );
-      if (!ready) throw new Error(`Plaza did not become ready within 60 s:\n${output}`);
+      if (!ready) throw new Error(`Plaza did not become ready within ${readyWithinMs / 1000} s:\n${output}`);
     },
-    { timeout: 60_000, interval: 100 },
+    { timeout: readyWithinMs, interval: 100 },
   );
+  try {
+    await ready;
+  } catch (error) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    throw error;
+  }
   if (child.exitCode !== null) throw new Error(`Plaza exited with ${child.exitCode}:\n${output}`);
   const handle: PlazaProcess = {
     child,
