@@ -208,6 +208,29 @@ tokens
   .addOption(json())
   .action(lazy(async () => (await import('./commands/tokens.js')).revokeToken));
 
+const dev = program
+  .command('dev')
+  .description(
+    'development mode only: sign in (development sign-in; stored as the login), create or reuse by name an app whose webhook URL is your local receiver, approve it as the development reviewer and give a development buyer points; prints the app id',
+  )
+  .enablePositionalOptions()
+  .option('--url <url>', "the app's webhook URL, your local receiver (default http://localhost:3000/webhooks/plaza)")
+  .option('--name <name>', 'the app to create, or reuse when you have one of that name (default "My dev app")')
+  .option('--email <email>', 'the developer to sign in as (default dev@example.com)')
+  .option('--buyer <email>', 'the development buyer (default buyer@example.com)')
+  .option('--admin <email>', 'the development admin who credits points (default: the first of PLATFORM_ADMIN_EMAILS)')
+  .option('--reviewer <email>', 'the development reviewer (default: the first of PLATFORM_REVIEWER_EMAILS, else the admin)')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/dev.js')).dev));
+dev
+  .command('buy')
+  .description('the development buyer buys the app (refunding their earlier purchase of it first), so a real app.purchased is sent; prints the purchase id')
+  .requiredOption('--app <id>', 'the app, as plaza dev printed it')
+  .option('--buyer <email>', 'the development buyer (default buyer@example.com)')
+  .option('--admin <email>', 'the development admin, to top up points or refund (default: the first of PLATFORM_ADMIN_EMAILS)')
+  .addOption(json())
+  .action(lazy(async () => (await import('./commands/dev.js')).devBuy));
+
 program
   .command('verify')
   .description('check the signatures of a captured webhook request (for support and debugging); exits 1 when one is wrong')
