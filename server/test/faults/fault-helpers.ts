@@ -6,7 +6,7 @@ import { WebhookEventType } from '../../src/modules/webhooks/webhook.types.js';
 import { newPurchaseId } from '../../src/platform/ids.js';
 import { findFreePort } from '../../src/platform/embedded-postgres.js';
 import { TEST_ENCRYPTION_KEY } from '../helpers/plaza.js';
-import { startPlazaProcess, type PlazaProcess } from '../helpers/process.js';
+import { startPlazaProcess, type PlazaProcess, type StartOptions } from '../helpers/process.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 export const WORKER_READY = /delivery worker started/;
@@ -24,13 +24,13 @@ const sharedEnv = (databaseUrl: string, env: Record<string, string>) => ({
 });
 
 /** `pnpm start` with RUN_WORKER=false: an API process that delivers nothing itself. */
-export async function startApiProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<PlazaProcess> {
-  return startPlazaProcess(sharedEnv(databaseUrl, { RUN_WORKER: 'false', PORT: String(await findFreePort()), ...env }));
+export async function startApiProcess(databaseUrl: string, env: Record<string, string> = {}, options?: StartOptions): Promise<PlazaProcess> {
+  return startPlazaProcess(sharedEnv(databaseUrl, { RUN_WORKER: 'false', PORT: String(await findFreePort()), ...env }), 'main.js', undefined, options);
 }
 
 /** `pnpm worker`: ready once it logs that its job worker started. */
-export function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<PlazaProcess> {
-  return startPlazaProcess(sharedEnv(databaseUrl, env), 'worker.js', WORKER_READY);
+export function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}, options?: StartOptions): Promise<PlazaProcess> {
+  return startPlazaProcess(sharedEnv(databaseUrl, env), 'worker.js', WORKER_READY, options);
 }
 
 /** Polls `check` (vi.waitFor) until it returns a value other than undefined/false; fails with `what` after `timeoutMs`. */

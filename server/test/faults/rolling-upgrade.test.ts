@@ -1,0 +1,205 @@
+import { decodeEncryptionKey } from '../../src/config.js';
+import { MIGRATIONS } from '../../src/platform/migrations/index.js';
+import { sealSecret } from '../../src/platform/secret-crypto.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, migratedDataSource, migrationIndex } from '../helpers/database.js';
+import { TEST_ENCRYPTION_KEY } from '../helpers/plaza.js';
+import type { PlazaProcess } from '../helpers/process.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { openDatabase, purchaseEventProducer, startApiProcess, startWorkerProcess, waitUntil } from './fault-helpers.js';
+import { buildPreviousRelease, startPreviousProducer, type PreviousRelease } from './previous-release.js';
+
+// Issue 29, section 2: an upgrade never stops deliveries. The previous release (before endpoints) runs a worker and
+// records purchases at a steady rate on a large history; this release's API starts beside it and runs the endpoints
+// migrations (expand with a trigger, a batched backfill, an index built concurrently); then this release's worker
+// joins and the old one is stopped. Nothing committed is lost or sent twice, and no write waits a second for a lock.
+
+/** The history the migrations walk. `pnpm test` runs 200,000; ROLLING_UPGRADE_DELIVERIES=1000000 for the figures in the README. */
+const HISTORY = Number(process.env.ROLLING_UPGRADE_DELIVERIES ?? 200_000);
+const PER_SECOND = 20;
+/** What the issue allows any write to wait for a migration's lock. */
+const MOST_WAIT_MS = 1000;
+const APP = 'app_01KROLLINGUPGRADE0000000A';
+const ENDPOINT = `ep_${APP.slice('app_'.length)}`;
+const WORKER_ENV = { WEBHOOK_RETRY_SCHEDULE: Array<string>(10).fill('300ms').join(), WEBHOOK_TIMEOUT: '5s', WEBHOOK_CLAIM_LEASE: '20s' };
+
+/**
+ * Samples every backend of the database waiting on a lock (pg_stat_activity, every 50 ms) and keeps, per statement,
+ * the longest wait seen: the result writes and claims of the old worker, the inserts of the producer. The
+ * migration's own DDL waiting for its lock (at most 1 s, then it tries again) and the schema lock's advisory
+ * wait of a process starting are not writes held up.
+ */
+async function startLockSampler(databaseUrl: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const longest = new Map<string, { ms: number; query: string }>();
+  let running = true;
+  const sampling = (async () => {
+    while (running) {
+      const { rows } = await client.query<{ key: string; ms: number; query: string }>(
+        `SELECT pid || '/' || query_start AS key, extract(epoch FROM clock_timestamp() - query_start) * 1000 AS ms, left(query, 120) AS query
+           FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event <> 'advisory' AND pid <> pg_backend_pid()
+            AND query !~* '^\\s*(ALTER|CREATE|DROP)\\s'`,
+      );
+      for (const row of rows) if ((longest.get(row.key)?.ms ?? 0) < row.ms) longest.set(row.key, { ms: Math.round(row.ms), query: row.query });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await sampling;
+      await client.end();
+      return [...longest.values()].sort((a, b) => b.ms - a.ms);
+    },
+  };
+}
+
+describe('a rolling upgrade on a large history', () => {
+  let previous: PreviousRelease | undefined;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  beforeAll(async () => {
+    previous = await buildPreviousRelease();
+    console.log(JSON.stringify({ measured: { previousReleaseBuiltInSeconds: previous.builtInSeconds } }));
+  }, 300_000);
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await previous?.remove();
+  });
+
+  it('keeps the previous release delivering while this one migrates and starts; every purchase is delivered once per attempt, no write waits a second', async () => {
+    const url = await createTestDatabase();
+    const receiver = await WebhookReceiver.start(() => ({ status: 200, body: 'ok' }));
+
+    // The previous release's schema and a history as it recorded it: one app with a Webhook URL, HISTORY settled deliveries.
+    const old = await migratedDataSource(url, MIGRATIONS.slice(0, migrationIndex('WebhookEndpoints1796000028000')));
+    try {
+      await old.query(
+        `INSERT INTO apps (id, owner_id, name, short_description, icon_url, app_url, category, pricing, webhook_url, webhook_events, webhook_state, status, submitted_at, review_due_at)
+         VALUES ($1, 'dev_owner', 'Rolling', 'an app', 'https://a.example/i.png', 'https://a.example/', 'utilities', 'FREE', $2,
+                 '{APP_PURCHASED,APP_INSTALLED,APP_UNINSTALLED,APP_REFUNDED}', 'ENABLED', 'APPROVED', now(), now())`,
+        [APP, receiver.url('/rolling')],
+      );
+      const sealed = sealSecret(`whsec_${Buffer.alloc(32, 9).toString('base64')}`, APP, decodeEncryptionKey(TEST_ENCRYPTION_KEY, 'SECRET_ENCRYPTION_KEY'));
+      await old.query(`INSERT INTO client_secrets (app_id, key_id, ciphertext, created_at) VALUES ($1, $2, $3, now())`, [APP, sealed.keyId, sealed.ciphertext]);
+      const seeding = Date.now();
+      await old.query(
+        `INSERT INTO webhook_deliveries (id, event_id, app_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)
+         SELECT 'dlv_01HROLL' || lpad(i::text, 19, '0'), 'evt_01HROLL' || lpad(i::text, 19, '0'), $1, 'app.purchased', 'APP-1700000000000-ROLL' || i, 'SUCCEEDED', 1, 1, NULL,
+                now() - interval '30 days', now() - interval '30 days'
+           FROM generate_series(1, ${HISTORY}) i`,
+        [APP],
+      );
+      await old.query('ANALYZE webhook_deliveries');
+      console.log(JSON.stringify({ measured: { history: HISTORY, seededInSeconds: (Date.now() - seeding) / 1000 } }));
+    } finally {
+      await old.destroy();
+    }
+
+    const db = await openDatabase(url);
+    cleanups.push(() => db.end());
+    const oldWorker = await startWorkerProcess(url, WORKER_ENV, { root: previous!.root });
+    const producer = await startPreviousProducer(previous!, url, APP, PER_SECOND);
+    cleanups.push(() => producer.stop('SIGKILL'));
+    const processes: PlazaProcess[] = [oldWorker];
+    const delivered = () => new Set(receiver.requests.map((r) => String(r.headers['x-platform-delivery'])));
+    // Before: the previous release records and delivers.
+    await waitUntil('the previous release to deliver 40 purchases', () => delivered().size >= 40, 60_000, 100);
+
+    // During: this release's API starts, migrates (holding the schema lock) and answers /readyz. No worker of its own yet.
+    const sampler = await startLockSampler(url);
+    const migrationStarted = Date.now();
+    const api = await startApiProcess(url, {}, { readyWithinMs: 900_000 });
+    const migrationEnded = Date.now();
+    processes.push(api);
+    const longestWaits = await sampler.stop();
+    const migratedIn = /"migrations":\[[^\]]*"EndpointQueueIndex1796000029000"/.test(api.stdout());
+    expect(migratedIn, api.output()).toBe(true);
+    // When its log says the migrations were done (pino's time): the rest of the wait was the process starting.
+    const migratedAt = Number(/"time":(\d+)[^\n]*"msg":"database migrated"/.exec(api.stdout())?.[1]);
+    const sentDuring = receiver.requests.filter((r) => r.receivedAt > migrationStarted && r.receivedAt < migrationEnded).length;
+    const producedDuring = producer.produced().filter((p) => p.startedAt > migrationStarted && p.startedAt < migrationEnded);
+
+    // After: the old worker alone delivers what the previous release records against the new schema.
+    const afterMigration = () => producer.produced().filter((p) => p.startedAt > migrationEnded);
+    await waitUntil(
+      'purchases recorded after the migration to be delivered by the old worker',
+      () => afterMigration().filter((p) => delivered().has(p.id)).length >= 20,
+      60_000,
+      100,
+    );
+
+    // This release's worker joins; this release records purchases too; then the previous release stops.
+    const newWorker = await startWorkerProcess(url, WORKER_ENV);
+    processes.push(newWorker);
+    const { purchase, close } = await purchaseEventProducer(url, APP, 'usr_rolling');
+    cleanups.push(close);
+    const recordedByNew: string[] = [];
+    for (let i = 0; i < 20; i++) recordedByNew.push((await purchase())!.id);
+    expect(await producer.stop(), producer.output()).toBe(0);
+    expect(await oldWorker.stop('SIGTERM'), oldWorker.output()).toBe(0);
+    for (let i = 0; i < 20; i++) recordedByNew.push((await purchase())!.id);
+
+    const produced = producer.produced();
+    expect(producer.failures()).toEqual([]);
+    const committed = [...produced.map((p) => p.id), ...recordedByNew];
+    await waitUntil(
+      'every committed purchase to be delivered',
+      async () => {
+        const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) AND status = 'SUCCEEDED'`, [committed]);
+        return rows[0]!.n === committed.length;
+      },
+      120_000,
+      200,
+    );
+
+    // Each attempt reached the receiver once, and every delivery's attempts are numbered 1..n with the last a 200.
+    const received = receiver.requests.map((r) => `${String(r.headers['x-platform-delivery'])}/${String(r.headers['x-platform-attempt'])}`);
+    expect(received.filter((key, i) => received.indexOf(key) !== i)).toEqual([]);
+    expect(committed.filter((id) => !delivered().has(id))).toEqual([]);
+    const { rows: attempts } = await db.query<{ delivery_id: string; numbers: number[]; last_status: number }>(
+      `SELECT delivery_id, array_agg(number ORDER BY number) AS numbers, (array_agg(status_code ORDER BY number DESC))[1] AS last_status
+         FROM webhook_attempts WHERE delivery_id = ANY($1) GROUP BY delivery_id`,
+      [committed],
+    );
+    expect(attempts.filter((a) => a.last_status !== 200 || a.numbers.some((n, i) => n !== i + 1))).toEqual([]);
+    expect(attempts).toHaveLength(committed.length);
+
+    // The old worker went on delivering while the migration ran, and the previous release went on recording.
+    expect(sentDuring).toBeGreaterThan(0);
+    expect(producedDuring.length).toBeGreaterThan(0);
+    // No write waited a second for a lock: no statement seen waiting on one that long (the old worker's claims and
+    // result writes, the previous release's inserts), and the inserts, timed whole in their process, kept committing.
+    const slowest = [...produced].sort((a, b) => b.ms - a.ms)[0]!;
+    const commits = produced.map((p) => p.startedAt + p.ms).sort((a, b) => a - b);
+    const longestPause = Math.max(...commits.slice(1).map((at, i) => (at > migrationStarted && commits[i]! < migrationEnded ? at - commits[i]! : 0)));
+    console.log(
+      JSON.stringify({
+        measured: {
+          history: HISTORY,
+          startedAndMigratedSeconds: (migrationEnded - migrationStarted) / 1000,
+          migrationsDoneAfterSeconds: (migratedAt - migrationStarted) / 1000,
+          producedDuring: producedDuring.length,
+          sentByOldWorkerDuring: sentDuring,
+          slowestInsertMs: Math.round(slowest.ms),
+          slowestInsertDuringMigrationMs: Math.round(Math.max(...producedDuring.map((p) => p.ms))),
+          longestPauseInCommitsDuringMigrationMs: Math.round(longestPause),
+          longestLockWaits: longestWaits.slice(0, 5),
+        },
+      }),
+    );
+    expect(longestWaits.filter((w) => w.ms >= MOST_WAIT_MS)).toEqual([]);
+    // New events never stopped for a second. Not "no insert took a second": on this shared machine one insert took
+    // 1.2 s during the 1,000,000 backfill with nothing waiting on a lock (the disk busy with the backfill's writes),
+    // while others committed around it.
+    expect(longestPause).toBeLessThan(MOST_WAIT_MS);
+
+    // Every delivery, the history and those recorded during and after, has its endpoint.
+    const byEndpoint = await db.query<{ endpoint_id: string | null; n: number }>('SELECT endpoint_id, count(*)::int AS n FROM webhook_deliveries GROUP BY 1');
+    expect(byEndpoint.rows).toEqual([{ endpoint_id: ENDPOINT, n: HISTORY + committed.length }]);
+
+    for (const process of [api, newWorker]) expect(await process.stop('SIGTERM'), process.output()).toBe(0);
+  }, 1_800_000);
+});
