@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PubSub } from 'type-graphql';
 import type { EntityManager } from 'typeorm';
 import { listenContinuously, type ListenConnection } from './listen-connection.js';
@@ -23,6 +25,14 @@ const MAX_PAYLOAD_BYTES = 7900;
 type Listener = (payload: unknown) => void;
 
 /**
+ * How long a count of listeners on every process waits for the other processes' answers (a NOTIFY there and
+ * one back): under a load of 15-18 on 2 cores, answers came in 31-129 ms (cli-trigger-two-apis).
+ */
+export const CENSUS_WINDOW_MS = 500;
+/** A count's question (q: its id, k: the route, f: the asking process) and an answer (a: the question's id, n: listeners there). */
+type Census = { q: string; k: string; f: string } | { a: string; n: number; f: string };
+
+/**
  * A live stream that can also hand its messages straight to one listener, in order, as they arrive: a
  * server with thousands of subscribers of one update then spends no promise and no async iteration on
  * each (platform/subscription-frames.ts). Its iterator's `return` still ends it.
@@ -45,6 +55,10 @@ const routeKey = (topic: string, id: unknown) => (id === undefined || id === nul
 export class PostgresPubSub implements PubSub {
   private readonly listeners = new Map<string, Set<Listener>>();
   private connection: ListenConnection | undefined;
+  /** This process, so it neither answers its own counts nor counts its answers twice. */
+  private readonly self = randomUUID();
+  /** Counts this process asked for and is collecting answers to: the listeners other processes reported. */
+  private readonly censuses = new Map<string, { others: number }>();
 
   private constructor(private readonly databaseUrl: string) {}
 
@@ -67,13 +81,14 @@ export class PostgresPubSub implements PubSub {
   private dispatch(raw: string | undefined): void {
     // A process nobody is subscribed on (a worker, an idle API) hears every update all the same: with
     // no listener at all there is nothing to route, so the payload is not even parsed.
-    if (!raw || this.listeners.size === 0) return;
-    let parsed: Message | { b: Message[] };
+    if (!raw || (this.listeners.size === 0 && this.censuses.size === 0)) return;
+    let parsed: Message | { b: Message[] } | Census;
     try {
       parsed = JSON.parse(raw);
     } catch {
       return;
     }
+    if ('q' in parsed || 'a' in parsed) return this.census(parsed);
     for (const message of 'b' in parsed ? parsed.b : [parsed]) {
       for (const listener of this.listeners.get(message.k) ?? []) listener(message.p);
       // Subscribers without an id hear every message of the topic.
@@ -174,9 +189,48 @@ export class PostgresPubSub implements PubSub {
     };
   }
 
-  /** Listeners in this process of `topic` routed to `id` (plaza trigger's count of the listen sessions it reached). */
+  /** Listeners in this process of `topic` routed to `id`. */
   listenersOf(topic: Topic, id: unknown): number {
     return this.listeners.get(routeKey(topic, id))?.size ?? 0;
+  }
+
+  /**
+   * Listeners of `topic` routed to `id` on every process (plaza trigger's count of the listen sessions it
+   * reached, which may be on another API process behind a load balancer): this process's own, plus what the
+   * others answer within `windowMs` to a question sent through the same NOTIFY channel. A process with no such
+   * listener does not answer.
+   */
+  async listenersEverywhere(topic: Topic, id: unknown, windowMs = CENSUS_WINDOW_MS): Promise<number> {
+    const local = this.listenersOf(topic, id);
+    const client = this.connection?.client;
+    if (!client) return local;
+    const question = randomUUID();
+    const tally = { others: 0 };
+    this.censuses.set(question, tally);
+    try {
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ q: question, k: routeKey(topic, id), f: this.self } satisfies Census)]);
+      await sleep(windowMs);
+      return local + tally.others;
+    } catch (err) {
+      logger.warn({ err }, 'listeners on other processes not counted');
+      return local + tally.others;
+    } finally {
+      this.censuses.delete(question);
+    }
+  }
+
+  private census(message: Census): void {
+    if (message.f === this.self) return;
+    if ('q' in message) {
+      const here = this.listeners.get(message.k)?.size ?? 0;
+      if (here === 0) return;
+      void this.connection?.client
+        ?.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ a: message.q, n: here, f: this.self } satisfies Census)])
+        .catch((err) => logger.warn({ err }, 'listener count not answered'));
+      return;
+    }
+    const tally = this.censuses.get(message.a);
+    if (tally) tally.others += message.n;
   }
 
   /** Live GraphQL subscriptions in this process (for metrics and tests): the per-socket revocation listeners are not subscriptions anyone asked for. */

@@ -49,8 +49,8 @@ export class LocalForwardResolver {
     const app = await this.apps.requireOwned(principal, appId, { forbiddenMessage: 'Only the developer who owns this app can trigger its events' });
     const amounts = event === WebhookEventType.APP_TEST ? { amountVnd: 0, developerShareVnd: 0 } : this.marketplace.saleAmounts(app.pricePoints);
     const request = await this.forwards.trigger(principal.userId, appId, event, amounts);
-    // Counted once it is committed and published; a listener of another API process hears it too but is not counted here.
-    return Object.assign(request, { recipients: this.pubSub.listenersOf(Topic.WEBHOOK_TEST_TRIGGERED, appId) });
+    // Counted once it is committed and published, on every API process: the listen sessions may be on another one.
+    return Object.assign(request, { recipients: await this.pubSub.listenersEverywhere(Topic.WEBHOOK_TEST_TRIGGERED, appId) });
   }
 
   @Authorized(tokenScope('deliveries:write'))

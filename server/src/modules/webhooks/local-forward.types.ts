@@ -27,7 +27,7 @@ export class WebhookForwardRequest {
   @Field(() => Int, {
     nullable: true,
     description:
-      'A triggered event (triggerWebhookEvent): the plaza listen sessions it was sent to, those connected to the API process that answered (all of them when Plaza runs one API process); 0 when none listened. Null for a delivery',
+      'A triggered event (triggerWebhookEvent): the plaza listen sessions it was sent to, on every API process (those of other processes as they answer within half a second); 0 when none listened. Null for a delivery',
   })
   recipients?: number | null;
 }
