@@ -70,7 +70,11 @@ async function start(config: Config, options: { listenPort?: number }, started: 
   );
   const schema = await buildPlazaSchema({ pubSub, services });
   // myApps is unpaged: the query cost estimate counts it (and myEarnings, a row per app) by the per-account limit.
-  declareListBounds(schema, { 'Query.myApps': config.maxAppsPerDeveloper, 'Query.myEarnings': config.maxAppsPerDeveloper });
+  declareListBounds(schema, {
+    'Query.myApps': config.maxAppsPerDeveloper,
+    'Query.myEarnings': config.maxAppsPerDeveloper,
+    'App.webhookEndpoints': config.webhookEndpointsPerApp,
+  });
   const http = await createHttpServer(services, schema);
   started.push(() => http.close());
   // The worker starts before the port opens, so anything that sees /readyz sees a platform that delivers too.
