@@ -23,8 +23,8 @@ export interface PreviousRelease {
 
 /**
  * Checks `commit` out of this repository's own history into a temporary worktree and builds its server (as
- * CI has the whole clone, nothing is fetched): about 30 s here (worktree 0.5 s, install from the store 9 s,
- * build 21 s). `remove()` deletes the worktree and its registration.
+ * CI has the whole clone, nothing is fetched): about 30 s on an idle machine (worktree 0.5 s, offline install
+ * from the store 9 s, server build 21 s), 43-52 s beside other tests. `remove()` deletes the worktree and its registration.
  */
 export async function buildPreviousRelease(commit = PREVIOUS_RELEASE): Promise<PreviousRelease> {
   const started = Date.now();
