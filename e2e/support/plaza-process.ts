@@ -22,7 +22,7 @@ export interface PlazaProcess extends RunningProcess {
  * The built Plaza (`node server/dist/main.js`) with its own embedded PostgreSQL in a temporary data dir;
  * given the port and data dir of a halted one, the same Plaza again (same origin, data and keys).
  */
-export async function startPlaza(again: { port: number; dataDir: string } | null = null): Promise<PlazaProcess> {
+export async function startPlaza(again: { port: number; dataDir: string } | null = null, settings: Record<string, string> = {}): Promise<PlazaProcess> {
   const dataDir = again?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'plaza-e2e-data-'));
   // Embedded PostgreSQL runs as the postgres user, which must be able to traverse the data dir.
   chmodSync(dataDir, 0o755);
@@ -42,6 +42,8 @@ export async function startPlaza(again: { port: number; dataDir: string } | null
       // Webhooks go to the sample app over HTTPS, with a certificate from the tests' CA.
       NODE_EXTRA_CA_CERTS: inject('e2eTls').caFile,
       LOG_LEVEL: 'warn',
+      // A test's own settings (e.g. a short WEBHOOK_DISABLE_AFTER) over the defaults above.
+      ...settings,
     },
     isReady: () =>
       fetch(`http://127.0.0.1:${port}/readyz`).then(

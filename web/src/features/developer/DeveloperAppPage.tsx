@@ -14,6 +14,7 @@ import { AppForm } from './AppForm';
 import { eventWireName, toAppInput, type AppFormValues } from './app-rules';
 import { ClientSecretPanel } from './ClientSecretPanel';
 import { DeveloperAppQuery, UpdateAppMutation } from './developer-app';
+import { EndpointsSection } from './EndpointsSection';
 import { SendTestEvent } from './SendTestEvent';
 import { WebhookEventCatalogue } from './WebhookEventCatalogue';
 import { submissionAnnounced, submissionToAnnounce } from './submission-notice';
@@ -125,6 +126,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
           </button>
         )}
       </section>
+      <EndpointsSection appId={app.id} onChange={() => void refetch()} />
       {app.webhookUrl && <WebhookHealthChart appId={app.id} />}
       <ReviewHistory decisions={app.reviewDecisions} />
       <PreCheckReport report={app.preChecks} headingId="pre-checks-heading" />

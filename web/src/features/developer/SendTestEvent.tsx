@@ -7,12 +7,13 @@ import { webhookDeliveryPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem, useProblemText } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
+import { EndpointChoice } from '../webhook-logs/EndpointChoice';
 import { LastResponse } from '../webhook-logs/last-response';
 import { eventWireName, SUBSCRIBABLE_EVENTS } from './app-rules';
 
 export const SendAppTestEventMutation = graphql(`
-  mutation SendAppTestEvent($appId: ID!, $event: WebhookEventType) {
-    sendTestWebhook(appId: $appId, event: $event) {
+  mutation SendAppTestEvent($appId: ID!, $event: WebhookEventType, $endpointId: ID) {
+    sendTestWebhook(appId: $appId, event: $event, endpointId: $endpointId) {
       id
       eventName
       status
@@ -51,6 +52,7 @@ export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebh
   const headingId = useId();
   const pickerId = useId();
   const [event, setEvent] = useState<WebhookEventType>('APP_TEST');
+  const [endpointId, setEndpointId] = useState('');
   const [send, { data, loading, error, reset }] = useMutation(SendAppTestEventMutation);
   const problem = error ? serverProblem(error) : null;
   const sent = data?.sendTestWebhook;
@@ -84,8 +86,24 @@ export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebh
           ))}
         </select>
       </div>
+      {hasWebhookUrl && (
+        <EndpointChoice
+          appId={appId}
+          label={t('webhooks.sendTo')}
+          allLabel={t('webhooks.everyEndpoint')}
+          value={endpointId}
+          onChange={(chosen) => {
+            setEndpointId(chosen);
+            reset();
+          }}
+        />
+      )}
       <div className="actions">
-        <button type="button" disabled={loading || !hasWebhookUrl} onClick={() => void send({ variables: { appId, event } }).catch(() => undefined)}>
+        <button
+          type="button"
+          disabled={loading || !hasWebhookUrl}
+          onClick={() => void send({ variables: { appId, event, ...(endpointId ? { endpointId } : {}) } }).catch(() => undefined)}
+        >
           {loading ? t('testEvent.sending') : t('webhooks.sendTest')}
         </button>
       </div>

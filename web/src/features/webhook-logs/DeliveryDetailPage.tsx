@@ -8,6 +8,7 @@ import { DeliveryAttemptFields, DeliveryAttempts } from './DeliveryAttempts';
 import { DeliveryLocalForwards } from './DeliveryLocalForwards';
 import { DeliveryPayload } from './DeliveryPayload';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
+import { EndpointStateBadge } from '../developer/EndpointStateBadge';
 import { useDeliveryUpdates } from './insert-delivery';
 import { RedeliverWebhookMutation, WebhookDeliveryFields, WebhookDeliveryQuery } from './webhook-deliveries';
 import { WEBHOOK_LOGS_PATH } from './WebhookLogsPage';
@@ -87,6 +88,16 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
       <dl className="facts">
         <dt>{t('webhooks.deliveryId')}</dt>
         <dd className="mono">{delivery.id}</dd>
+        <dt>{t('webhooks.endpoint')}</dt>
+        <dd data-testid="delivery-endpoint">
+          {delivery.endpoint ? (
+            <>
+              <span className="mono">{delivery.endpoint.url}</span> <EndpointStateBadge state={delivery.endpoint.state} />
+            </>
+          ) : (
+            t('webhooks.deletedEndpoint')
+          )}
+        </dd>
         <dt>{t('webhooks.purchaseId')}</dt>
         <dd className="mono">{delivery.purchaseId}</dd>
         <dt>{t('webhooks.created')}</dt>

@@ -1,6 +1,9 @@
 import { useQuery } from '@apollo/client/react';
 import { useT } from '../../i18n/i18n';
+import { useFragment as readFragment } from '../../gql';
 import { eventWireName } from '../developer/app-rules';
+import { AppWebhookEndpointsQuery, WebhookEndpointFields } from '../developer/webhook-endpoints';
+import { endpointLabel } from './endpoint-label';
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS, type DeliveryFilterForm } from './delivery-filters';
 import { WebhookLogAppsQuery } from './webhook-deliveries';
 
@@ -15,12 +18,15 @@ export function DeliveryFilters({ form, onChange }: DeliveryFiltersProps) {
   const commitPurchaseId = (value: string) => {
     if (value.trim() !== form.purchaseId) onChange({ ...form, purchaseId: value.trim() });
   };
+  const endpointsData = useQuery(AppWebhookEndpointsQuery, { variables: { appId: form.appId }, skip: !form.appId }).data;
+  const endpoints = readFragment(WebhookEndpointFields, endpointsData?.app?.webhookEndpoints ?? []);
   const set = (field: keyof DeliveryFilterForm) => (event: { target: { value: string } }) => onChange({ ...form, [field]: event.target.value });
   return (
     <form className="delivery-filters" aria-label={t('webhooks.filters')} onSubmit={(event) => event.preventDefault()}>
       <label>
         {t('webhooks.app')}
-        <select value={form.appId} onChange={set('appId')}>
+        {/* Another app's endpoint would match nothing: choosing an app starts with all of its endpoints. */}
+        <select value={form.appId} onChange={(event) => onChange({ ...form, appId: event.target.value, endpointId: '' })}>
           <option value="">{t('webhooks.allApps')}</option>
           {apps.map((app) => (
             <option key={app.id} value={app.id}>
@@ -31,6 +37,21 @@ export function DeliveryFilters({ form, onChange }: DeliveryFiltersProps) {
           {form.appId && !apps.some((app) => app.id === form.appId) && <option value={form.appId}>{form.appId}</option>}
         </select>
       </label>
+      {/* With one endpoint the app's filter already says it; a deleted endpoint chosen by a link stays selectable. */}
+      {form.appId && (endpoints.length > 1 || (form.endpointId && !endpoints.some((endpoint) => endpoint.id === form.endpointId))) && (
+        <label>
+          {t('webhooks.endpoint')}
+          <select value={form.endpointId} onChange={set('endpointId')}>
+            <option value="">{t('webhooks.allEndpoints')}</option>
+            {endpoints.map((endpoint) => (
+              <option key={endpoint.id} value={endpoint.id}>
+                {endpoint.description ? `${endpoint.description} (${endpointLabel(endpoint.url)})` : endpointLabel(endpoint.url)}
+              </option>
+            ))}
+            {form.endpointId && !endpoints.some((endpoint) => endpoint.id === form.endpointId) && <option value={form.endpointId}>{form.endpointId}</option>}
+          </select>
+        </label>
+      )}
       <label>
         {t('webhooks.statusFilter')}
         <select value={form.status} onChange={set('status')}>

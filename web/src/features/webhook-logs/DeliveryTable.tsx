@@ -4,6 +4,7 @@ import { webhookDeliveryPath } from '../../routes';
 import { AppIcon } from '../../ui/AppIcon';
 import { Link } from '../../ui/Link';
 import { DeliveryStatusBadge } from './DeliveryStatusBadge';
+import { endpointLabel } from './endpoint-label';
 import { LastResponse } from './last-response';
 import { WebhookDeliveryFields } from './webhook-deliveries';
 
@@ -32,6 +33,7 @@ export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof 
             <th scope="col">{t('webhooks.created')}</th>
             {props.apps && <th scope="col">{t('webhooks.app')}</th>}
             <th scope="col">{t('webhooks.event')}</th>
+            <th scope="col">{t('webhooks.endpoint')}</th>
             <th scope="col">{t('webhooks.statusFilter')}</th>
             <th scope="col">{t('webhooks.lastResponse')}</th>
             <th scope="col">{t('webhooks.attempts')}</th>
@@ -60,6 +62,16 @@ export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof 
                   </td>
                 )}
                 <td className="delivery-event">{delivery.eventName}</td>
+                {/* The full URL is in the title: host and path tell an app's endpoints apart at a glance. */}
+                <td className="delivery-endpoint" data-testid="delivery-endpoint" data-label={t('webhooks.endpoint')}>
+                  {delivery.endpoint ? (
+                    <span className="mono" title={delivery.endpoint.url}>
+                      {endpointLabel(delivery.endpoint.url)}
+                    </span>
+                  ) : (
+                    <span className="hint">{t('webhooks.endpointDeleted')}</span>
+                  )}
+                </td>
                 <td className="delivery-status-cell">
                   <DeliveryStatusBadge status={delivery.status} />
                 </td>

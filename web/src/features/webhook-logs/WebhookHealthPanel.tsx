@@ -1,4 +1,5 @@
 import { useMutation, useQuery } from '@apollo/client/react';
+import { useFragment as readFragment } from '../../gql';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useLocale, useT } from '../../i18n/i18n';
 import { ErrorMessage } from '../../ui/ErrorMessage';
@@ -8,7 +9,9 @@ import { Link } from '../../ui/Link';
 import { chartFormat } from '../insights/chart-format';
 import { WebhookDeliveryStatsQuery } from '../insights/insights-queries';
 import { deliveryTotals, webhookFailing } from '../insights/webhook-stats';
+import { AppWebhookEndpointsQuery, WebhookEndpointFields } from '../developer/webhook-endpoints';
 import { failedDeliveriesHref } from './delivery-filters';
+import { endpointLabel } from './endpoint-label';
 import { useDeliveryUpdates } from './insert-delivery';
 import { AppWebhookStateQuery, EnableWebhookMutation, RecoverWebhookDeliveriesMutation } from './webhook-health';
 
@@ -46,6 +49,11 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   const [recover, recoverState] = useMutation(RecoverWebhookDeliveriesMutation);
   const [since, setSince] = useState('');
   const sinceId = useId();
+  const targetId = useId();
+  // '' is every enabled endpoint of the app; the choice is offered only when there is more than one.
+  const [endpointId, setEndpointId] = useState('');
+  const endpointsData = useQuery(AppWebhookEndpointsQuery, { variables: { appId }, skip: !showRecovery }).data;
+  const endpoints = readFragment(WebhookEndpointFields, endpointsData?.app?.webhookEndpoints ?? []);
   const [recovery, setRecovery] = useState<Recovery | null>(null);
   const [justEnabled, setJustEnabled] = useState(false);
   // Deliveries seen queued (RETRYING) after the recovery was asked for: their next final status is the recovery's outcome.
@@ -79,7 +87,9 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
     if (Number.isNaN(instant.getTime())) return;
     queued.current.clear();
     setRecovery({ count: 0, skipped: 0, ended: new Map() });
-    const result = await recover({ variables: { appId, since: instant.toISOString() } }).catch(() => undefined);
+    const result = await recover({ variables: { appId, since: instant.toISOString(), ...(endpoints.some((endpoint) => endpoint.id === endpointId) ? { endpointId } : {}) } }).catch(
+      () => undefined,
+    );
     const answer = result?.data?.recoverWebhookDeliveries;
     setRecovery(answer === undefined ? null : (current) => ({ count: answer.deliveriesQueued, skipped: answer.deliveriesSkipped, ended: current?.ended ?? new Map() }));
   }
@@ -148,6 +158,19 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
               </button>
             ))}
           </div>
+          {endpoints.length > 1 && (
+            <div className="recover-target">
+              <label htmlFor={targetId}>{t('webhooks.recoverTo')}</label>
+              <select id={targetId} value={endpointId} onChange={(event) => setEndpointId(event.target.value)}>
+                <option value="">{t('webhooks.everyEnabledEndpoint')}</option>
+                {endpoints.map((endpoint) => (
+                  <option key={endpoint.id} value={endpoint.id}>
+                    {endpointLabel(endpoint.url)}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
           <small>{t('webhooks.recoverHint')}</small>
           {recovery && !recoverState.loading && (
             <p role="status" aria-live="polite">

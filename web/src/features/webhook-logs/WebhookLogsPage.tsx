@@ -8,6 +8,7 @@ import { serverProblem } from '../../ui/graphql-errors';
 import { deliveryFilterOf, filterFormFromQuery, matchesFilter, PAGE_SIZE, queryFromFilterForm, type DeliveryFilterForm } from './delivery-filters';
 import { DeliveryFilters } from './DeliveryFilters';
 import { DeliveryTable } from './DeliveryTable';
+import { EndpointChoice } from './EndpointChoice';
 import { insertDelivery, useDeliveryUpdates } from './insert-delivery';
 import { WebhookHealthChart } from '../insights/WebhookHealthChart';
 import { WebhookHealthPanel } from './WebhookHealthPanel';
@@ -22,6 +23,9 @@ export function WebhookLogsPage({ query }: { query: string }) {
   const variables = useMemo(() => ({ filter: deliveryFilterOf(form), first: PAGE_SIZE }), [form]);
   const list = useQuery(WebhookDeliveriesQuery, { variables, fetchPolicy: 'cache-and-network' });
   const [loadingMore, setLoadingMore] = useState(false);
+  // Where Send test event goes: the endpoint the list is filtered to, unless another is chosen.
+  const [testTarget, setTestTarget] = useState<{ appId: string; endpointId: string } | null>(null);
+  const testEndpointId = testTarget?.appId === form.appId ? testTarget.endpointId : form.endpointId;
   // The filters' query: the same cache entry, no second request.
   const apps = useQuery(WebhookLogAppsQuery).data?.myApps;
   // With one app chosen every row would name the same app; with one app in all, too.
@@ -73,9 +77,22 @@ export function WebhookLogsPage({ query }: { query: string }) {
       <div className="page-head">
         <h1>{t('webhooks.heading')}</h1>
         {form.appId && (
-          <button type="button" onClick={() => void sendTest({ variables: { appId: form.appId } }).catch(() => undefined)} disabled={sendTestState.loading}>
-            {t('webhooks.sendTest')}
-          </button>
+          <div className="send-test">
+            <EndpointChoice
+              appId={form.appId}
+              label={t('webhooks.sendTo')}
+              allLabel={t('webhooks.everyEndpoint')}
+              value={testEndpointId}
+              onChange={(endpointId) => setTestTarget({ appId: form.appId, endpointId })}
+            />
+            <button
+              type="button"
+              onClick={() => void sendTest({ variables: { appId: form.appId, ...(testEndpointId ? { endpointId: testEndpointId } : {}) } }).catch(() => undefined)}
+              disabled={sendTestState.loading}
+            >
+              {t('webhooks.sendTest')}
+            </button>
+          </div>
         )}
       </div>
       {!form.appId && <p className="hint">{t('webhooks.sendTestHint')}</p>}

@@ -7,6 +7,8 @@ export const PAGE_SIZE = 25;
 /** What the filter form shows; since/until keep the datetime-local text so the inputs round-trip through the URL. */
 export interface DeliveryFilterForm {
   appId: string;
+  /** Only with appId: an endpoint belongs to one app. */
+  endpointId: string;
   status: string;
   event: string;
   purchaseId: string;
@@ -14,7 +16,7 @@ export interface DeliveryFilterForm {
   until: string;
 }
 
-const FIELDS: (keyof DeliveryFilterForm)[] = ['appId', 'status', 'event', 'purchaseId', 'since', 'until'];
+const FIELDS: (keyof DeliveryFilterForm)[] = ['appId', 'endpointId', 'status', 'event', 'purchaseId', 'since', 'until'];
 
 export function filterFormFromQuery(search: string): DeliveryFilterForm {
   const query = new URLSearchParams(search);
@@ -41,6 +43,7 @@ function instantOf(localDateTime: string, extraMs = 0): string | undefined {
 export function deliveryFilterOf(form: DeliveryFilterForm): WebhookDeliveryFilter {
   const filter: WebhookDeliveryFilter = {};
   if (form.appId) filter.appId = form.appId;
+  if (form.appId && form.endpointId) filter.endpointId = form.endpointId;
   if (DELIVERY_STATUSES.includes(form.status as DeliveryStatus)) filter.status = form.status as DeliveryStatus;
   if (WEBHOOK_EVENTS.includes(form.event as WebhookEventType)) filter.event = form.event as WebhookEventType;
   if (form.purchaseId.trim()) filter.purchaseId = form.purchaseId.trim();
@@ -54,6 +57,7 @@ export function deliveryFilterOf(form: DeliveryFilterForm): WebhookDeliveryFilte
 
 interface DeliverySummary {
   appId: string;
+  endpointId: string;
   status: string;
   event: string;
   purchaseId: string;
@@ -65,6 +69,7 @@ export function matchesFilter(delivery: DeliverySummary, filter: WebhookDelivery
   const created = Date.parse(delivery.createdAt);
   return (
     (!filter.appId || delivery.appId === filter.appId) &&
+    (!filter.endpointId || delivery.endpointId === filter.endpointId) &&
     (!filter.status || delivery.status === filter.status) &&
     (!filter.event || delivery.event === filter.event) &&
     (!filter.purchaseId || delivery.purchaseId === filter.purchaseId) &&

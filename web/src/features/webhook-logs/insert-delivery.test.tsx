@@ -21,6 +21,8 @@ const update = (status: 'RETRYING' | 'SUCCEEDED', attemptCount: number, updatedA
       createdAt: '2030-01-02T03:04:05.000Z',
       updatedAt,
       lastAttempt: null,
+      endpointId: 'ep_1',
+      endpoint: { __typename: 'WebhookEndpoint', id: 'ep_1', url: 'https://hooks.example.com/plaza', state: 'ENABLED' },
     } as WebhookDeliveryFieldsFragment,
     WebhookDeliveryFields,
   );

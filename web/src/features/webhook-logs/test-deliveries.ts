@@ -22,6 +22,8 @@ export const delivery = (id: string, status: DeliveryStatus, overrides: Partial<
   createdAt: '2030-01-01T00:00:00.000Z',
   updatedAt: '2030-01-01T00:00:00.000Z',
   lastAttempt: null,
+  endpointId: 'ep_1',
+  endpoint: { __typename: 'WebhookEndpoint', id: 'ep_1', url: 'https://hooks.example.com/plaza', state: 'ENABLED' },
   ...overrides,
 });
 

@@ -14,6 +14,12 @@ export const WebhookDeliveryFields = graphql(`
     nextAttemptAt
     createdAt
     updatedAt
+    endpointId
+    endpoint {
+      id
+      url
+      state
+    }
     lastAttempt {
       number
       trigger
@@ -61,8 +67,8 @@ export const WebhookDeliveryUpdatedSubscription = graphql(`
 `);
 
 export const SendTestWebhookMutation = graphql(`
-  mutation SendTestWebhook($appId: ID!) {
-    sendTestWebhook(appId: $appId) {
+  mutation SendTestWebhook($appId: ID!, $endpointId: ID) {
+    sendTestWebhook(appId: $appId, endpointId: $endpointId) {
       ...WebhookDeliveryFields
     }
   }

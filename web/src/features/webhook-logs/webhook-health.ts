@@ -19,8 +19,8 @@ export const EnableWebhookMutation = graphql(`
 `);
 
 export const RecoverWebhookDeliveriesMutation = graphql(`
-  mutation RecoverWebhookDeliveries($appId: ID!, $since: DateTime!) {
-    recoverWebhookDeliveries(appId: $appId, since: $since) {
+  mutation RecoverWebhookDeliveries($appId: ID!, $since: DateTime!, $endpointId: ID) {
+    recoverWebhookDeliveries(appId: $appId, since: $since, endpointId: $endpointId) {
       appId
       since
       deliveriesQueued
