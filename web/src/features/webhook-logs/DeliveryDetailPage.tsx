@@ -71,6 +71,19 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
           {t('webhooks.redeliver')}
         </button>
       </div>
+      {/* Under the heading: with several endpoints, where it went is the first thing to know about a delivery. */}
+      <p className="delivery-endpoint-line">
+        {t('webhooks.endpoint')}:{' '}
+        <span data-testid="delivery-endpoint">
+          {delivery.endpoint ? (
+            <>
+              <span className="mono">{delivery.endpoint.url}</span> <EndpointStateBadge state={delivery.endpoint.state} />
+            </>
+          ) : (
+            t('webhooks.deletedEndpoint')
+          )}
+        </span>
+      </p>
       {!delivery.payloadKept && (
         <p id="delivery-redeliver-unavailable" className="hint">
           {t('webhooks.redeliverNeedsBody')}
@@ -88,16 +101,6 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
       <dl className="facts">
         <dt>{t('webhooks.deliveryId')}</dt>
         <dd className="mono">{delivery.id}</dd>
-        <dt>{t('webhooks.endpoint')}</dt>
-        <dd data-testid="delivery-endpoint">
-          {delivery.endpoint ? (
-            <>
-              <span className="mono">{delivery.endpoint.url}</span> <EndpointStateBadge state={delivery.endpoint.state} />
-            </>
-          ) : (
-            t('webhooks.deletedEndpoint')
-          )}
-        </dd>
         <dt>{t('webhooks.purchaseId')}</dt>
         <dd className="mono">{delivery.purchaseId}</dd>
         <dt>{t('webhooks.created')}</dt>
