@@ -16,7 +16,8 @@ describe('a worker killed with SIGKILL in the middle of 1,000 deliveries', () =>
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
-  it('loses none: after a restart every delivery succeeds, and only those in flight at the kill arrive twice', async () => {
+  // Two worker processes' starts, 1,000 deliveries and a lease's expiry: 31 s beside other work on two cores, past the 30 s default.
+  it('loses none: after a restart every delivery succeeds, and only those in flight at the kill arrive twice', { timeout: 120_000 }, async () => {
     // The API delivers nothing itself: every attempt is made by a worker process.
     const api = await startTestPlaza({ RUN_WORKER: 'false' });
     const db = await openDatabase(api.databaseUrl);
