@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import { useFragment, type FragmentType } from '../../gql';
 import { useFormat, useT } from '../../i18n/i18n';
 import { webhookDeliveryPath } from '../../routes';
@@ -66,7 +67,15 @@ export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof 
                 <td className="delivery-endpoint" data-testid="delivery-endpoint" data-label={t('webhooks.endpoint')}>
                   {delivery.endpoint ? (
                     <span className="mono" title={delivery.endpoint.url}>
-                      {endpointLabel(delivery.endpoint.url)}
+                      {/* It may break before each path segment (never inside a name), so it takes two lines only where the table needs the room. */}
+                      {endpointLabel(delivery.endpoint.url)
+                        .split(/(?=\/)/)
+                        .map((part, index) => (
+                          <Fragment key={index}>
+                            {index > 0 && <wbr />}
+                            {part}
+                          </Fragment>
+                        ))}
                     </span>
                   ) : (
                     <span className="hint">{t('webhooks.endpointDeleted')}</span>
