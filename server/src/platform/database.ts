@@ -4,6 +4,7 @@ import { MIGRATIONS } from './migrations/index.js';
 import { connectionError, logger } from './logger.js';
 import { AfterCommitHooks } from './after-commit.js';
 import { readTimestamptzFast } from './timestamptz.js';
+import { buildConcurrentIndexes } from './migrations/concurrent-indexes.js';
 import { whileHoldingSchemaLock } from './startup-lock.js';
 
 /** The entity classes of every feature; the wiring (`app/entities.ts`) lists them. */
@@ -52,5 +53,8 @@ export async function connectDatabase(url: string, entities: EntityList, poolSiz
   } finally {
     await session.release();
   }
+  // After the schema-setup lock is released (concurrent-indexes.ts says why).
+  const built = await buildConcurrentIndexes(dataSource);
+  if (built.length) logger.info({ indexes: built }, 'indexes built');
   return dataSource;
 }

@@ -115,7 +115,9 @@ describe('a rolling upgrade on a large history', () => {
     const migrationEnded = Date.now();
     processes.push(api);
     const longestWaits = await sampler.stop();
-    const migratedIn = /"migrations":\[[^\]]*"EndpointQueueIndex1796000029000"/.test(api.stdout());
+    // The migrations, then the per-endpoint queue index built concurrently once the schema lock is released (concurrent-indexes.ts).
+    const migratedIn =
+      /"migrations":\[[^\]]*"DeliveryEndpointBackfill1796000028500"/.test(api.stdout()) && /"indexes":\["idx_webhook_deliveries_endpoint_queue"\]/.test(api.stdout());
     expect(migratedIn, api.output()).toBe(true);
     // When its log says the migrations were done (pino's time): the rest of the wait was the process starting.
     const migratedAt = Number(/"time":(\d+)[^\n]*"msg":"database migrated"/.exec(api.stdout())?.[1]);

@@ -1,0 +1,51 @@
+import type { DataSource } from 'typeorm';
+
+/**
+ * Indexes on tables that grow with the history, built with CREATE INDEX CONCURRENTLY after the migrations: a
+ * plain CREATE INDEX would hold every new delivery and result write for as long as the build takes on the whole
+ * history. Not built by a migration: migrations run under the schema-setup lock, and a concurrent build waits for
+ * every transaction that holds a snapshot, the other starting processes' waits for that lock among them, which
+ * wait for it in turn (four processes starting together hung so). Built by one process at a time (a lock taken
+ * without waiting); the others wait, with short statements only, until it is valid. An index left invalid by a
+ * build that failed is dropped and built again. Each is declared on its entity too, so the schema check sees it.
+ */
+export const CONCURRENT_INDEXES: readonly { name: string; definition: string }[] = [
+  // The engine's per-endpoint queue (delivery-queries.ts): slots are kept per endpoint.
+  { name: 'idx_webhook_deliveries_endpoint_queue', definition: `ON "webhook_deliveries" ("endpoint_id", "next_attempt_at") WHERE next_attempt_at IS NOT NULL` },
+];
+
+/** Taken without waiting by the one process building; an arbitrary constant beside the schema-setup lock's. */
+const INDEX_BUILD_LOCK = 7_146_993_013;
+const POLL_MS = 200;
+
+/** Builds every index of CONCURRENT_INDEXES that is not there and valid yet; returns once each is. */
+export async function buildConcurrentIndexes(dataSource: DataSource): Promise<string[]> {
+  const built: string[] = [];
+  const session = dataSource.createQueryRunner();
+  try {
+    for (const index of CONCURRENT_INDEXES) {
+      for (;;) {
+        const state = async () =>
+          ((await session.query(`SELECT (SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)) AS valid`, [index.name])) as { valid: boolean | null }[])[0]!.valid;
+        if ((await state()) === true) break;
+        const [lock] = (await session.query('SELECT pg_try_advisory_lock($1) AS got', [INDEX_BUILD_LOCK])) as { got: boolean }[];
+        if (!lock?.got) {
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+          continue;
+        }
+        try {
+          const valid = await state();
+          if (valid === true) break;
+          if (valid === false) await session.query(`DROP INDEX CONCURRENTLY IF EXISTS "${index.name}"`);
+          await session.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${index.name}" ${index.definition}`);
+          built.push(index.name);
+        } finally {
+          await session.query('SELECT pg_advisory_unlock($1)', [INDEX_BUILD_LOCK]);
+        }
+      }
+    }
+  } finally {
+    await session.release();
+  }
+  return built;
+}
