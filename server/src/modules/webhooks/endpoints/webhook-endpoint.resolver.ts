@@ -34,7 +34,7 @@ export class WebhookEndpointResolver {
   @Mutation(() => WebhookEndpoint, { description: 'Owner: another destination for the app’s events (at most WEBHOOK_ENDPOINTS_PER_APP); no new review' })
   async createWebhookEndpoint(
     @Arg('appId', () => ID, { description: 'One of your apps' }) appId: string,
-    @Arg('input', () => WebhookEndpointInput) input: WebhookEndpointInput,
+    @Arg('input', () => WebhookEndpointInput, { description: 'The endpoint: its URL, and its description, events and pace when given' }) input: WebhookEndpointInput,
     @Ctx() context: RequestContext,
   ): Promise<WebhookEndpoint> {
     await this.apps.requireOwned(requirePrincipal(context), appId, { forbiddenMessage: 'Only the developer who owns this app can add webhook endpoints to it' });
@@ -45,7 +45,7 @@ export class WebhookEndpointResolver {
   @Mutation(() => WebhookEndpoint, { description: 'Owner: sets every field of the endpoint (one not given is its default); takes effect at once, no new review' })
   async updateWebhookEndpoint(
     @Arg('id', () => ID, { description: 'ep_<ULID>' }) id: string,
-    @Arg('input', () => WebhookEndpointInput) input: WebhookEndpointInput,
+    @Arg('input', () => WebhookEndpointInput, { description: 'The endpoint: its URL, and its description, events and pace when given' }) input: WebhookEndpointInput,
     @Ctx() context: RequestContext,
   ): Promise<WebhookEndpoint> {
     await this.requireOwnEndpoint(requirePrincipal(context), id);
