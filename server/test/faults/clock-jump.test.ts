@@ -128,7 +128,9 @@ describe("a worker's clock an hour off", () => {
     const failed = { right: logged(workers.right!, 'failed'), ahead: logged(workers.ahead!, 'failed'), behind: logged(workers.behind!, 'failed') };
     expect(made.right + made.ahead + made.behind).toBe(attempts.length);
     expect(Object.values(made).filter((n) => n === 0)).toEqual([]);
-    expect(Object.values(failed).filter((n) => n === 0)).toEqual([]);
+    // Failed attempts by the shifted workers, so that retries were scheduled under a wrong clock: which worker meets
+    // the every-third 500 is up to the claims (on a busy machine one of the three met none in 1 of 3 runs).
+    expect(failed.ahead + failed.behind).toBeGreaterThan(0);
     console.log(
       JSON.stringify({
         measured: { attemptsByWorker: made, failedByWorker: failed, timedOut: attempts.filter((a) => a.status_code === null).length, retriedAfter500: retried.length },
