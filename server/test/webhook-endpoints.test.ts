@@ -199,8 +199,18 @@ describe('an app’s endpoints', () => {
 
     const first = await emitEvent(plaza, app.id);
     await logOf({ endpointId: deadEndpoint.id }).then(([d]) => waitForDelivery(developer, d!.id, (x) => x.status === 'FAILED', 15_000));
-    // Past WEBHOOK_DISABLE_AFTER (1 s) by the database's clock, another failure makes the sweep disable it.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // Once the endpoint's run of failures is older than WEBHOOK_DISABLE_AFTER (1 s) by the clock the rule reads (PostgreSQL's), another failure makes the sweep disable it.
+    await expect
+      .poll(
+        async () =>
+          (
+            await plaza.services.db.query(`SELECT clock_timestamp() - failing_since > interval '1 second' AS old FROM webhook_endpoint_health WHERE endpoint_id = $1`, [
+              deadEndpoint.id,
+            ])
+          )[0]?.old,
+        { timeout: 10_000, interval: 50 },
+      )
+      .toBe(true);
     await emitEvent(plaza, app.id);
     await expect.poll(async () => (await endpointsOf(developer, app.id)).webhookEndpoints.map((e) => e.state), { timeout: 15_000, interval: 100 }).toEqual(['ENABLED', 'DISABLED']);
     expect((await endpointsOf(developer, app.id)).webhookState).toBe('DISABLED');
