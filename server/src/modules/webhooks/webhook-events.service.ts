@@ -7,20 +7,19 @@ import { newTestPurchaseId, newWebhookId } from '../../platform/ids.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
-import { sqlLiterals, sqlText } from '../../platform/sql-literals.js';
+import { sqlLiterals } from '../../platform/sql-literals.js';
 import { DeliveryEvent } from './delivery/delivery-lifecycle.js';
 import { recordedColumnsSql } from './delivery/delivery-lifecycle-sql.js';
-import { DeliveryStatus, EVENT_WIRE_NAME, HELD_WHILE_DISABLED, WebhookEventType } from './webhook.types.js';
-import { HELD_WHILE_PAUSED, WebhookEndpointState } from './endpoints/webhook-endpoint.types.js';
+import { DeliveryStatus, EVENT_WIRE_NAME, WebhookEventType } from './webhook.types.js';
+import { heldReasonSql, WebhookEndpointState } from './endpoints/webhook-endpoint.types.js';
 
 const ENABLED = sqlLiterals(WebhookEndpointState.ENABLED);
-const PAUSED = sqlLiterals(WebhookEndpointState.PAUSED);
 
 /** A new delivery's columns, as the lifecycle records it (RECORDED, due at its event's time), or while its endpoint is paused or disabled (held). */
 const RECORDED = recordedColumnsSql(DeliveryEvent.RECORDED, 'at');
 const RECORDED_HELD = {
   ...recordedColumnsSql(DeliveryEvent.RECORDED_WHILE_DISABLED, 'at'),
-  held_reason: `CASE WHEN endpoint_state = ${PAUSED} THEN ${sqlText(HELD_WHILE_PAUSED)} ELSE ${sqlText(HELD_WHILE_DISABLED)} END`,
+  held_reason: heldReasonSql('endpoint_state'),
 };
 const whetherHeld = (column: keyof typeof RECORDED) =>
   RECORDED[column] === RECORDED_HELD[column] ? RECORDED[column] : `CASE WHEN held THEN ${RECORDED_HELD[column]} ELSE ${RECORDED[column]} END`;

@@ -1,4 +1,6 @@
 import { registerEnumType } from 'type-graphql';
+import { sqlLiterals, sqlText } from '../../../platform/sql-literals.js';
+import { HELD_WHILE_DISABLED } from '../webhook.types.js';
 import { WebhookEventType } from '../webhook.types.js';
 
 /** Whether Plaza sends an endpoint its events. */
@@ -28,3 +30,7 @@ export const RECEIVABLE_EVENTS: readonly WebhookEventType[] = Object.freeze(Obje
 
 /** Why a delivery recorded (or found open) while its endpoint was paused was not sent (WebhookDelivery.heldReason). */
 export const HELD_WHILE_PAUSED = 'Not sent: its endpoint was paused by its owner. Resume the endpoint, then recover failed deliveries to send this one.';
+
+/** Why a delivery of an endpoint in state `state` (SQL naming the endpoint's state) is held: paused by its owner, or disabled. */
+export const heldReasonSql = (state: string) =>
+  `CASE WHEN ${state} = ${sqlLiterals(WebhookEndpointState.PAUSED)} THEN ${sqlText(HELD_WHILE_PAUSED)} ELSE ${sqlText(HELD_WHILE_DISABLED)} END`;

@@ -2,20 +2,17 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { notFound } from '../../../platform/errors.js';
 import { ulid } from '../../../platform/ids.js';
 import { blockedHostReason } from '../../../platform/outbound-http/address-policy.js';
-import { sqlLiterals, sqlText } from '../../../platform/sql-literals.js';
+import { sqlLiterals } from '../../../platform/sql-literals.js';
 import { mirrorWebhookDestination } from '../../apps/index.js';
 import { DeliveryEvent } from '../delivery/delivery-lifecycle.js';
 import { transitionSql } from '../delivery/delivery-lifecycle-sql.js';
-import { HELD_WHILE_DISABLED, WebhookEventType, WebhookState } from '../webhook.types.js';
+import { WebhookEventType, WebhookState } from '../webhook.types.js';
 import { WebhookEndpoint } from './webhook-endpoint.entity.js';
 import type { WebhookEndpointInput } from './webhook-endpoint.input.js';
-import { HELD_WHILE_PAUSED, RECEIVABLE_EVENTS, WebhookEndpointState } from './webhook-endpoint.types.js';
+import { heldReasonSql, RECEIVABLE_EVENTS, WebhookEndpointState } from './webhook-endpoint.types.js';
 import { webhookErrors } from '../webhook.errors.js';
 
 const { ENABLED, PAUSED, DISABLED } = WebhookEndpointState;
-
-/** Why a delivery of an endpoint in state `state` (row `alias`'s column) is held. */
-export const heldReasonSql = (state: string) => `CASE WHEN ${state} = ${sqlLiterals(PAUSED)} THEN ${sqlText(HELD_WHILE_PAUSED)} ELSE ${sqlText(HELD_WHILE_DISABLED)} END`;
 
 const HOLD = transitionSql(DeliveryEvent.WEBHOOK_DISABLED, 'd', {}, heldReasonSql('e.state'));
 /**
@@ -53,14 +50,19 @@ const toEndpoint = (row: Record<string, unknown>): WebhookEndpoint =>
     updatedAt: row.updated_at,
   });
 
+/** Events as stored: in one order without repeats, and null for all of them (so that events added later are received too). */
+function storedEvents(events: readonly WebhookEventType[]): WebhookEventType[] | null {
+  const chosen = RECEIVABLE_EVENTS.filter((event) => events.includes(event));
+  return chosen.length < RECEIVABLE_EVENTS.length ? chosen : null;
+}
+
 /** What a changed endpoint's fields are stored as: one order without repeats, and every event as null (future ones included). */
 function stored(input: WebhookEndpointInput): { url: string; description: string | null; events: WebhookEventType[] | null; rateLimitPerSecond: number | null } {
   const description = input.description?.trim() || null;
-  const chosen = input.events ? RECEIVABLE_EVENTS.filter((event) => input.events!.includes(event)) : null;
   return {
     url: input.url.trim(),
     description,
-    events: chosen && chosen.length < RECEIVABLE_EVENTS.length ? chosen : null,
+    events: input.events ? storedEvents(input.events) : null,
     rateLimitPerSecond: input.rateLimitPerSecond ?? null,
   };
 }
@@ -170,14 +172,12 @@ export class WebhookEndpointsService {
    */
   async setFirstFromApp(manager: EntityManager, appId: string, url: string | null, events: readonly WebhookEventType[]): Promise<void> {
     const [first] = await this.lockEndpointsOf(manager, appId);
-    const chosen = RECEIVABLE_EVENTS.filter((event) => events.includes(event));
-    const storedEvents = chosen.length < RECEIVABLE_EVENTS.length ? chosen : null;
     if (url === null) {
       if (first) await this.remove(manager, first);
     } else if (first) {
-      await manager.query('UPDATE webhook_endpoints SET url = $2, events = $3, updated_at = clock_timestamp() WHERE id = $1', [first.id, url, storedEvents]);
+      await manager.query('UPDATE webhook_endpoints SET url = $2, events = $3, updated_at = clock_timestamp() WHERE id = $1', [first.id, url, storedEvents(events)]);
     } else {
-      await this.insert(manager, appId, { url, description: null, events: storedEvents, rateLimitPerSecond: null });
+      await this.insert(manager, appId, { url, description: null, events: storedEvents(events), rateLimitPerSecond: null });
     }
     await this.mirror(manager, appId);
   }
