@@ -97,8 +97,17 @@ describe('a bought app uninstalled and installed again, through the SDK receiver
     // What the receiver answered is in Plaza's delivery log: every delivery "OK", none "Already processed".
     const deliveriesOf = async () =>
       (await developer.ok<{ webhookDeliveries: { edges: { node: any }[] } }>(DELIVERIES, { appId: app.id })).webhookDeliveries.edges.map((e) => e.node);
-    const deliveries = await deliveriesOf();
-    expect(deliveries).toHaveLength(5);
+    // The receiver processes an event before it answers, and the worker records the answer after it arrives:
+    // the last delivery is in the log as SUCCEEDED a moment after the receiver has seen it, so wait for that fact.
+    let deliveries: any[] = [];
+    await vi.waitFor(
+      async () => {
+        deliveries = await deliveriesOf();
+        expect(deliveries).toHaveLength(5);
+        for (const delivery of deliveries) expect(delivery.status, delivery.eventName).not.toBe('PENDING');
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     for (const delivery of deliveries) {
       expect(delivery.status, delivery.eventName).toBe('SUCCEEDED');
       expect(delivery.attempts.map((a: any) => [a.statusCode, a.responseBodyExcerpt])).toEqual([[200, 'OK']]);
