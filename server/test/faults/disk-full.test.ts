@@ -7,7 +7,7 @@ import { DECIDE, submitApp } from '../helpers/factories.js';
 import { GraphQLTestClient } from '../helpers/graphql-client.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { destroyAllPg15, Pg15Server, postgresOwnedDir } from './debian-postgres.js';
-import { startApiProcess, startWorkerProcess } from './fault-helpers.js';
+import { expectAcknowledgedPurchasesDelivered, startApiProcess, startWorkerProcess, timedPurchase, type PurchaseOutcome } from './fault-helpers.js';
 
 // Issue 29, section 4: PostgreSQL's data directory fills up under load. Its data (not its WAL, which
 // would PANIC the server rather than refuse a write) is on a size-limited tmpfs; a file written beside
@@ -18,10 +18,7 @@ const REVIEWER_EMAIL = 'reviewer@plaza.test';
 const PRICE = 10;
 const APPS = 2;
 const BUYERS = 80;
-const BUY = 'mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }';
 const CREDIT = 'mutation($userId: ID!, $points: Int!) { creditPoints(userId: $userId, points: $points, reason: "disk full test") { points } }';
-
-type Outcome = { startedAt: number; ms: number; status: number; purchaseId?: string; code?: string; retryAfter?: string | null };
 
 const dir = mkdtempSync(path.join(tmpdir(), 'plaza-disk-full-'));
 chmodSync(dir, 0o755);
@@ -35,29 +32,6 @@ afterAll(async () => {
   if (mounted) execFileSync('umount', ['-l', mountPoint]);
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function buy(baseUrl: string, token: string, appId: string): Promise<Outcome> {
-  const startedAt = Date.now();
-  try {
-    const response = await fetch(`${baseUrl}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: BUY, variables: { appId } }),
-      signal: AbortSignal.timeout(60_000),
-    });
-    const body = (await response.json()) as { data?: { purchaseApp?: { purchaseId: string } } | null; errors?: { extensions?: { code?: string } }[] };
-    return {
-      startedAt,
-      ms: Date.now() - startedAt,
-      status: response.status,
-      purchaseId: body.data?.purchaseApp?.purchaseId,
-      code: body.errors?.[0]?.extensions?.code,
-      retryAfter: response.headers.get('retry-after'),
-    };
-  } catch {
-    return { startedAt, ms: Date.now() - startedAt, status: 0 };
-  }
-}
 
 /** Writes `file` until the filesystem has no room left; returns the bytes written. */
 function fillDisk(file: string): number {
@@ -126,14 +100,14 @@ describe("PostgreSQL's disk fills up under load", () => {
     }
 
     // Two clients buy, a purchase every 150 ms or so each; a refused one waits its Retry-After and is not asked again (it may have committed).
-    const outcomes: Outcome[] = [];
+    const outcomes: PurchaseOutcome[] = [];
     let loading = true;
     let ranOut = false;
     const producer = async () => {
       while (loading) {
         const pair = pairs.shift();
         if (!pair) return void (ranOut = true);
-        const outcome = await buy(api.url, pair.token, pair.appId);
+        const outcome = await timedPurchase(api.url, pair.token, pair.appId);
         outcomes.push(outcome);
         await new Promise((r) => setTimeout(r, outcome.purchaseId ? 150 : Number(outcome.retryAfter ?? 1) * 1000));
       }
@@ -173,23 +147,7 @@ describe("PostgreSQL's disk fills up under load", () => {
 
     // Nothing acknowledged is lost: each purchase is stored and its delivery succeeded and arrived.
     const ackedIds = acknowledged().map((o) => o.purchaseId!);
-    const stored = await server.query<{ n: number }>('SELECT count(*)::int AS n FROM purchases WHERE purchase_id = ANY($1)', [ackedIds], 'plaza');
-    expect(stored[0]!.n).toBe(ackedIds.length);
-    await expect
-      .poll(
-        async () =>
-          (
-            await server.query<{ n: number }>(
-              "SELECT count(*)::int AS n FROM webhook_deliveries WHERE purchase_id = ANY($1) AND event_type = 'app.purchased' AND status = 'SUCCEEDED'",
-              [ackedIds],
-              'plaza',
-            )
-          )[0]!.n,
-        { timeout: 60_000, interval: 200 },
-      )
-      .toBe(ackedIds.length);
-    const received = new Set(receiver.requests.map((r) => JSON.parse(r.rawBody.toString()).purchase_id as string));
-    expect(ackedIds.filter((id) => !received.has(id))).toEqual([]);
+    await expectAcknowledgedPurchasesDelivered(server, ackedIds, receiver);
     console.log(JSON.stringify({ measured: { acknowledged: ackedIds.length, refused503: refused.length, readyAgainAfterFreeMs } }));
 
     expect(await worker.stop('SIGTERM'), worker.output()).toBe(0);

@@ -7,7 +7,7 @@ import { DECIDE, submitApp } from '../helpers/factories.js';
 import { GraphQLTestClient, subscribe } from '../helpers/graphql-client.js';
 import { WebhookReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.js';
 import { destroyAllPg15, Pg15Server, pg15, postgresOwnedDir, TcpProxy } from './debian-postgres.js';
-import { startApiProcess, startWorkerProcess, waitForSubscriptionsOn } from './fault-helpers.js';
+import { expectAcknowledgedPurchasesDelivered, startApiProcess, startWorkerProcess, timedPurchase, waitForSubscriptionsOn, type PurchaseOutcome } from './fault-helpers.js';
 
 // Issue 29, section 1: PostgreSQL fails over to a synchronous standby under load, and nothing Plaza
 // acknowledged is lost. Debian's PostgreSQL 15 runs both servers (the embedded 18 has no pg_basebackup);
@@ -18,7 +18,6 @@ const REVIEWER_EMAIL = 'reviewer@plaza.test';
 const PRICE = 10;
 const APPS = 4;
 const BUYERS = 100;
-const BUY = 'mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }';
 const CREDIT = 'mutation($userId: ID!, $points: Int!) { creditPoints(userId: $userId, points: $points, reason: "failover test") { points } }';
 const REVEAL = 'mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }';
 const LIVE = 'subscription { webhookDeliveryUpdated { id status purchaseId } }';
@@ -30,7 +29,6 @@ const ANSWER_DURING_GAP_MS = 5_000; // every request made while no primary serve
 const ANSWER_ANY_MS = 20_000; // every request of the whole run is answered within this (none hangs)
 const BACK_WITHIN_MS = 30_000; // API, worker and LISTEN serve again within this of the proxy's switch
 
-type Outcome = { startedAt: number; ms: number; status: number; purchaseId?: string; code?: string; message?: string; retryAfter?: string | null; error?: string };
 type Update = { webhookDeliveryUpdated: { id: string; status: string; purchaseId: string } };
 
 const dir = mkdtempSync(path.join(tmpdir(), 'plaza-failover-'));
@@ -42,32 +40,6 @@ afterAll(async () => {
   await destroyAllPg15();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A purchase over real HTTP, timed, with what the client sees (status, code, Retry-After); never throws. */
-async function buy(baseUrl: string, token: string, appId: string): Promise<Outcome> {
-  const startedAt = Date.now();
-  try {
-    const response = await fetch(`${baseUrl}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: BUY, variables: { appId } }),
-      // Far past any bound asserted below: a request still unanswered here is a hang, recorded as one.
-      signal: AbortSignal.timeout(60_000),
-    });
-    const body = (await response.json()) as { data?: { purchaseApp?: { purchaseId: string } } | null; errors?: { message?: string; extensions?: { code?: string } }[] };
-    return {
-      startedAt,
-      ms: Date.now() - startedAt,
-      status: response.status,
-      purchaseId: body.data?.purchaseApp?.purchaseId,
-      code: body.errors?.[0]?.extensions?.code,
-      message: body.errors?.[0]?.message,
-      retryAfter: response.headers.get('retry-after'),
-    };
-  } catch (err) {
-    return { startedAt, ms: Date.now() - startedAt, status: 0, error: String(err) };
-  }
-}
 
 describe('PostgreSQL fails over to its synchronous standby under load', () => {
   it('loses nothing acknowledged, answers 503 in the gap, and API, worker and LISTEN come back by themselves', async () => {
@@ -153,13 +125,13 @@ describe('PostgreSQL fails over to its synchronous standby under load', () => {
     // Load: three clients buy, each a purchase every 50 ms or so; a purchase counts as acknowledged once its
     // mutation answered with it. A refused one is not asked again (it may have committed: the client cannot
     // know), and its client waits the Retry-After it was given, as a well-behaved client does.
-    const outcomes: Outcome[] = [];
+    const outcomes: PurchaseOutcome[] = [];
     let loading = true;
     const producer = async () => {
       while (loading) {
         const pair = pairs.shift();
         if (!pair) throw new Error('the test ran out of (buyer, app) pairs before the failover was over');
-        const outcome = await buy(api.url, pair.token, pair.appId);
+        const outcome = await timedPurchase(api.url, pair.token, pair.appId);
         outcomes.push(outcome);
         await new Promise((r) => setTimeout(r, outcome.purchaseId ? 50 : Number(outcome.retryAfter ?? 1) * 1000));
       }
@@ -237,23 +209,7 @@ describe('PostgreSQL fails over to its synchronous standby under load', () => {
 
     // Every acknowledged purchase is on the new primary, and its delivery arrives, signed.
     const ackedIds = acknowledged().map((o) => o.purchaseId!);
-    const stored = await standby.query<{ purchase_id: string }>('SELECT purchase_id FROM purchases WHERE purchase_id = ANY($1)', [ackedIds], 'plaza');
-    expect(ackedIds.filter((id) => !stored.some((row) => row.purchase_id === id))).toEqual([]);
-    await expect
-      .poll(
-        async () =>
-          (
-            await standby.query<{ n: number }>(
-              "SELECT count(*)::int AS n FROM webhook_deliveries WHERE purchase_id = ANY($1) AND event_type = 'app.purchased' AND status = 'SUCCEEDED'",
-              [ackedIds],
-              'plaza',
-            )
-          )[0]!.n,
-        { timeout: 60_000, interval: 200 },
-      )
-      .toBe(ackedIds.length);
-    const receivedPurchases = new Set(receiver.requests.map((r) => JSON.parse(r.rawBody.toString()).purchase_id as string));
-    expect(ackedIds.filter((id) => !receivedPurchases.has(id))).toEqual([]);
+    await expectAcknowledgedPurchasesDelivered(standby, ackedIds, receiver);
     expect(unverified).toEqual([]);
 
     // No claim is left behind: every delivery settles, no attempt stays open.

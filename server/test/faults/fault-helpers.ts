@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { vi } from 'vitest';
+import { expect, vi } from 'vitest';
 import { connectPlazaDatabase } from '../../src/app/entities.js';
 import { WebhookEventsService } from '../../src/modules/webhooks/webhook-events.service.js';
 import { WebhookEventType } from '../../src/modules/webhooks/webhook.types.js';
@@ -100,4 +100,78 @@ export async function purchaseEventProducer(databaseUrl: string, appId: string, 
       events.recordEvent(manager, { type: WebhookEventType.APP_PURCHASED, appId, userId, purchaseId: newPurchaseId(), amountVnd: 50_000, developerShareVnd: 40_000 }),
     );
   return { purchase, close: () => producer.destroy() };
+}
+
+const BUY = 'mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }';
+
+/** What a buying client saw of one purchase: when it asked, how long it waited, and the answer (or the error). */
+export type PurchaseOutcome = {
+  startedAt: number;
+  ms: number;
+  status: number;
+  purchaseId?: string;
+  code?: string;
+  message?: string;
+  retryAfter?: string | null;
+  error?: string;
+};
+
+/** A purchase over real HTTP, timed, with what the client sees (status, code, Retry-After); never throws. */
+export async function timedPurchase(baseUrl: string, token: string, appId: string): Promise<PurchaseOutcome> {
+  const startedAt = Date.now();
+  try {
+    const response = await fetch(`${baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: BUY, variables: { appId } }),
+      // Far past any bound a fault test asserts: a request still unanswered here is a hang, recorded as one.
+      signal: AbortSignal.timeout(60_000),
+    });
+    const body = (await response.json()) as { data?: { purchaseApp?: { purchaseId: string } } | null; errors?: { message?: string; extensions?: { code?: string } }[] };
+    return {
+      startedAt,
+      ms: Date.now() - startedAt,
+      status: response.status,
+      purchaseId: body.data?.purchaseApp?.purchaseId,
+      code: body.errors?.[0]?.extensions?.code,
+      message: body.errors?.[0]?.message,
+      retryAfter: response.headers.get('retry-after'),
+    };
+  } catch (err) {
+    return { startedAt, ms: Date.now() - startedAt, status: 0, error: String(err) };
+  }
+}
+
+/** Any server Plaza's database can be read on after a fault (the new primary, the refilled disk's server). */
+type PlazaDatabaseReader = { query<T extends pg.QueryResultRow>(sql: string, params: unknown[], database: string): Promise<T[]> };
+
+/**
+ * Nothing acknowledged is lost: every purchase whose mutation answered with its id is stored, its
+ * app.purchased delivery ends SUCCEEDED, and the receiver got it. The one check every fault test makes.
+ */
+export async function expectAcknowledgedPurchasesDelivered(database: PlazaDatabaseReader, acknowledgedIds: string[], receiver: WebhookReceiver): Promise<void> {
+  const stored = await database.query<{ purchase_id: string }>('SELECT purchase_id FROM purchases WHERE purchase_id = ANY($1)', [acknowledgedIds], 'plaza');
+  const storedIds = new Set(stored.map((row) => row.purchase_id));
+  expect(
+    acknowledgedIds.filter((id) => !storedIds.has(id)),
+    'acknowledged but not stored',
+  ).toEqual([]);
+  await expect
+    .poll(
+      async () =>
+        (
+          await database.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM webhook_deliveries WHERE purchase_id = ANY($1) AND event_type = 'app.purchased' AND status = 'SUCCEEDED'",
+            [acknowledgedIds],
+            'plaza',
+          )
+        )[0]!.n,
+      { timeout: 60_000, interval: 200 },
+    )
+    .toBe(acknowledgedIds.length);
+  const received = new Set(receiver.requests.map((request) => JSON.parse(request.rawBody.toString()).purchase_id as string));
+  expect(
+    acknowledgedIds.filter((id) => !received.has(id)),
+    'acknowledged but never received',
+  ).toEqual([]);
 }
