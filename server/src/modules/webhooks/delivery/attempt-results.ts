@@ -12,7 +12,7 @@ import { HELD_WHILE_PAUSED, WebhookEndpointState } from '../endpoints/webhook-en
 import { WRITE_RESULTS, databaseNow, isHeld, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
 import { attemptEnded, decide, retryDelay, stateOf } from './delivery-lifecycle.js';
-import { compactShared, compactSignature, splitHeaders, type KeptHeaders } from './request-headers.js';
+import { storedHeaders } from './request-headers.js';
 
 /** One attempt as it ended, before it is written. */
 export interface AttemptResult {
@@ -25,13 +25,23 @@ export interface AttemptResult {
 }
 
 /**
- * The worker's split as stored: the attempt's usual lone signature as bytes (`signature`, base64) instead of JSON
- * (`kept` then null), and the delivery's shared headers as compactShared keeps them (`shared`, `shared_signature` hex).
+ * One ended attempt as recorded (sql-fragments.ts ATTEMPT_RECORD_COLUMNS): the engine's result write and a manual
+ * attempt both build their rows here, so that either stores the very same one.
  */
-function compacted({ shared, kept }: { shared: KeptHeaders; kept: KeptHeaders }, eventType: string) {
-  const signature = compactSignature(kept);
-  const stored = compactShared(shared, eventType);
-  return { event_type: eventType, shared: stored.headers, shared_signature: stored.bodySignature, kept: signature === null ? kept : null, signature };
+export function attemptRecord({ delivery, number, startedAt, url, headers, response }: AttemptResult) {
+  return {
+    delivery_id: delivery.id,
+    number,
+    started_at: startedAt.toISOString(),
+    duration_ms: response.durationMs,
+    status_code: response.statusCode,
+    error: response.error,
+    excerpt: response.responseBodyExcerpt,
+    url,
+    headers,
+    // Split here, so that the record only compares them with what is stored (request-headers.ts).
+    ...storedHeaders(headers, delivery.id, number, startedAt, delivery.event_type),
+  };
 }
 
 export interface AttemptResultsOptions {
@@ -128,7 +138,8 @@ export class AttemptResults {
    */
   private async write(results: AttemptResult[]): Promise<void> {
     const keepsNearRetries = this.hooks.keepsNearRetries();
-    const rows = results.map(({ delivery, number, startedAt, url, headers, response }) => {
+    const rows = results.map((result) => {
+      const { delivery, startedAt, response } = result;
       const finishedAt = new Date(startedAt.getTime() + response.durationMs);
       const retryDelayMs = retryDelay(this.options.retryScheduleMs, delivery.scheduled_attempts_done + 1, delivery.purchase_id);
       const event = attemptEnded({
@@ -149,20 +160,8 @@ export class AttemptResults {
       return {
         // Not a paced endpoint's: its retry goes back through the claim, which books it a slot of the pace.
         keep: keepsNearRetries && retryInMs !== null && retryInMs <= this.options.claimAheadMs && delivery.rate_limit_per_second === null,
-        delivery_id: delivery.id,
         claim_token: delivery.claim_token,
-        number,
-        started_at: startedAt.toISOString(),
-        duration_ms: response.durationMs,
-        status_code: response.statusCode,
-        error: response.error,
-        excerpt: response.responseBodyExcerpt,
-        url,
-        headers,
-        // Split here, so that the result write only compares them with what is stored (request-headers.ts).
-        ...(headers
-          ? compacted(splitHeaders(headers, delivery.id, number, startedAt), delivery.event_type)
-          : { event_type: delivery.event_type, shared: null, shared_signature: null, kept: null, signature: null }),
+        ...attemptRecord(result),
         status,
         retry_in_ms: retryInMs,
         recovering,

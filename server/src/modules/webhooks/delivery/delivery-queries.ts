@@ -5,8 +5,7 @@ import { SETTLED_STATUSES } from './delivery-lifecycle.js';
 import { attemptTriggerSql, isOpenSql } from './delivery-lifecycle-sql.js';
 import { ENDPOINT_HEALTH } from './endpoint-health-sql.js';
 import { ROLL_UP } from './attempt-rollup.js';
-import { attemptHeadersFromWorker, storedShared, urlToKeep } from './request-headers-sql.js';
-import { ATTEMPT_MATERIALS, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, WITHIN_IDS_OF } from './sql-fragments.js';
+import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS, WITHIN_IDS_OF } from './sql-fragments.js';
 
 /**
  * The delivery engine's statements (claim, next due, result write, hand back), built once at load from the
@@ -281,14 +280,6 @@ export const NEXT_DUE_PAST_SATURATED_ENDPOINTS = `WITH RECURSIVE ${ENDPOINTS_WIT
        SELECT ${untilClaimable('next_attempt_at')} FROM earliest WHERE next_attempt_at IS NOT NULL`;
 
 /**
- * WRITE_RESULTS: the stored shared headers of an attempt's delivery (`s` inserted now, or `h` there before)
- * are the worker's split of its own (`r`): compared as stored, two small values, instead of read back.
- */
-const SAME_SHARED = `(r.s_delivery_id IS NOT NULL OR h.delivery_id IS NOT NULL)
-                AND COALESCE(r.s_headers, h.headers) IS NOT DISTINCT FROM r.shared
-                AND COALESCE(r.s_body_signature, h.body_signature) IS NOT DISTINCT FROM decode(r.shared_signature, 'hex')`;
-
-/**
  * Records a batch of attempts' outcomes ($1, a JSON array of rows) and adds them to the charts' rollups
  * ($3, $4: rollUp's sums; every attempt written here counts, as it is recorded whoever holds the
  * delivery now), and moves each delivery on, while
@@ -297,32 +288,9 @@ const SAME_SHARED = `(r.s_delivery_id IS NOT NULL OR h.delivery_id IS NOT NULL)
  * made so far, as after any claim: the next one has not started.
  */
 export const WRITE_RESULTS = `WITH r AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, delivery_id text, claim_token text, number int, started_at timestamptz, duration_ms int, status_code int,
-                error text, excerpt text, url text, headers jsonb, event_type text, shared jsonb, shared_signature text, kept jsonb, signature text,
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, claim_token text, ${ATTEMPT_RECORD_COLUMNS},
                 status text, retry_in_ms int, recovering boolean, held_reason text)
-       ), ${ROLL_UP('$3', '$4')}, shared AS (
-         -- The first attempt sent stores the headers its delivery's attempts share, as the worker split and compacted them (request-headers.ts), and its URL.
-         INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
-         SELECT DISTINCT ON (delivery_id) delivery_id, shared, decode(shared_signature, 'hex'), url FROM r WHERE headers IS NOT NULL ORDER BY delivery_id, number
-         ON CONFLICT (delivery_id) DO NOTHING
-         RETURNING delivery_id, headers, body_signature, url
-       ), with_shared AS MATERIALIZED (
-         -- Each result with the shared row inserted for its delivery just now, if it was (s_*), joined apart from the
-         -- attempts (and materialised, not inlined): joined with them, the planner, expecting one attempt row from the partitions, scanned all of
-         -- \`shared\` once per result (600 x 600 rows for a batch of 600: most of the statement's time).
-         SELECT r.*, s.delivery_id AS s_delivery_id, s.headers AS s_headers, s.body_signature AS s_body_signature, s.url AS s_url
-           FROM r LEFT JOIN shared s ON s.delivery_id = r.delivery_id
-       ), attempts AS (
-         -- The worker's compact signature (r.signature) only where its split stands, as r.kept does. A delivery's row is
-         -- either inserted just now (s) or was there before (h), never both: COALESCE takes the one there is, column by column.
-         UPDATE webhook_attempts a
-            SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
-                response_body_excerpt = r.excerpt, url = ${urlToKeep('r.url', 'r.headers IS NOT NULL', 'COALESCE(r.s_url, h.url)')},
-                request_headers = ${attemptHeadersFromWorker('r', SAME_SHARED, storedShared('COALESCE(r.s_headers, h.headers)', 'COALESCE(r.s_body_signature, h.body_signature)', 'r.event_type'))},
-                request_signature = CASE WHEN ${SAME_SHARED} THEN decode(r.signature, 'base64') END, finished = true
-           FROM with_shared r LEFT JOIN webhook_request_headers h ON h.delivery_id = r.delivery_id
-          WHERE a.delivery_id = r.delivery_id AND a.number = r.number AND ${WITHIN_IDS_OF('a.delivery_id', 'delivery_id', 'r')}
-       ), moved_on AS (
+       ), ${ROLL_UP('$3', '$4')}, ${RECORD_ATTEMPTS('r')}, moved_on AS (
          UPDATE webhook_deliveries d
             -- As the worker decided (delivery-lifecycle.ts decide), from the state it claimed, which is still the row's while its claim stands.
             -- The next attempt's due time on the database's clock, as every claim reads it (a worker's own clock may be

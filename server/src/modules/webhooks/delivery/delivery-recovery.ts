@@ -10,6 +10,7 @@ import { AttemptTrigger } from '../webhook.types.js';
 import { WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { webhookErrors } from '../webhook.errors.js';
 import { rollUp, ROLL_UP_ALONE } from './attempt-rollup.js';
+import { attemptRecord } from './attempt-results.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { ClaimedDelivery, UpdatedRow } from './delivery-queries.js';
 import { DeliveryWakeUps } from './delivery-wake-ups.js';
@@ -67,19 +68,10 @@ export class DeliveryRecovery {
       if (!why.body_kept) throw webhookErrors.bodyGone();
       throw webhookErrors.endpointNotEnabled();
     }
-    const { number, startedAt, url, headers, response } = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
+    const sent = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
+    const { startedAt, response } = sent;
     const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
-      await manager.query(RECORD_MANUAL_ATTEMPT, [
-        deliveryId,
-        number,
-        startedAt,
-        response.durationMs,
-        response.statusCode,
-        response.error,
-        response.responseBodyExcerpt,
-        url,
-        headers,
-      ]);
+      await manager.query(RECORD_MANUAL_ATTEMPT, [JSON.stringify([attemptRecord(sent)])]);
       const { hourly, minutely } = rollUp([
         { appId: delivery.app_id, finishedAt: new Date(startedAt.getTime() + response.durationMs), succeeded: response.error === null, durationMs: response.durationMs },
       ]);

@@ -3,8 +3,7 @@ import { AttemptTrigger, WebhookState } from '../webhook.types.js';
 import { WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { DeliveryEvent } from './delivery-lifecycle.js';
 import { isOpenSql, transitionSql } from './delivery-lifecycle-sql.js';
-import { attemptHeaders, compactSharedOnce, compactSignatureOf, expectedForDeliveryOnce, expectedOnce, sharedHeaders, storedShared, urlToKeep } from './request-headers-sql.js';
-import { ATTEMPT_MATERIALS, BODY_KEPT, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS } from './sql-fragments.js';
+import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, BODY_KEPT, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS } from './sql-fragments.js';
 
 /**
  * The statements of what moves deliveries beside the engine's loop: a manual attempt (redeliverWebhook, plaza
@@ -43,27 +42,11 @@ export const WHY_NOT_RESERVED = `SELECT CASE WHEN d.endpoint_id IS NULL THEN a.w
          FROM webhook_deliveries d JOIN apps a ON a.id = d.app_id LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
         WHERE d.id = $1`;
 
-/** Attempt $2 of delivery $1 finished: its record ($9: the headers sent, kept as WRITE_RESULTS keeps them). */
-export const RECORD_MANUAL_ATTEMPT = `WITH delivery AS (
-         SELECT event_type FROM webhook_deliveries WHERE id = $1
-       ), shared AS (
-         INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
-         SELECT $1, c.headers, c.body_signature, $8
-           FROM ${expectedForDeliveryOnce('x', '$1::text')}, LATERAL (SELECT ${sharedHeaders('$9::jsonb', 'x.expected')} AS shared OFFSET 0) sh,
-                ${compactSharedOnce('c', 'sh.shared', '(SELECT event_type FROM delivery)')}
-          WHERE $9::jsonb IS NOT NULL
-         ON CONFLICT (delivery_id) DO NOTHING
-         RETURNING headers, body_signature, url
-       ), stored AS (
-         SELECT ${storedShared('headers', 'body_signature', '(SELECT event_type FROM delivery)')} AS headers, url
-           FROM (SELECT headers, body_signature, url FROM shared UNION ALL SELECT headers, body_signature, url FROM webhook_request_headers WHERE delivery_id = $1 LIMIT 1) found
-       )
-       UPDATE webhook_attempts SET started_at = $3, duration_ms = $4, status_code = $5, error = $6, response_body_excerpt = $7,
-              url = ${urlToKeep('$8', '$9::jsonb IS NOT NULL', '(SELECT url FROM stored)')},
-              request_headers = CASE WHEN ${compactSignatureOf('k.kept')} IS NULL THEN k.kept END, request_signature = ${compactSignatureOf('k.kept')}, finished = true
-         FROM ${expectedOnce('x', '(SELECT headers FROM stored)', '$1::text', '$2::int', '$3::timestamptz')},
-              LATERAL (SELECT ${attemptHeaders('$9::jsonb', 'x.expected')} AS kept OFFSET 0) k
-        WHERE delivery_id = $1 AND number = $2`;
+/** A manual attempt finished: its record ($1, a JSON array of its one row, attempt-results.ts attemptRecord), as the engine records its own. */
+export const RECORD_MANUAL_ATTEMPT = `WITH r AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(${ATTEMPT_RECORD_COLUMNS})
+       ), ${RECORD_ATTEMPTS('r')}
+       SELECT 1`;
 
 /** After a manual attempt of delivery $1, as the lifecycle says: success settles it; a failure leaves status and schedule as they were. */
 const settleAfterManualAttempt = (event: DeliveryEvent) => {

@@ -7,15 +7,15 @@
  * (differences from EXPECTED_FOR_DELIVERY), each attempt in its `request_headers` what differs from the
  * expected and shared ones together (in practice the timestamped signature alone). A JSON null marks an
  * expected header that was not sent. Reading composes them back, exactly as sent, whatever was sent.
- * SQL expressions, built once, for the statements that write and read attempts.
+ * The sending process splits and compacts them (request-headers.ts storedHeaders, for scheduled and manual
+ * attempts alike); these are the SQL expressions, built once, that read them back, and that work an attempt's
+ * part out again where its delivery's stored shared part is another than the one it split against.
  */
 
-import { BODY_SIGNATURE_HEADER, CONSTANT_HEADERS, DELIVERY_ID_HEADERS, EVENT_HEADER, PER_ATTEMPT_HEADERS } from './request-headers.js';
+import { BODY_SIGNATURE_HEADER, CONSTANT_HEADERS, DELIVERY_ID_HEADERS, EVENT_HEADER } from './request-headers.js';
 
 /** A constant of request-headers.ts as an SQL string literal. */
 const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
-
-const PER_ATTEMPT = `'{${PER_ATTEMPT_HEADERS.join(',')}}'::text[]`;
 
 /** The headers every delivery `deliveryId` is expected to send (request-headers.ts CONSTANT_HEADERS, DELIVERY_ID_HEADERS). */
 const expectedForDelivery = (deliveryId: string) =>
@@ -55,12 +55,6 @@ const differences = (headers: string, expected: string) => `CASE WHEN ${headers}
            UNION ALL
            SELECT unsent.key, 'null'::jsonb FROM jsonb_each(${expected}) unsent WHERE NOT (${headers} ? unsent.key)) c), '{}'::jsonb) END`;
 
-/** A FROM item (`alias`.expected) with what every attempt of delivery `deliveryId` is expected to send; as expectedOnce. */
-export const expectedForDeliveryOnce = (alias: string, deliveryId: string) => `LATERAL (SELECT ${expectedForDelivery(deliveryId)} AS expected OFFSET 0) ${alias}`;
-
-/** The shared part of the `headers` an attempt sent, as `webhook_request_headers.headers` keeps it (`expected`: a column from expectedForDeliveryOnce). */
-export const sharedHeaders = (headers: string, expected: string) => differences(`(${headers} - ${PER_ATTEMPT})`, expected);
-
 /** What an attempt keeps of the `headers` it sent, given what it was expected to send (`expected`: a column from expectedOnce). */
 export const attemptHeaders = (headers: string, expected: string) => differences(headers, expected);
 
@@ -69,7 +63,7 @@ export const headersAsSent = (kept: string, shared: string, deliveryId: string, 
   `CASE WHEN ${kept} IS NULL THEN NULL ELSE jsonb_strip_nulls(${expectedWithMarkers(shared, deliveryId, number, startedAt)} || ${kept}) END`;
 
 /**
- * WRITE_RESULTS' record of an attempt's headers (`r`: its input row with the worker's split, request-headers.ts;
+ * RECORD_ATTEMPTS' (sql-fragments.ts) record of an attempt's headers (`r`: its input row with the worker's split, request-headers.ts;
  * `same`: whether its delivery's shared part as stored is the worker's; `stored`: that part, as storedShared
  * reads it). Usually the worker's `kept` as it is; when the stored shared part is another (a rotation
  * changed the body signature since the first attempt, or a first attempt of the same delivery elsewhere
@@ -87,13 +81,6 @@ export const attemptHeadersFromWorker = (r: string, same: string, stored: string
 export const keptHeaders = (kept: string, signature: string) =>
   `CASE WHEN ${signature} IS NOT NULL THEN jsonb_build_object('webhook-signature', 'v1,' || encode(${signature}, 'base64')) ELSE ${kept} END`;
 
-/** As compactSignature (request-headers.ts) in SQL, for `kept` worked out here: its signature's bytes, or null when it keeps more (or another form). */
-export const compactSignatureOf = (kept: string) => `CASE WHEN ${kept} = jsonb_build_object('webhook-signature', ${kept} -> 'webhook-signature')
-           AND ${kept} ->> 'webhook-signature' ~ '^v1,[A-Za-z0-9+/]{43}=$'
-         -- Nested, so that decode only ever sees valid base64; equal when encoded again: canonical, so it reads back as it was.
-         THEN CASE WHEN encode(decode(substr(${kept} ->> 'webhook-signature', 4), 'base64'), 'base64') = substr(${kept} ->> 'webhook-signature', 4)
-           THEN decode(substr(${kept} ->> 'webhook-signature', 4), 'base64') END END`;
-
 /**
  * The URL an attempt was sent to is kept once per delivery too (webhook_request_headers.url, stored with
  * the shared headers by the first attempt sent): an attempt sent to that same URL stores null. An attempt
@@ -110,7 +97,7 @@ const EVENT = literal(EVENT_HEADER);
 const BODY_SIGNATURE = literal(BODY_SIGNATURE_HEADER);
 
 /**
- * A delivery's shared headers (as sharedHeaders gives them) from its webhook_request_headers row: `headers`
+ * A delivery's shared headers (as splitHeaders gives them) from its webhook_request_headers row: `headers`
  * (the JSON kept), `bodySignature` (the usual body signature's 32 bytes) and the delivery's `eventType`,
  * which the event header says unless the JSON says otherwise (a JSON null there: not sent). Null when
  * there is no row (both null). request-headers.ts compactShared says how they are stored.
@@ -119,20 +106,3 @@ export const storedShared = (headers: string, bodySignature: string, eventType: 
          ELSE (CASE WHEN ${headers} -> ${EVENT} = 'null'::jsonb THEN ${headers} - ${EVENT}
                     ELSE jsonb_build_object(${EVENT}, ${eventType}::text) || COALESCE(${headers}, '{}'::jsonb) END)
            || CASE WHEN ${bodySignature} IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(${BODY_SIGNATURE}, 'sha256=' || encode(${bodySignature}, 'hex')) END END`;
-
-/** The usual body signature's 32 bytes of the shared headers `shared` (jsonb), null when it is not there in that form; as compactShared. */
-const bodySignatureOf = (shared: string) =>
-  `CASE WHEN ${shared} ->> ${BODY_SIGNATURE} ~ '^sha256=[0-9a-f]{64}$' THEN decode(substr(${shared} ->> ${BODY_SIGNATURE}, 8), 'hex') END`;
-
-/**
- * A FROM item (`alias`.headers, `alias`.body_signature) with the shared headers `shared` (jsonb, not null)
- * of a delivery of `eventType` as webhook_request_headers stores them: request-headers.ts compactShared in SQL.
- */
-export const compactSharedOnce = (alias: string, shared: string, eventType: string) => `LATERAL (
-         SELECT CASE WHEN c.body_signature IS NOT NULL AND c.rest = '{}'::jsonb THEN NULL ELSE c.rest END AS headers, c.body_signature
-           FROM (SELECT ${bodySignatureOf(shared)} AS body_signature,
-                        CASE WHEN NOT (${shared} ? ${EVENT}) THEN o.others || jsonb_build_object(${EVENT}, null)
-                             WHEN ${shared} -> ${EVENT} = to_jsonb(${eventType}::text) THEN o.others - ${EVENT}
-                             ELSE o.others END AS rest
-                   FROM (SELECT CASE WHEN ${bodySignatureOf(shared)} IS NULL THEN ${shared} ELSE ${shared} - ${BODY_SIGNATURE} END AS others) o
-                 OFFSET 0) c) ${alias}`;

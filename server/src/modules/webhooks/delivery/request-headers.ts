@@ -1,8 +1,10 @@
 /**
  * How an attempt's request headers are kept: once per delivery, and only what cannot be known
- * otherwise. delivery/request-headers-sql.ts says it in SQL for the statements; this is the worker's
- * side, so that the usual result write compares two small values instead of working the headers out in
- * PostgreSQL for every attempt. Both are built from the constants here.
+ * otherwise. Every attempt, scheduled or manual, is split and compacted here, by the process that sent
+ * it (storedHeaders), so that recording it (sql-fragments.ts RECORD_ATTEMPTS) compares two small values
+ * instead of working the headers out in PostgreSQL. delivery/request-headers-sql.ts reads them back, and
+ * works an attempt's part out again only when its delivery's stored shared part is another than its own
+ * (a rotation since the first attempt); both are built from the constants here.
  */
 
 /** Headers that change with every attempt by construction (webhook-signing.ts): never part of the shared ones. */
@@ -79,7 +81,7 @@ const USUAL_BODY_SIGNATURE = /^sha256=[0-9a-f]{64}$/;
  * the usual body signature as its 32 bytes (`bodySignature`, hex; body_signature), the event header left
  * out when it says the delivery's own event type (a JSON null there when it was not sent at all), and
  * the JSON (`headers`) only for anything else, null when nothing else is left. Read back exactly by
- * request-headers-sql.ts storedShared; the same as its SQL twin compactSharedOnce.
+ * request-headers-sql.ts storedShared.
  */
 export function compactShared(shared: KeptHeaders, eventType: string): { headers: KeptHeaders | null; bodySignature: string | null } {
   const rest: KeptHeaders = { ...shared };
@@ -89,4 +91,17 @@ export function compactShared(shared: KeptHeaders, eventType: string): { headers
   if (!Object.hasOwn(rest, EVENT_HEADER)) rest[EVENT_HEADER] = null;
   else if (rest[EVENT_HEADER] === eventType) delete rest[EVENT_HEADER];
   return { headers: bodySignature !== null && Object.keys(rest).length === 0 ? null : rest, bodySignature };
+}
+
+/**
+ * An attempt's headers as they are recorded (sql-fragments.ts ATTEMPT_RECORD_COLUMNS): the split, the usual lone
+ * signature as bytes (`signature`, base64) instead of JSON (`kept` then null), and the delivery's shared headers
+ * as compactShared keeps them (`shared`, `shared_signature` hex). All null for an attempt that sent nothing.
+ */
+export function storedHeaders(headers: Headers | null, deliveryId: string, number: number, startedAt: Date, eventType: string) {
+  if (headers === null) return { event_type: eventType, shared: null, shared_signature: null, kept: null, signature: null };
+  const { shared, kept } = splitHeaders(headers, deliveryId, number, startedAt);
+  const signature = compactSignature(kept);
+  const stored = compactShared(shared, eventType);
+  return { event_type: eventType, shared: stored.headers, shared_signature: stored.bodySignature, kept: signature === null ? kept : null, signature };
 }

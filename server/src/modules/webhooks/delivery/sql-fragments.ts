@@ -3,6 +3,8 @@
  * attempt and recovery, and the log read (each file of statements imports what it uses from here).
  */
 
+import { attemptHeadersFromWorker, storedShared, urlToKeep } from './request-headers-sql.js';
+
 /** The error of an attempt whose worker stopped (or died) before it finished. */
 export const INTERRUPTED = 'interrupted: the worker stopped before this attempt finished; the delivery was taken over';
 
@@ -50,3 +52,49 @@ export const ATTEMPT_MATERIALS = (alias: string) =>
 export const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN apps a ON a.id = ${alias}.app_id
          JOIN client_secrets s ON s.app_id = ${alias}.app_id
          LEFT JOIN webhook_endpoints e ON e.id = ${alias}.endpoint_id`;
+
+/**
+ * The columns of one attempt's record, as attempt-results.ts attemptRecord gives them: its outcome, and its
+ * headers as sent (`headers`) with the worker's split of them as stored (request-headers.ts storedHeaders).
+ */
+export const ATTEMPT_RECORD_COLUMNS = `delivery_id text, number int, started_at timestamptz, duration_ms int, status_code int, error text, excerpt text, url text,
+                headers jsonb, event_type text, shared jsonb, shared_signature text, kept jsonb, signature text`;
+
+/**
+ * The stored shared headers of an attempt's delivery (`s` inserted now, or `h` there before) are the worker's
+ * split of its own (`r`): compared as stored, two small values, instead of read back.
+ */
+const SAME_SHARED = `(r.s_delivery_id IS NOT NULL OR h.delivery_id IS NOT NULL)
+                AND COALESCE(r.s_headers, h.headers) IS NOT DISTINCT FROM r.shared
+                AND COALESCE(r.s_body_signature, h.body_signature) IS NOT DISTINCT FROM decode(r.shared_signature, 'hex')`;
+
+/**
+ * CTEs (shared, with_shared, attempts) that record the finished attempts of `input` (a CTE with
+ * ATTEMPT_RECORD_COLUMNS), each over its started row: the one way an attempt is recorded, by the engine's
+ * result write and by a manual attempt alike, so that both store the very same rows.
+ */
+export const RECORD_ATTEMPTS = (input: string) => `shared AS (
+         -- The first attempt sent stores the headers its delivery's attempts share, as the worker split and compacted them (request-headers.ts), and its URL.
+         INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
+         SELECT DISTINCT ON (delivery_id) delivery_id, shared, decode(shared_signature, 'hex'), url FROM ${input} WHERE headers IS NOT NULL ORDER BY delivery_id, number
+         ON CONFLICT (delivery_id) DO NOTHING
+         RETURNING delivery_id, headers, body_signature, url
+       ), with_shared AS MATERIALIZED (
+         -- Each result with the shared row inserted for its delivery just now, if it was (s_*), joined apart from the
+         -- attempts (and materialised, not inlined): joined with them, the planner, expecting one attempt row from the partitions, scanned all of
+         -- \`shared\` once per result (600 x 600 rows for a batch of 600: most of the statement's time).
+         SELECT i.*, s.delivery_id AS s_delivery_id, s.headers AS s_headers, s.body_signature AS s_body_signature, s.url AS s_url
+           FROM ${input} i LEFT JOIN shared s ON s.delivery_id = i.delivery_id
+       ), attempts AS (
+         -- The worker's compact signature (r.signature) only where its split stands, as r.kept does. A delivery's row is
+         -- either inserted just now (s) or was there before (h), never both: COALESCE takes the one there is, column by column.
+         -- Where the stored shared part is another (a rotation changed the body signature since the first attempt, or a
+         -- first attempt elsewhere stored it) or none is visible, the attempt's part is worked out here against it.
+         UPDATE webhook_attempts a
+            SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
+                response_body_excerpt = r.excerpt, url = ${urlToKeep('r.url', 'r.headers IS NOT NULL', 'COALESCE(r.s_url, h.url)')},
+                request_headers = ${attemptHeadersFromWorker('r', SAME_SHARED, storedShared('COALESCE(r.s_headers, h.headers)', 'COALESCE(r.s_body_signature, h.body_signature)', 'r.event_type'))},
+                request_signature = CASE WHEN ${SAME_SHARED} THEN decode(r.signature, 'base64') END, finished = true
+           FROM with_shared r LEFT JOIN webhook_request_headers h ON h.delivery_id = r.delivery_id
+          WHERE a.delivery_id = r.delivery_id AND a.number = r.number AND ${WITHIN_IDS_OF('a.delivery_id', 'delivery_id', input)}
+       )`;
