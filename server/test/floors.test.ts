@@ -84,10 +84,11 @@ describe('floors', () => {
       }
     }
     const pairs = [...edges].filter((edge) => edges.has(edge.split(' -> ').reverse().join(' -> '))).map((edge) => edge.split(' -> ').sort().join(' <-> '));
-    // Known, and not to grow: marketplace records webhook events (WebhookEventsService, a type) while webhooks'
-    // resolvers ask marketplace for test-event amounts. apps <-> webhooks is gone (the enums both store live in
-    // platform/webhook-enums.ts), as are apps <-> review and apps <-> secrets (they stand on apps: SubmissionSteps).
-    expect([...new Set(pairs)].sort()).toEqual(['marketplace <-> webhooks']);
+    // None: import-x/no-cycle does not follow `import type`, so this is what keeps a cycle hidden by one out. The
+    // last ones were broken by moving shared enums below the features (platform/webhook-enums.ts: apps <-> webhooks)
+    // or by a feature naming what it needs in its index for the wiring to hand in (apps' SubmissionSteps: apps <->
+    // review <-> secrets; marketplace's StoreEvents: marketplace <-> webhooks).
+    expect([...new Set(pairs)].sort()).toEqual([]);
   });
 
   describe('tables: each is read and written by the feature that owns it (conventions.md 19)', () => {

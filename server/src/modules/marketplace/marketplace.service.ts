@@ -12,9 +12,9 @@ import { EarningsSeries } from './earnings-series.queries.js';
 import type { IdentityService } from '../identity/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { WebhookEventType } from '../../platform/webhook-enums.js';
-import type { WebhookEventsService } from '../webhooks/index.js';
 import { Installation, PointMovement, Purchase, PurchaseKind, RevenueEntry } from './marketplace.entities.js';
 import { splitRevenue } from './revenue.js';
+import type { StoreEvents } from './store-events.js';
 
 export const PurchaseStatus = { COMPLETED: 'COMPLETED', REFUNDED: 'REFUNDED' } as const;
 
@@ -25,7 +25,7 @@ export class MarketplaceService {
   constructor(
     private readonly db: DataSource,
     private readonly config: Config,
-    private readonly webhookEvents: WebhookEventsService,
+    private readonly storeEvents: StoreEvents,
     private readonly apps: AppService,
     private readonly identity: IdentityService,
   ) {}
@@ -119,7 +119,7 @@ export class MarketplaceService {
         actorId: principal.userId,
         createdAt: now,
       });
-      await this.webhookEvents.recordEvent(manager, {
+      await this.storeEvents.recordEvent(manager, {
         type: WebhookEventType.APP_PURCHASED,
         appId,
         userId: principal.userId,
@@ -181,7 +181,7 @@ export class MarketplaceService {
         uninstalledAt: null,
       });
       await manager.insert(Installation, installation);
-      await this.webhookEvents.recordEvent(manager, {
+      await this.storeEvents.recordEvent(manager, {
         type: WebhookEventType.APP_INSTALLED,
         appId,
         userId: principal.userId,
@@ -207,7 +207,7 @@ export class MarketplaceService {
       installation.uninstalledAt = new Date();
       await manager.update(Installation, { id: installation.id }, { uninstalledAt: installation.uninstalledAt });
       const purchase = await manager.findOneByOrFail(Purchase, { purchaseId: installation.purchaseId });
-      await this.webhookEvents.recordEvent(manager, {
+      await this.storeEvents.recordEvent(manager, {
         type: WebhookEventType.APP_UNINSTALLED,
         appId,
         userId: principal.userId,
@@ -250,7 +250,7 @@ export class MarketplaceService {
         purchase.userId,
         now,
       ]);
-      await this.webhookEvents.recordEvent(manager, {
+      await this.storeEvents.recordEvent(manager, {
         type: WebhookEventType.APP_REFUNDED,
         appId: purchase.appId,
         userId: purchase.userId,
