@@ -133,6 +133,12 @@ const encryptionKeyList = z
   )
   .pipe(z.array(encryptionKey));
 
+/** An http(s) URL, such as a collector's (http://otel-collector:4318). */
+const httpUrl = z.string().refine((raw) => URL.canParse(raw) && /^https?:$/.test(new URL(raw).protocol), 'must be an http:// or https:// URL');
+
+/** A URL as a refused value may show it: a password in it is masked. */
+const redactUrl = (raw: string) => raw.replace(/:[^:@/]*@/, ':***@');
+
 const directory = z.string().transform((dir) => path.resolve(dir));
 
 /** What a default may depend on. */
@@ -390,6 +396,28 @@ export const SETTINGS = {
     default: '100',
     blankIsUnset: true,
     value: wholeNumber(10_000),
+  }),
+  // OpenTelemetry's own names, so a collector set up for other services is pointed at Plaza the same way.
+  OTEL_EXPORTER_OTLP_ENDPOINT: setting({
+    field: 'otlpEndpoint',
+    doc: 'export traces over OTLP/HTTP (JSON) to this collector (`<url>/v1/traces`); unset exports nothing and loads no tracing SDK',
+    blankIsUnset: true,
+    echo: (raw) => redactUrl(raw),
+    value: httpUrl,
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting({
+    field: 'otlpTracesEndpoint',
+    doc: "traces' full OTLP/HTTP URL, used as it is (instead of OTEL_EXPORTER_OTLP_ENDPOINT's `/v1/traces`)",
+    blankIsUnset: true,
+    echo: (raw) => redactUrl(raw),
+    value: httpUrl,
+  }),
+  OTEL_SERVICE_NAME: setting({
+    field: 'otelServiceName',
+    doc: "the traces' `service.name`",
+    defaultText: '`plaza-api` (`pnpm start`), `plaza-worker` (`pnpm worker`)',
+    blankIsUnset: true,
+    value: z.string().regex(/^\S{1,100}$/, 'must be 1 to 100 characters without spaces'),
   }),
 };
 

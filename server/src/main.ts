@@ -2,6 +2,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { logger } from './platform/logger.js';
 import { startPlaza } from './app/plaza.js';
 import { oneLine, stopOnSignals } from './platform/shutdown.js';
+import { startTracing } from './platform/tracing.js';
 
 let config: Config;
 try {
@@ -14,6 +15,9 @@ try {
   }
   throw err;
 }
+
+// Before anything that makes spans or runs statements; a no-op without OTEL_EXPORTER_OTLP_ENDPOINT.
+await startTracing(config, 'plaza-api');
 
 // startPlaza has stopped whatever it started by the time it rejects: one line, no stack, then exit.
 const starting = startPlaza(config).catch((err: unknown) => {

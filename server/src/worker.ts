@@ -7,6 +7,7 @@ import { PostgresPubSub } from './platform/pubsub.js';
 import { createServices } from './app/services.js';
 import { startJobWorker } from './app/job-worker.js';
 import { startOpsServer } from './app/ops-server.js';
+import { startTracing } from './platform/tracing.js';
 
 /**
  * A delivery worker on its own (`pnpm worker`): scale deliveries out with more of these, and run the
@@ -28,6 +29,9 @@ if (!databaseUrl) {
   console.error('Plaza worker cannot start: DATABASE_URL is not set and no running `pnpm start` shares an embedded database in DATA_DIR');
   process.exit(1);
 }
+
+// Before anything that makes spans or runs statements; a no-op without OTEL_EXPORTER_OTLP_ENDPOINT.
+await startTracing(config, 'plaza-worker');
 
 const starting = failOnStrayErrors(async () => {
   // Each part is stopped again, newest first, if a later one fails to start.

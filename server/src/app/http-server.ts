@@ -13,6 +13,7 @@ import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from '../plat
 import { requestLog, requestLogger } from '../platform/request-log.js';
 import { logger } from '../platform/logger.js';
 import { metricsEndpoint } from '../platform/metrics.js';
+import { graphqlTracingPlugin } from '../platform/graphql-tracing.js';
 import type { Services } from './services.js';
 import { asHttpError, RequestGuards } from './request-guards.js';
 import { noStore, securityHeaders } from '../platform/security-headers.js';
@@ -72,6 +73,8 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
       // Apollo's landing page loads its explorer from a CDN; Plaza bundles GraphiQL at /graphiql instead.
       ApolloServerPluginLandingPageDisabled(),
       services.metrics.graphqlPlugin(),
+      // A span per request when OTEL_EXPORTER_OTLP_ENDPOINT is set (nothing otherwise).
+      graphqlTracingPlugin(),
       // Unexpected errors logged with the request's own logger, so the line carries its request id.
       {
         requestDidStart: async ({ contextValue }) => ({

@@ -1,6 +1,7 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { inOperationSpan } from '../platform/graphql-tracing.js';
 
 type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
 type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
@@ -55,7 +56,7 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     return entry;
   };
 
-  const executor: GatewayExecutor = async ({ document, request, context }) => {
+  const runOperation = async ({ document, request, context }: Parameters<GatewayExecutor>[0]): Promise<ExecutionResult> => {
     const run = compiled(document, request.operationName);
     const viaGraphqlJs = () =>
       execute({ schema, document, contextValue: context, variableValues: request.variables, operationName: request.operationName }) as Promise<ExecutionResult>;
@@ -66,6 +67,8 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     if (result.data === undefined && result.errors?.length) return viaGraphqlJs();
     return result.errors?.some((error) => !error.extensions) ? { ...result, errors: result.errors.map(withExtensions) } : result;
   };
+  // Inside the request's span when tracing, so its resolvers' statements are the span's children.
+  const executor: GatewayExecutor = (requestContext) => inOperationSpan(requestContext.context, () => runOperation(requestContext));
 
   return {
     load: async () => ({ schema, executor }),

@@ -6,6 +6,7 @@ import { AfterCommitHooks } from './after-commit.js';
 import { readTimestamptzFast } from './timestamptz.js';
 import { buildConcurrentIndexes } from './migrations/concurrent-indexes.js';
 import { whileHoldingSchemaLock } from './startup-lock.js';
+import { traceQueries } from './tracing.js';
 
 /** The entity classes of every feature; the wiring (`app/entities.ts`) lists them. */
 export type EntityList = NonNullable<DataSourceOptions['entities']>;
@@ -46,6 +47,8 @@ export async function connectDatabase(url: string, entities: EntityList, poolSiz
   await dataSource.initialize();
   // A PostgreSQL restart kills idle pooled connections; log it and let the pool reconnect instead of crashing.
   databasePool(dataSource).on('error', (err) => logger.warn({ error: connectionError(err) }, 'a pooled database connection failed; the pool will reconnect'));
+  // Statements made inside a span (a GraphQL request's, a delivery's) become its children; nothing when not tracing.
+  traceQueries(databasePool(dataSource));
   const session = dataSource.createQueryRunner();
   try {
     const ran = await whileHoldingSchemaLock(session, () => dataSource.runMigrations({ transaction: 'each' }));

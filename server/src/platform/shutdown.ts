@@ -1,4 +1,5 @@
 import { logger } from './logger.js';
+import { flushTracing } from './tracing.js';
 
 /**
  * SIGINT/SIGTERM handling for a Plaza process, installed before start-up finishes: a signal during
@@ -20,10 +21,11 @@ export function stopOnSignals(processName: string, started: Promise<{ stop(): Pr
       started
         .then((running) => running.stop())
         .then(
-          () => process.exit(0),
+          // The spans of the work that just ended are sent before the process goes (nothing to send when not tracing).
+          () => flushTracing().then(() => process.exit(0)),
           (err) => {
             logger.error({ err }, `${processName} shutdown failed`);
-            process.exit(1);
+            return flushTracing().then(() => process.exit(1));
           },
         );
     });

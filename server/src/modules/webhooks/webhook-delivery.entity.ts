@@ -98,6 +98,10 @@ export class WebhookDelivery {
   @Column({ type: 'boolean', default: false })
   recovering: boolean;
 
+  /** The W3C traceparent of the span that recorded it, which its attempts' spans continue; null when not traced. Never in the API. */
+  @Column({ type: 'text', name: 'trace_parent', nullable: true })
+  traceParent: string | null;
+
   /** Loaded with the event when a query asks for it; null when the body is gone (WEBHOOK_BODY_RETENTION). */
   payloadText?: string | null;
   attemptList?: DeliveryAttempt[];

@@ -5,6 +5,7 @@ import { webhookErrors } from './webhook.errors.js';
 import { notFound } from '../../platform/errors.js';
 import { newTestPurchaseId, newWebhookId } from '../../platform/ids.js';
 import { queryPrepared } from '../../platform/prepared-query.js';
+import { activeTraceparent, inSpan } from '../../platform/tracing.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { DeliveryWakeUps } from './delivery/delivery-wake-ups.js';
 import { sqlLiterals } from '../../platform/sql-literals.js';
@@ -93,6 +94,15 @@ export class WebhookEventsService {
    * to every endpoint, or the one named), none for an app without endpoints. Returns what it recorded.
    */
   async insert(manager: EntityManager, all: EventFacts[]): Promise<WebhookDelivery[]> {
+    // A span in the business transaction when tracing: its context is stored with the deliveries, and their attempts continue it.
+    return inSpan(
+      'webhook.event.record',
+      () => ({ 'plaza.webhook.events': all.length, 'plaza.webhook.event_types': [...new Set(all.map((facts) => EVENT_WIRE_NAME[facts.type]))] }),
+      () => this.record(manager, all),
+    );
+  }
+
+  private async record(manager: EntityManager, all: EventFacts[]): Promise<WebhookDelivery[]> {
     const rows = all.map((facts) => {
       const at = facts.at ?? new Date();
       return {
@@ -105,6 +115,7 @@ export class WebhookEventsService {
       };
     });
     const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
+    const traceParent = activeTraceparent();
     const recorded = await queryPrepared<{
       delivery_id: string;
       event_id: string;
@@ -132,9 +143,10 @@ export class WebhookEventsService {
          SELECT event_id, payload FROM targets WHERE nth = 1
        )
        -- While its endpoint is paused or disabled, the delivery is recorded held: FAILED, never attempted, saying why.
-       INSERT INTO webhook_deliveries (id, event_id, app_id, endpoint_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at, recovering, held_reason)
+       -- trace_parent ($10): the recording span's context, null when not tracing.
+       INSERT INTO webhook_deliveries (id, event_id, app_id, endpoint_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at, recovering, held_reason, trace_parent)
        SELECT ${nthDeliveryId('delivery_id', 'nth')}, event_id, app_id, endpoint_id, type, purchase_id, ${whetherHeld('status')}, 0, 0, ${whetherHeld('next_attempt_at')}, at, at,
-              ${whetherHeld('recovering')}, ${whetherHeld('held_reason')}
+              ${whetherHeld('recovering')}, ${whetherHeld('held_reason')}, $10::text
          FROM targets
        RETURNING id AS delivery_id, event_id, endpoint_id, status, recovering, held_reason, next_attempt_at`,
       [
@@ -148,6 +160,7 @@ export class WebhookEventsService {
         // The enum name an endpoint's events list; null for what is sent regardless (tests, app.test).
         column((r) => (r.facts.test || r.facts.type === WebhookEventType.APP_TEST ? null : r.facts.type)),
         column((r) => r.facts.endpointId ?? null),
+        traceParent,
       ],
     );
     if (recorded.length === 0) return [];
@@ -178,6 +191,7 @@ export class WebhookEventsService {
           createdAt: r.at,
           updatedAt: r.at,
           payloadText: r.payload,
+          traceParent,
         });
       });
   }

@@ -27,6 +27,7 @@ import {
   type ClaimedDelivery,
 } from './delivery-queries.js';
 import { SigningSecrets } from './opened-secrets.js';
+import { traceAttempt, traceClaim } from './delivery-tracing.js';
 
 export interface DeliveryEngineOptions {
   /** Delays before attempts 2..n, each counted from the end of the previous attempt. */
@@ -282,14 +283,22 @@ export class DeliveryEngine {
 
   private async claim(claimToken: string, limit: number): Promise<ClaimedDelivery[]> {
     const saturated = this.saturatedEndpoints();
-    const claimed = await runPrepared<ClaimedDelivery>(
-      this.pool,
-      saturated.length ? 'plaza_deliveries_claim_past_saturated_endpoints' : 'plaza_deliveries_claim',
-      saturated.length ? CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS : CLAIM_DUE_DELIVERIES,
-      [claimToken, limit, saturated, this.leaseMs, JSON.stringify(Object.fromEntries(this.inFlightByEndpoint)), this.maxInFlightPerEndpoint, this.claimAheadMs],
-    );
+    const [statement, text] = saturated.length
+      ? ['plaza_deliveries_claim_past_saturated_endpoints', CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS]
+      : ['plaza_deliveries_claim', CLAIM_DUE_DELIVERIES];
+    const startedAt = Date.now();
+    const claimed = await runPrepared<ClaimedDelivery>(this.pool, statement, text, [
+      claimToken,
+      limit,
+      saturated,
+      this.leaseMs,
+      JSON.stringify(Object.fromEntries(this.inFlightByEndpoint)),
+      this.maxInFlightPerEndpoint,
+      this.claimAheadMs,
+    ]);
     const localAt = performance.now();
     for (const delivery of claimed) delivery.local_at = localAt;
+    traceClaim(claimed, startedAt, statement);
     this.metrics?.countClaim(claimed.length);
     return claimed;
   }
@@ -409,7 +418,10 @@ export class DeliveryEngine {
       // A developer's test event (sendTestWebhook) says so, beside a payload of exactly the seven fields.
       if (isTestPurchaseId(delivery.purchase_id)) headers['x-platform-test'] = 'true';
       // Connections pooled per endpoint: one hanging destination cannot hold the sockets another endpoint of its app needs.
-      const response = await this.http.post(delivery.webhook_url, headers, delivery.payload, queueOf(delivery));
+      const url = delivery.webhook_url;
+      const payload = delivery.payload;
+      // In the attempt's span when tracing, which adds `traceparent` to what is sent (not to `headers`, the record's).
+      const response = await traceAttempt(delivery, number, url, headers, (sent) => this.http.post(url, sent, payload, queueOf(delivery)));
       this.metrics?.observeAttempt(response.durationMs, response.error === null);
       return { delivery, number, startedAt, url: delivery.webhook_url, headers, response };
     } catch (err) {

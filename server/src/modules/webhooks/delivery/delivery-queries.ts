@@ -62,6 +62,8 @@ export interface ClaimedDelivery {
   previous_ciphertext: Buffer | null;
   /** When it stops signing: compared with the attempt's own start, so an overlap ends on time without a job. */
   previous_valid_until: Date | null;
+  /** The traceparent stored when its event was recorded, which its attempt's span continues (delivery-tracing.ts); null when not traced, absent from a manual attempt's reservation. */
+  trace_parent?: string | null;
 }
 
 /**
@@ -234,7 +236,8 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
             SET claim_token = $1, claim_expires_at = clock_timestamp() + $4 * interval '1 millisecond',
                 attempt_count = d.attempt_count + 1, updated_at = clock_timestamp()
           WHERE d.id = ANY (ARRAY(SELECT id FROM due))
-         RETURNING d.id, d.app_id, d.endpoint_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at, d.status, d.recovering
+         RETURNING d.id, d.app_id, d.endpoint_id, d.event_id, d.event_type, d.purchase_id, d.attempt_count, d.scheduled_attempts_done, d.created_at, d.next_attempt_at, d.status, d.recovering,
+                   d.trace_parent
        ), started AS (
          -- The trigger its state's attempt has: a delivery queued by recovery gets one MANUAL attempt (delivery-lifecycle.ts ATTEMPT_TRIGGER).
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
@@ -242,7 +245,7 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
        ), ${BOOK_PACED_SLOTS}
        SELECT c.id, c.app_id, c.event_type, c.purchase_id, c.attempt_count, c.scheduled_attempts_done, c.created_at,
               GREATEST(0, EXTRACT(EPOCH FROM (GREATEST(c.next_attempt_at, paced_slot.send_at) - clock_timestamp())) * 1000)::float AS wait_ms,
-              $1::text AS claim_token, c.status, c.recovering, clock_timestamp() AS db_now, ${ATTEMPT_MATERIALS('c')}
+              $1::text AS claim_token, c.status, c.recovering, clock_timestamp() AS db_now, c.trace_parent, ${ATTEMPT_MATERIALS('c')}
          FROM claimed c
          LEFT JOIN slots paced_slot ON paced_slot.id = c.id
          ${JOIN_ATTEMPT_MATERIALS('c')}

@@ -1,0 +1,85 @@
+import type { GuardedResponse } from '../../../platform/outbound-http/guarded-http-client.js';
+import {
+  contextWithParent,
+  inSpan,
+  recordFailure,
+  recordSpan,
+  redactedUrl,
+  spanContextFrom,
+  SpanKind,
+  SpanStatusCode,
+  traceparentOf,
+  tracingOn,
+  type Link,
+  type SpanContext,
+} from '../../../platform/tracing.js';
+import type { ClaimedDelivery } from './delivery-queries.js';
+
+/**
+ * The delivery engine's spans, when tracing is on: a claim that found work, linked to the trace of every delivery
+ * it claimed, and each attempt's POST, a child of the span that recorded its event (the purchase's trace, stored
+ * with the delivery as its traceparent), linked to its claim. Off, every function here returns at its first line.
+ */
+
+/** The claim span of each delivery claimed here, for its attempt's link. */
+const claimOf = new WeakMap<ClaimedDelivery, SpanContext>();
+
+/** One claim span links at most this many deliveries' traces (a batch can hold hundreds; the first ones say enough). */
+const MAX_CLAIM_LINKS = 128;
+
+/** Records a claim that returned deliveries (a claim that found none makes no span: the worker polls). */
+export function traceClaim(claimed: ClaimedDelivery[], startedAt: number, statement: string): void {
+  if (!tracingOn() || claimed.length === 0) return;
+  const links: Link[] = [];
+  for (const delivery of claimed) {
+    const recorded = spanContextFrom(delivery.trace_parent);
+    if (recorded && links.length < MAX_CLAIM_LINKS) links.push({ context: recorded, attributes: { 'plaza.delivery.id': delivery.id } });
+  }
+  const claim = recordSpan('webhook.deliveries.claim', startedAt, { 'messaging.batch.message_count': claimed.length, 'db.query.summary': statement }, links);
+  if (claim) for (const delivery of claimed) claimOf.set(delivery, claim);
+}
+
+/**
+ * Sends one attempt through `post` inside its span (`POST`, a client span) and gives the receiver that span as
+ * `traceparent`, so a receiver that traces joins the purchase's trace. The stored request headers are the
+ * caller's `headers`, without it. Off: `post(headers)`, the very same request as without tracing.
+ */
+export function traceAttempt(
+  delivery: ClaimedDelivery,
+  number: number,
+  url: string,
+  headers: Record<string, string>,
+  post: (headers: Record<string, string>) => Promise<GuardedResponse>,
+): Promise<GuardedResponse> {
+  if (!tracingOn()) return post(headers);
+  const recorded = spanContextFrom(delivery.trace_parent);
+  const claim = claimOf.get(delivery);
+  // The purchase's trace; a delivery recorded untraced continues its claim's (or, a manual attempt, the request's).
+  const parent = recorded ?? claim;
+  return inSpan(
+    'POST',
+    () => {
+      const target = URL.canParse(url) ? new URL(url) : undefined;
+      return {
+        'http.request.method': 'POST',
+        'url.full': redactedUrl(url),
+        ...(target ? { 'server.address': target.hostname, 'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80) } : {}),
+        'plaza.delivery.id': delivery.id,
+        'plaza.webhook.attempt': number,
+        'plaza.webhook.event': delivery.event_type,
+      };
+    },
+    async (span) => {
+      const traceparent = span ? traceparentOf(span.spanContext()) : null;
+      const response = await post(traceparent ? { ...headers, traceparent } : headers);
+      if (span && response.statusCode !== null) span.setAttribute('http.response.status_code', response.statusCode);
+      if (span && response.error !== null) recordFailure(span, new Error(response.error), response.statusCode === null ? 'connection' : String(response.statusCode));
+      else if (span && response.statusCode !== null && response.statusCode >= 400) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setAttribute('error.type', String(response.statusCode));
+      }
+      return response;
+    },
+    { kind: SpanKind.CLIENT, parent: parent ? contextWithParent(parent) : undefined, links: recorded && claim ? [{ context: claim }] : [] },
+  );
+}

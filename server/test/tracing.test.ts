@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { findFreePort } from '../src/platform/embedded-postgres.js';
+import { createTestDatabase } from './helpers/database.js';
+import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, TEST_ENCRYPTION_KEY } from './helpers/plaza.js';
+import { GraphQLTestClient } from './helpers/graphql-client.js';
+import { DECIDE, submitApp } from './helpers/factories.js';
+import { startPlazaProcess } from './helpers/process.js';
+import { WebhookReceiver, type ReceivedRequest } from './helpers/webhook-receiver.js';
+import { DELIVERY, isFinal, waitForDelivery } from './helpers/webhooks.js';
+
+/** One span as an OTLP/HTTP JSON export carries it, with its process's service.name and its attributes flattened. */
+interface ExportedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  status: { code?: number; message?: string };
+  attributes: Record<string, unknown>;
+  links: { traceId: string; spanId: string }[];
+}
+
+type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number; arrayValue?: { values?: OtlpValue[] } };
+const valueOf = (value: OtlpValue): unknown =>
+  value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue ?? value.arrayValue?.values?.map(valueOf)));
+const attributesOf = (list: { key: string; value: OtlpValue }[] = []) => Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]));
+
+/** A real OTLP/HTTP receiver, as a collector listens on :4318: it takes JSON exports on /v1/traces and keeps every span. */
+class OtlpReceiver {
+  readonly spans: ExportedSpan[] = [];
+  readonly contentTypes = new Set<string>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<OtlpReceiver> {
+    // eslint-disable-next-line prefer-const
+    let receiver!: OtlpReceiver;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        if (req.method !== 'POST' || req.url !== '/v1/traces') {
+          res.writeHead(404).end();
+          return;
+        }
+        receiver.contentTypes.add(String(req.headers['content-type']));
+        receiver.take(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiver = new OtlpReceiver(server, `http://127.0.0.1:${(server.address() as { port: number }).port}`);
+    return receiver;
+  }
+
+  private take(body: { resourceSpans?: any[] }): void {
+    for (const resourceSpans of body.resourceSpans ?? []) {
+      const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name']);
+      for (const scope of resourceSpans.scopeSpans ?? []) {
+        for (const span of scope.spans ?? []) {
+          this.spans.push({
+            service,
+            traceId: span.traceId,
+            spanId: span.spanId,
+            parentSpanId: span.parentSpanId ?? '',
+            name: span.name,
+            kind: span.kind,
+            status: span.status ?? {},
+            attributes: attributesOf(span.attributes),
+            links: (span.links ?? []).map((link: { traceId: string; spanId: string }) => ({ traceId: link.traceId, spanId: link.spanId })),
+          });
+        }
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** OTLP's span kinds. */
+const SERVER = 2;
+const CLIENT = 3;
+
+const BUY = 'mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }';
+const CREDIT = 'mutation($userId: ID!, $points: Int!, $reason: String!) { creditPoints(userId: $userId, points: $points, reason: $reason) { userId points } }';
+
+/** What a purchase's webhook looks like at the receiver: the requests whose body names it. */
+const requestsFor = (receiver: WebhookReceiver, purchaseId: string): ReceivedRequest[] =>
+  receiver.requests.filter((request) => (JSON.parse(request.rawBody.toString()) as { purchase_id: string }).purchase_id === purchaseId);
+
+/** Signs in the three people a purchase needs on `url`, lists a paid app whose webhook goes to `webhookUrl`, and gives the buyer points. */
+async function marketplace(url: string, webhookUrl: string) {
+  const developer = await GraphQLTestClient.signIn(url, `dev-${randomBytes(3).toString('hex')}@studio.test`);
+  const reviewer = await GraphQLTestClient.signIn(url, REVIEWER_EMAIL);
+  const admin = await GraphQLTestClient.signIn(url, ADMIN_EMAIL);
+  const buyer = await GraphQLTestClient.signIn(url, `buyer-${randomBytes(3).toString('hex')}@users.test`);
+  const app = await submitApp(developer, { webhookUrl, pricing: 'PAID', pricePoints: 10 });
+  await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+  await admin.ok(CREDIT, { userId: buyer.userId, points: 100, reason: 'test balance' });
+  return { developer, buyer, app };
+}
+
+/** A purchase over plain HTTP, with the caller's own `traceparent` when given (a traced client or gateway in front of Plaza). */
+async function purchase(url: string, buyer: GraphQLTestClient, appId: string, traceparent?: string): Promise<string> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${buyer.token}`, ...(traceparent ? { traceparent } : {}) },
+    body: JSON.stringify({ query: BUY, variables: { appId } }),
+  });
+  const body = (await response.json()) as { data?: { purchaseApp: { purchaseId: string } }; errors?: unknown };
+  if (!body.data) throw new Error(`purchase failed: ${JSON.stringify(body.errors)}`);
+  return body.data.purchaseApp.purchaseId;
+}
+
+describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
+  let otlp: OtlpReceiver;
+  let receiver: WebhookReceiver;
+  let apiUrl: string;
+  let databaseUrl: string;
+
+  beforeAll(async () => {
+    otlp = await OtlpReceiver.start();
+    // Each purchase's first request is refused (500), its retry accepted: two attempts per delivery.
+    const answered = new Map<string, number>();
+    receiver = await WebhookReceiver.start((request) => {
+      const { purchase_id } = JSON.parse(request.rawBody.toString()) as { purchase_id: string };
+      const seen = (answered.get(purchase_id) ?? 0) + 1;
+      answered.set(purchase_id, seen);
+      return seen === 1 ? { status: 500, body: 'try again' } : { status: 200, body: 'ok' };
+    });
+    databaseUrl = await createTestDatabase();
+    const port = await findFreePort();
+    const env = {
+      DATABASE_URL: databaseUrl,
+      SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      PLATFORM_REVIEWER_EMAILS: REVIEWER_EMAIL,
+      PLATFORM_ADMIN_EMAILS: ADMIN_EMAIL,
+      WEB_DIST_DIR: '/nonexistent',
+      WEBHOOK_RETRY_SCHEDULE: '300ms',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      // The SDK's own variable: export every 100 ms instead of every 5 s, so the test waits less.
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    };
+    // The API records purchases and their events; deliveries are a worker process's: the trace crosses the outbox.
+    const api = await startPlazaProcess({ ...env, PORT: String(port), RUN_WORKER: 'false' });
+    apiUrl = api.url;
+    await startPlazaProcess(env, 'worker.js', /delivery worker started/);
+  }, 120_000);
+
+  afterAll(async () => {
+    await otlp?.close();
+  });
+
+  it("one trace holds a purchase's GraphQL operation, its SQL, the event it recorded and the worker's two attempts, which the receiver joins", async () => {
+    const { developer, buyer, app } = await marketplace(apiUrl, `${receiver.url()}?token=do-not-export-me`);
+    // The caller's own trace, which Plaza's spans must join.
+    const callerTrace = randomBytes(16).toString('hex');
+    const callerSpan = randomBytes(8).toString('hex');
+    const purchaseId = await purchase(apiUrl, buyer, app.id, `00-${callerTrace}-${callerSpan}-01`);
+
+    // Refused once, then accepted: the delivery succeeds on its second attempt.
+    await vi.waitFor(() => expect(requestsFor(receiver, purchaseId)).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    const inTrace = () => otlp.spans.filter((span) => span.traceId === callerTrace);
+    await vi.waitFor(() => expect(inTrace().filter((span) => span.name === 'POST')).toHaveLength(2), { timeout: 20_000, interval: 100 });
+    expect(otlp.contentTypes).toEqual(new Set(['application/json']));
+
+    const spans = inTrace();
+    const byId = new Map(spans.map((span) => [span.spanId, span]));
+    /** Whether `span` descends from `ancestor` through parents in this trace. */
+    const under = (span: ExportedSpan, ancestor: ExportedSpan): boolean => {
+      for (let parent = byId.get(span.parentSpanId); parent; parent = byId.get(parent.parentSpanId)) if (parent === ancestor) return true;
+      return false;
+    };
+
+    // The GraphQL operation, joined to the caller's span, named by its operation.
+    const operation = spans.find((span) => span.name === 'mutation Buy')!;
+    expect(operation).toMatchObject({ service: 'plaza-api', kind: SERVER, parentSpanId: callerSpan });
+    expect(operation.attributes).toMatchObject({ 'graphql.operation.type': 'mutation', 'graphql.operation.name': 'Buy', 'http.response.status_code': 200 });
+
+    // Its SQL: the transaction's statements, each a child of the operation (or of a span under it), named without values.
+    const statements = spans.filter((span) => span.attributes['db.system.name'] === 'postgresql');
+    expect(statements.length).toBeGreaterThanOrEqual(4);
+    for (const statement of statements) {
+      expect(statement.kind).toBe(CLIENT);
+      expect(under(statement, operation), statement.name).toBe(true);
+    }
+    expect(statements.map((span) => span.name)).toEqual(expect.arrayContaining(['START', 'COMMIT', 'plaza_record_webhook_events']));
+    // No value a statement carried is in any span: neither the purchase, nor the buyer, nor the app.
+    const exported = JSON.stringify(otlp.spans);
+    for (const value of [purchaseId, buyer.userId, app.id, 'do-not-export-me']) expect(exported).not.toContain(value);
+
+    // The event, recorded in the business transaction: its insert is its child.
+    const event = spans.find((span) => span.name === 'webhook.event.record')!;
+    expect(event.service).toBe('plaza-api');
+    expect(under(event, operation)).toBe(true);
+    expect(byId.get(statements.find((span) => span.name === 'plaza_record_webhook_events')!.parentSpanId)).toBe(event);
+
+    // The worker's attempts, children of the event across the outbox: a refused one and its accepted retry.
+    const attempts = spans.filter((span) => span.name === 'POST').sort((a, b) => Number(a.attributes['plaza.webhook.attempt']) - Number(b.attributes['plaza.webhook.attempt']));
+    const deliveryId = String(requestsFor(receiver, purchaseId)[0]!.headers['x-platform-delivery']);
+    const { attempts: recorded } = await waitForDelivery(developer, deliveryId, isFinal);
+    expect(
+      attempts.map((span) => ({
+        service: span.service,
+        kind: span.kind,
+        parent: span.parentSpanId,
+        attempt: span.attributes['plaza.webhook.attempt'],
+        delivery: span.attributes['plaza.delivery.id'],
+        method: span.attributes['http.request.method'],
+        url: span.attributes['url.full'],
+        status: span.attributes['http.response.status_code'],
+        failed: span.status.code === 2,
+      })),
+    ).toEqual([
+      { service: 'plaza-worker', kind: CLIENT, parent: event.spanId, attempt: 1, delivery: deliveryId, method: 'POST', url: receiver.url(), status: 500, failed: true },
+      { service: 'plaza-worker', kind: CLIENT, parent: event.spanId, attempt: 2, delivery: deliveryId, method: 'POST', url: receiver.url(), status: 200, failed: false },
+    ]);
+    expect(recorded.map((attempt: any) => attempt.statusCode)).toEqual([500, 200]);
+
+    // Each attempt links to the worker's claim that took it, and that claim links back to the event it claimed.
+    const claims = otlp.spans.filter((span) => span.name === 'webhook.deliveries.claim');
+    for (const attempt of attempts) {
+      expect(attempt.links).toHaveLength(1);
+      const claim = claims.find((span) => span.spanId === attempt.links[0]!.spanId)!;
+      expect(claim.service).toBe('plaza-worker');
+      expect(claim.links).toContainEqual({ traceId: callerTrace, spanId: event.spanId });
+    }
+
+    // The receiver was given each attempt's span as traceparent: a receiver that traces joins the purchase's trace.
+    expect(requestsFor(receiver, purchaseId).map((request) => request.headers.traceparent)).toEqual(attempts.map((span) => `00-${callerTrace}-${span.spanId}-01`));
+    // The log's stored request headers are what they were without tracing: traceparent is sent, not stored.
+    const { webhookDelivery } = await developer.ok<any>(DELIVERY, { id: deliveryId });
+    for (const attempt of webhookDelivery.attempts) expect(attempt.requestHeaders.map((h: { name: string }) => h.name)).not.toContain('traceparent');
+  });
+
+  it('a purchase without an incoming traceparent starts its own trace, which its attempts continue', async () => {
+    const { buyer, app } = await marketplace(apiUrl, receiver.url());
+    const purchaseId = await purchase(apiUrl, buyer, app.id);
+    await vi.waitFor(() => expect(requestsFor(receiver, purchaseId)).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    const traceIds = requestsFor(receiver, purchaseId).map((request) => String(request.headers.traceparent).split('-')[1]);
+    expect(new Set(traceIds).size).toBe(1);
+    await vi.waitFor(
+      () => {
+        const trace = otlp.spans.filter((span) => span.traceId === traceIds[0]);
+        const root = trace.find((span) => span.name === 'mutation Buy');
+        expect(root?.parentSpanId).toBe('');
+        expect(trace.filter((span) => span.name === 'POST').map((span) => span.attributes['http.response.status_code'])).toEqual(expect.arrayContaining([500, 200]));
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+  });
+});
+
+describe('with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
+  it('sends webhook requests without traceparent, exactly the headers sent before tracing existed, and stores no trace context', async () => {
+    const plaza = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '300ms' });
+    const receiver = await WebhookReceiver.start((_, index) => (index === 0 ? { status: 500 } : { status: 200 }));
+    const { buyer, app } = await marketplace(plaza.url, receiver.url());
+    const purchaseId = await purchase(plaza.url, buyer, app.id, `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`);
+    await vi.waitFor(() => expect(requestsFor(receiver, purchaseId)).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    for (const request of requestsFor(receiver, purchaseId)) {
+      expect(Object.keys(request.headers).sort()).toEqual(
+        [
+          'connection',
+          'content-length',
+          'content-type',
+          'host',
+          'user-agent',
+          'webhook-id',
+          'webhook-signature',
+          'webhook-timestamp',
+          'x-platform-attempt',
+          'x-platform-delivery',
+          'x-platform-event',
+          'x-platform-signature',
+        ].sort(),
+      );
+    }
+    const rows: { trace_parent: string | null }[] = await plaza.services.db.query('SELECT trace_parent FROM webhook_deliveries WHERE purchase_id = $1', [purchaseId]);
+    expect(rows).toEqual([{ trace_parent: null }]);
+  });
+});
