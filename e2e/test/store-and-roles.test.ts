@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAccessibilityViolations } from '../support/accessibility.js';
-import { launchChromium, personAt, visitorAt } from '../support/browser.js';
+import { chooseLanguage, launchChromium, personAt, visitorAt } from '../support/browser.js';
 import { PlazaApi, publishApp } from '../support/plaza-api.js';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
 
@@ -47,6 +47,21 @@ describe('the store', () => {
     expect(await open.getAttribute('href')).toBe(`/apps/${ids.owned}/open`);
     expect(await card(page, PAID_APP).getByText('Owned', { exact: true }).count()).toBe(0);
     expect(await card(page, PAID_APP).getByText('30 points').count()).toBe(1);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('finding 12: prices are in points and in đồng (a point is worth 1,000 ₫ by default), written the reader’s way', async () => {
+    const page = await personAt(browser!, plaza.origin, 'roles.reader@plaza.test');
+    await card(page, PAID_APP).getByText('30 points · ₫30,000', { exact: true }).waitFor();
+    await page.goto(`${plaza.origin}/store/${ids.paid}`);
+    await page.getByRole('heading', { name: PAID_APP }).waitFor();
+    await page.getByText('30 points · ₫30,000', { exact: true }).waitFor();
+    await chooseLanguage(page, 'Tiếng Việt');
+    // Vietnamese writes the amount before its sign, with dots between thousands (Intl puts a no-break space before ₫).
+    await page.getByText('30 điểm · 30.000\u00a0₫', { exact: true }).waitFor();
+    await page.goto(plaza.origin);
+    await card(page, PAID_APP).getByText('30 điểm · 30.000\u00a0₫', { exact: true }).waitFor();
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.context().close();
   });

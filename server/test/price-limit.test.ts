@@ -76,3 +76,23 @@ describe('a price no purchase could charge', () => {
     expect(updateApp).toMatchObject({ status: 'PENDING_REVIEW', pricePoints: MAX_PRICE });
   });
 });
+
+describe('the price in VND', () => {
+  const STORE = 'query($search: String) { storeApps(search: $search) { edges { node { name pricePoints priceVnd } } } }';
+
+  it('is the price in points at this server’s POINT_VALUE_VND, null for a free app and for one no purchase can charge', async () => {
+    const paid = await submitApp(developer, { name: 'Vnd Paid', pricing: 'PAID', pricePoints: 30 });
+    const free = await submitApp(developer, { name: 'Vnd Free', pricing: 'FREE', pricePoints: null });
+    const stale = await submitApp(developer, { name: 'Vnd Stale', pricing: 'PAID', pricePoints: 40 });
+    for (const app of [paid, free, stale]) await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+    // A price listed while one point was worth less: the store still answers, naming no VND price for it.
+    await plaza.services.db.query(`UPDATE apps SET price_points = 1000000, published_listing = published_listing || '{"pricePoints": 1000000}'::jsonb WHERE id = $1`, [stale.id]);
+
+    const anyone = plaza.anonymous();
+    const { storeApps } = await anyone.ok<{ storeApps: { edges: { node: { name: string; pricePoints: number | null; priceVnd: number | null } }[] } }>(STORE, { search: 'Vnd ' });
+    const byName = Object.fromEntries(storeApps.edges.map(({ node }) => [node.name, node]));
+    expect(byName['Vnd Paid']).toEqual({ name: 'Vnd Paid', pricePoints: 30, priceVnd: 300_000 });
+    expect(byName['Vnd Free']).toEqual({ name: 'Vnd Free', pricePoints: null, priceVnd: null });
+    expect(byName['Vnd Stale']).toEqual({ name: 'Vnd Stale', pricePoints: 1_000_000, priceVnd: null });
+  });
+});

@@ -98,6 +98,15 @@ export class AppResolver {
     return owner ? developerNameOf(owner.email) : '';
   }
 
+  @FieldResolver(() => Int, {
+    nullable: true,
+    description:
+      'The price in VND, what a purchase charges: pricePoints x POINT_VALUE_VND (1,000 VND a point by default); null when FREE, and when the price is more than one purchase can charge at this server’s POINT_VALUE_VND',
+  })
+  priceVnd(@Root() app: App): number | null {
+    return this.apps.priceVnd(app);
+  }
+
   @FieldResolver(() => Boolean, { description: 'Pending review past its due time' })
   reviewOverdue(@Root() app: App): boolean {
     return app.status === 'PENDING_REVIEW' && app.reviewDueAt.getTime() < Date.now();

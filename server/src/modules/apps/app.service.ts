@@ -51,6 +51,17 @@ export class AppService {
   ) {}
 
   /**
+   * What a paid app's price costs in VND at this server's POINT_VALUE_VND, as a purchase would charge it; null
+   * for a free app, and for a price listed before POINT_VALUE_VND was raised that no purchase can charge (its
+   * VND value would not fit the 32-bit Int, and one such app must not fail a whole store page).
+   */
+  priceVnd({ pricing, pricePoints }: Pick<App, 'pricing' | 'pricePoints'>): number | null {
+    if (pricing !== Pricing.PAID || pricePoints === null) return null;
+    if (pricePoints > maxChargeablePoints(this.config.pointValueVnd)) return null;
+    return pricePoints * this.config.pointValueVnd;
+  }
+
+  /**
    * A price every purchase would refuse ("too large to charge") must not reach review: the largest one
    * depends on POINT_VALUE_VND, so it is checked here, with the purchase's own rule (maxChargeablePoints).
    */

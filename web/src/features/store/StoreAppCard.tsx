@@ -26,7 +26,7 @@ export function StoreAppCard(props: { app: FragmentType<typeof StoreAppCardField
             </a>
           </p>
         ) : (
-          <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} />
+          <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} priceVnd={app.priceVnd} />
         )}
       </div>
     </li>

@@ -47,6 +47,7 @@ function renderStoreApp(startingPoints: number, locale: 'en' | 'vi' = 'en', { bo
               developerName: 'Quiz Studio',
               pricing: 'PAID',
               pricePoints: PRICE,
+              priceVnd: PRICE * 1000,
             },
           },
         })),

@@ -24,6 +24,7 @@ export const StoreAppQuery = graphql(`
       developerName
       pricing
       pricePoints
+      priceVnd
     }
   }
 `);
@@ -147,7 +148,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
           ) : boughtBefore ? (
             <span className="badge">{t('store.boughtBadge')}</span>
           ) : (
-            <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} />
+            <PriceTag pricing={app.pricing} pricePoints={app.pricePoints} priceVnd={app.priceVnd} />
           )}
         </div>
       </div>

@@ -8,6 +8,7 @@ export const StoreAppCardFields = graphql(`
     shortDescription
     pricing
     pricePoints
+    priceVnd
     category
   }
 `);
