@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Config } from '../config.js';
-import { definePreCheckWork, PRE_CHECKS_DUE_CHANNEL } from '../modules/review/index.js';
+import { PreCheckRunner, PRE_CHECKS_DUE_CHANNEL } from '../modules/review/index.js';
 import {
   DeliveryRunner,
   DELIVERIES_DUE_CHANNEL,
@@ -31,7 +31,7 @@ export async function startJobWorker(config: Config, databaseUrl: string, servic
   await ensureEventPartitions(services.db).catch((err: Error) => logger.warn({ err }, 'could not create the webhook event partitions ahead'));
   const jobs = await createJobRuntime(config, databaseUrl, workerName);
   const deliveries = new DeliveryRunner(jobs, services.webhookEngine, services.deliveryRecovery, () => services.webhookHealth.sweep());
-  const preChecks = definePreCheckWork(jobs, services.preChecks);
+  const preChecks = new PreCheckRunner(jobs, services.preChecks);
   let stopping = false;
   definePruneAttemptsJob(jobs.agenda, services.db, config.webhookAttemptRetentionMs, () => stopping, config.webhookBodyRetentionMs);
   await jobs.agenda.start();

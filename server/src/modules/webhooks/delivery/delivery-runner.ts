@@ -1,29 +1,18 @@
 import type { JobRuntime } from '../../../platform/jobs.js';
 import { logger } from '../../../platform/logger.js';
+import { RunState } from '../../../platform/run-state.js';
 import { defineDeliverWebhooksJob, DELIVER_WEBHOOKS_JOB } from '../jobs/deliver-webhooks.job.js';
 import { defineRecoverDeliveriesJob, RECOVER_DELIVERIES_JOB, RECOVERY_INTERVAL } from '../jobs/recover-deliveries.job.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { DeliveryRecovery } from './delivery-recovery.js';
 
-/** Where this process's delivery run stands; only the runner moves it. */
-export enum RunState {
-  /** No run here: the next-due timer watches for work, and a wake-up asks Agenda for a run. */
-  IDLE = 'idle',
-  /**
-   * A run was asked of Agenda less than QUEUE_DEBOUNCE_MS ago. Agenda gives it to whichever worker
-   * locks it first, so this proves nothing about this process: it only de-bounces the asking, and
-   * after the debounce a wake-up asks again.
-   */
-  QUEUED = 'queued',
-  /** The delivery job runs here: the engine's loop claims and sends. */
-  RUNNING = 'running',
-  /** stop() was called: no more claims or runs; attempts in flight finish, or are handed back after the grace. */
-  STOPPING = 'stopping',
-  /** Stopped: every attempt ended or was handed back, every result written. */
-  STOPPED = 'stopped',
-}
+// The states every runner of background work shares (platform/run-state.ts); the pre-checks' runner has the same shape.
+export { RunState };
 
-/** Wake-ups within this long of asking Agenda for a run do not ask again. */
+/**
+ * Wake-ups within this long of asking Agenda for a run do not ask again: QUEUED lasts this long here, and a
+ * wake-up after it asks again (the run asked for may have gone to another worker). While IDLE, the next-due timer watches.
+ */
 const QUEUE_DEBOUNCE_MS = 1000;
 
 /** How long a run keeps watching for work after the last delivery, so bursts and near retries need no new job. */
