@@ -125,9 +125,6 @@ describe('floors', () => {
       // per batch (the hot path: one round trip for 50 deliveries); manual and recovery attempts require the
       // webhook enabled in the reserving statement itself (no redelivery slips past a disable between two reads).
       'modules/webhooks/delivery/': ['apps', 'client_secrets'],
-      // The log's readable apps for a signed-in owner (one prepared statement per page); being reworked with the
-      // log's split (issue section 2: the log reads the log only).
-      'modules/webhooks/delivery-log.service.ts': ['apps'],
       // A local forward signs with the app's current and overlapping secrets and checks a CLI event's owner in
       // its read; to go when client secrets are opened one way (issue section 2).
       'modules/webhooks/local-forward.service.ts': ['apps', 'client_secrets'],

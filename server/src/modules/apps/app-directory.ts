@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { queryPrepared } from '../../platform/prepared-query.js';
 import { WebhookState } from '../../platform/webhook-enums.js';
 import { AppStatus } from './app.types.js';
 
@@ -14,6 +15,15 @@ export interface AppNameAndOwner {
   id: string;
   ownerId: string;
   name: string;
+}
+
+/**
+ * The ids of the apps `ownerId` owns, in no order: what a developer's Webhook Logs may read, asked on every page
+ * (prepared once per connection).
+ */
+export async function appIdsOwnedBy(manager: EntityManager, ownerId: string): Promise<string[]> {
+  const rows = await queryPrepared<{ id: string }>(manager, 'plaza_app_ids_owned_by', 'SELECT id FROM apps WHERE owner_id = $1', [ownerId]);
+  return rows.map((row) => row.id);
 }
 
 /** The apps `ownerId` owns, by name (PostgreSQL's order), with their webhook state. */

@@ -6,6 +6,7 @@ export { AppStatus, Pricing, REVIEW_DUE_AFTER_MS, type Listing } from './app.typ
 export { findApp, isOwner, isReviewer, requireOwnedApp, type OwnedAppOptions } from './app-access.js';
 // The apps table as other features read and write it (its owner's statements).
 export {
+  appIdsOwnedBy,
   appNamesAndOwners,
   appsOwnedBy,
   appsWithWebhookDisabled,
