@@ -77,6 +77,23 @@ describe('a price no purchase could charge', () => {
   });
 });
 
+describe('a pending version whose price became unchargeable', () => {
+  it('cannot be approved (CONFLICT, PRICE_NOT_CHARGEABLE), stays pending, and can still be rejected', async () => {
+    const app = await submitApp(developer, { pricing: 'PAID', pricePoints: 50 });
+    // Submitted while one point was worth 1,000 VND; the operator has since raised it to 10,000.
+    await plaza.services.db.query('UPDATE apps SET price_points = 1000000 WHERE id = $1', [app.id]);
+    const before = await developer.ok(APP, { id: app.id });
+    const refused = await reviewer.error(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+    expect(refused.extensions).toMatchObject({ code: 'CONFLICT', reason: 'PRICE_NOT_CHARGEABLE' });
+    expect(refused.message).toContain('1000000 points');
+    expect(await developer.ok(APP, { id: app.id })).toEqual(before);
+    const decisions = await plaza.services.db.query('SELECT count(*)::int AS n FROM review_decisions WHERE app_id = $1', [app.id]);
+    expect(decisions[0].n).toBe(0);
+    await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'REJECTED', reasons: ['OTHER'], note: 'Lower the price' } });
+    expect((await developer.ok<{ app: { status: string } }>(APP, { id: app.id })).app.status).toBe('REJECTED');
+  });
+});
+
 describe('the price in VND', () => {
   const STORE = 'query($search: String) { storeApps(search: $search) { edges { node { name pricePoints priceVnd } } } }';
 

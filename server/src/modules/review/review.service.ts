@@ -4,7 +4,7 @@ import { reviewErrors } from './review.errors.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { newId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
-import { AppStatus, type App, type AppService } from '../apps/index.js';
+import { AppStatus, Pricing, type App, type AppService } from '../apps/index.js';
 import type { IdentityService } from '../identity/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { ReviewDecisionInput } from './dto/review-decision.input.js';
@@ -44,6 +44,11 @@ export class ReviewService {
       if (app.status !== AppStatus.PENDING_REVIEW) throw reviewErrors.notPendingReview(app.status);
       if (input.revision !== undefined && input.revision !== null && input.revision !== app.revision) {
         throw reviewErrors.revisionChanged(app.revision, input.revision);
+      }
+      // The price was checked when it was set, against the POINT_VALUE_VND of that day; an operator may have raised
+      // it since. Approving then would list an app every purchase of which fails.
+      if (input.outcome === ReviewOutcome.APPROVED && app.pricing === Pricing.PAID && this.apps.priceVnd(app) === null) {
+        throw reviewErrors.priceNotChargeable(app.pricePoints ?? 0);
       }
       const decidedAt = new Date();
       const decision = manager.create(ReviewDecision, {
