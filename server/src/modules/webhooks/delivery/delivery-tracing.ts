@@ -7,7 +7,6 @@ import {
   redactedUrl,
   spanContextFrom,
   SpanKind,
-  SpanStatusCode,
   traceparentOf,
   tracingOn,
   type Link,
@@ -73,11 +72,8 @@ export function traceAttempt(
       const traceparent = span ? traceparentOf(span.spanContext()) : null;
       const response = await post(traceparent ? { ...headers, traceparent } : headers);
       if (span && response.statusCode !== null) span.setAttribute('http.response.status_code', response.statusCode);
+      // Anything but a 2xx is an error here (the client says why): a refused attempt, a redirect not followed, a timeout.
       if (span && response.error !== null) recordFailure(span, new Error(response.error), response.statusCode === null ? 'connection' : String(response.statusCode));
-      else if (span && response.statusCode !== null && response.statusCode >= 400) {
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        span.setAttribute('error.type', String(response.statusCode));
-      }
       return response;
     },
     { kind: SpanKind.CLIENT, parent: parent ? contextWithParent(parent) : undefined, links: recorded && claim ? [{ context: claim }] : [] },
