@@ -111,3 +111,41 @@ describe('buying with the keyboard', () => {
     await page.context().close();
   });
 });
+
+describe('notifications', () => {
+  it('finding 15: a refunded buyer is told; each notification links to what it is about and is dated as the rest of the app is', async () => {
+    const REFUNDED_EMAIL = 'roles.refunded@plaza.test';
+    const admin = await PlazaApi.signIn(plaza.origin, ADMIN_EMAIL);
+    const refunded = await PlazaApi.signIn(plaza.origin, REFUNDED_EMAIL);
+    await admin.ok(`mutation Credit($userId: ID!) { creditPoints(userId: $userId, points: 30, reason: "e2e: refund") { points } }`, { userId: refunded.userId });
+    const { purchaseApp } = await refunded.ok<{ purchaseApp: { purchaseId: string } }>(`mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }`, {
+      appId: ids.paid,
+    });
+    await admin.ok(`mutation Refund($purchaseId: String!) { refundPurchase(purchaseId: $purchaseId, reason: "Charged twice") { status } }`, {
+      purchaseId: purchaseApp.purchaseId,
+    });
+
+    const page = await personAt(browser!, plaza.origin, REFUNDED_EMAIL);
+    await page.getByRole('button', { name: 'Notifications, 1 unread' }).click();
+    const panel = page.locator('.bell-panel');
+    const notice = panel.getByRole('link', { name: `Your purchase of "${PAID_APP}" was refunded: its points are back in your balance. Reason: Charged twice` });
+    expect(await notice.getAttribute('href')).toBe(`/store/${ids.paid}`);
+    // To the minute, as due dates and decisions are ("Nov 27, 2026, 3:04 PM"), not the log's seconds.
+    expect(await panel.locator('time').first().textContent()).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await notice.click();
+    await page.getByRole('heading', { name: PAID_APP, level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Notifications, 0 unread' }).waitFor();
+
+    await chooseLanguage(page, 'Tiếng Việt');
+    await page.locator('.bell-button').click();
+    await panel.getByRole('link', { name: `Giao dịch mua "${PAID_APP}" của bạn đã được hoàn tiền: số điểm đã trở lại số dư của bạn. Lý do: Charged twice` }).waitFor();
+    await page.context().close();
+
+    const developer = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
+    await developer.locator('.bell-button').click();
+    const approved = developer.locator('.bell-panel').getByRole('link', { name: `"${PAID_APP}" was approved and is listed in the store.` });
+    expect(await approved.getAttribute('href')).toBe(`/developer/apps/${ids.paid}`);
+    await developer.context().close();
+  });
+});

@@ -45,7 +45,7 @@ async function buyerWith(points: number, email = `buyer-${Math.random().toString
   return buyer;
 }
 const count = async (table: string) => Number((await plaza.services.db.query(`SELECT count(*)::int AS n FROM ${table}`))[0].n);
-const tables = ['purchases', 'installations', 'revenue_ledger', 'webhook_deliveries'];
+const tables = ['purchases', 'installations', 'revenue_ledger', 'webhook_deliveries', 'notifications'];
 const snapshot = async () => Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)])));
 
 /** The webhook requests the receiver got for one purchase id, parsed, in arrival order. */
@@ -193,6 +193,28 @@ describe('refunds', () => {
     expect(await snapshot()).toEqual(before);
     // Refunded, the app can be bought again.
     await buyer.ok(BUY, { appId: app.id });
+  });
+
+  it('tell the buyer: a notification names the app and the reason, and only the buyer gets it', async () => {
+    const app = await paidApp();
+    const buyer = await buyerWith(PRICE);
+    const { purchaseApp } = await buyer.ok<{ purchaseApp: any }>(BUY, { appId: app.id });
+    await admin.ok(REFUND, { purchaseId: purchaseApp.purchaseId, reason: 'charged twice' });
+
+    const NOTIFICATIONS = '{ notifications(first: 5) { edges { node { kind message appId appName note readAt } } } }';
+    const { notifications } = await buyer.ok<{ notifications: { edges: { node: any }[] } }>(NOTIFICATIONS);
+    expect(notifications.edges.map(({ node }) => node)).toEqual([
+      {
+        kind: 'PURCHASE_REFUNDED',
+        message: `Your purchase of ${app.name} was refunded: ${PRICE} points are back in your balance. Reason: charged twice`,
+        appId: app.id,
+        appName: app.name,
+        note: 'charged twice',
+        readAt: null,
+      },
+    ]);
+    const developerHeard = await developer.ok<{ notifications: { edges: { node: any }[] } }>(NOTIFICATIONS);
+    expect(developerHeard.notifications.edges.map(({ node }) => node.kind)).not.toContain('PURCHASE_REFUNDED');
   });
 
   it('of a bought app that was reinstalled end the reinstall too; the reinstall itself is free and not refundable', async () => {

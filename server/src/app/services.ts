@@ -96,7 +96,7 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   );
   const deliveryLog = new DeliveryLogService(db);
   const deliveryRecovery = new DeliveryRecovery(db, pubSub, webhookEngine, deliveryLog);
-  const marketplace = new MarketplaceService(db, config, webhookEvents, apps, identity);
+  const marketplace = new MarketplaceService(db, config, webhookEvents, apps, identity, notifications);
   return {
     metrics,
     readiness,

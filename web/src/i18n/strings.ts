@@ -611,6 +611,8 @@ const en = {
     'The webhook URL points at an internal address (this machine or a private network); use an address reachable from the internet.',
   'serverError.BAD_USER_INPUT.pricePoints': 'The price does not match the pricing: a paid app needs a price of at least 1 point, a free app none.',
   'serverError.BAD_USER_INPUT.APP_NOT_APPROVED': 'This app is not approved, so it is not in the store.',
+  'notice.PURCHASE_REFUNDED': 'Your purchase of "{app}" was refunded: its points are back in your balance.',
+  'notice.PURCHASE_REFUNDED.note': 'Your purchase of "{app}" was refunded: its points are back in your balance. Reason: {note}',
   'serverError.BAD_USER_INPUT.FREE_APP': 'This app is free: install it instead of buying it.',
   'serverError.BAD_USER_INPUT.PAID_APP': 'This app is paid: buy it instead of installing it.',
   'serverError.CONFLICT.TOO_MANY_APPS': 'You already have as many apps as one account may have; update one of them instead.',
@@ -1247,6 +1249,8 @@ const vi: Record<MessageKey, string> = {
   'serverError.CONFLICT.ROLE_FROM_CONFIGURATION': 'Vai trò này đến từ cấu hình của máy chủ; chỉ có thể thu hồi ở đó.',
   'serverError.CONFLICT.ROLE_IMPLIED_BY_ADMIN': 'Quản trị viên cũng duyệt ứng dụng: hãy thu hồi vai trò quản trị để bỏ vai trò người duyệt.',
   'session.unreachable': 'Không kết nối được tới máy chủ Plaza ({detail}).',
+  'notice.PURCHASE_REFUNDED': 'Giao dịch mua "{app}" của bạn đã được hoàn tiền: số điểm đã trở lại số dư của bạn.',
+  'notice.PURCHASE_REFUNDED.note': 'Giao dịch mua "{app}" của bạn đã được hoàn tiền: số điểm đã trở lại số dư của bạn. Lý do: {note}',
   'session.devSignInOff': 'Đăng nhập khi phát triển đã bị tắt trên máy chủ này.',
   'session.httpFailed': 'Máy chủ trả lời HTTP {status}.',
 };

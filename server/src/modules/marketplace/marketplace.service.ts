@@ -10,6 +10,7 @@ import { textProblem } from '../../platform/readable-text.js';
 import { appsOwnedBy, Pricing, type App, type AppService } from '../apps/index.js';
 import { EarningsSeries } from './earnings-series.queries.js';
 import type { IdentityService } from '../identity/index.js';
+import type { NotificationService } from '../review/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { WebhookEventType } from '../../platform/webhook-enums.js';
 import { Installation, PointMovement, Purchase, PurchaseKind, RevenueEntry } from './marketplace.entities.js';
@@ -17,6 +18,9 @@ import { splitRevenue } from './revenue.js';
 import type { StoreEvents } from './store-events.js';
 
 export const PurchaseStatus = { COMPLETED: 'COMPLETED', REFUNDED: 'REFUNDED' } as const;
+
+/** The notification kind a buyer gets when an admin refunds their purchase (Notification.kind is a string). */
+export const PURCHASE_REFUNDED = 'PURCHASE_REFUNDED';
 
 /** PostgreSQL's unique_violation: the database's word that a racing request already won. */
 const isUniqueViolation = (err: unknown) => err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '23505';
@@ -28,6 +32,7 @@ export class MarketplaceService {
     private readonly storeEvents: StoreEvents,
     private readonly apps: AppService,
     private readonly identity: IdentityService,
+    private readonly notifications: NotificationService,
   ) {}
 
   /** What a sale at this price carries in its webhook (0 for a free app): the amounts of a test event. */
@@ -258,6 +263,16 @@ export class MarketplaceService {
         amountVnd: purchase.amountVnd,
         developerShareVnd: purchase.developerShareVnd,
         at: now,
+      });
+      // The buyer learns it from Plaza, not only from a changed balance: in the same transaction, so no refund goes untold.
+      const appName = app.publishedListing?.name ?? app.name;
+      const because = purchase.refundReason ? ` Reason: ${purchase.refundReason}` : '';
+      await this.notifications.notify(manager, purchase.userId, {
+        kind: PURCHASE_REFUNDED,
+        message: `Your purchase of ${appName} was refunded: ${purchase.pricePoints} points are back in your balance.${because}`,
+        appId: purchase.appId,
+        appName,
+        note: purchase.refundReason,
       });
       return purchase;
     });

@@ -14,7 +14,7 @@ export class Notification {
   userId: string;
 
   /** APP_APPROVED or APP_REJECTED today; a string so new kinds need no schema change. */
-  @Field({ description: 'What happened, e.g. APP_APPROVED or APP_REJECTED; a string, so new kinds can appear' })
+  @Field({ description: 'What happened, e.g. APP_APPROVED, APP_REJECTED, or PURCHASE_REFUNDED (to the buyer); a string, so new kinds can appear' })
   @Column({ type: 'text' })
   kind: string;
 
@@ -39,7 +39,10 @@ export class Notification {
   @Column({ type: 'text', array: true, nullable: true })
   reasons: RejectionReason[] | null;
 
-  @Field(() => String, { nullable: true, description: 'APP_REJECTED: the reviewer’s note, as written; null when there is none' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'APP_REJECTED: the reviewer’s note, as written; PURCHASE_REFUNDED: the admin’s reason for the refund; null when there is none',
+  })
   @Column({ type: 'text', nullable: true })
   note: string | null;
 

@@ -2,11 +2,10 @@ import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useCallback, useId, useRef, useState } from 'react';
 import { useFragment } from '../../gql';
 import { useFormat, useT } from '../../i18n/i18n';
-import { developerAppPath } from '../../routes';
 import { BellIcon } from '../../ui/icons';
 import { Link } from '../../ui/Link';
 import { useDismiss } from '../../ui/useDismiss';
-import { notificationText } from './notification-text';
+import { notificationPath, notificationText } from './notification-text';
 import { MarkNotificationReadMutation, NotificationAddedSubscription, NotificationFields, NotificationsQuery } from './notifications';
 
 export function NotificationBell() {
@@ -74,14 +73,14 @@ export function NotificationBell() {
               {all.map((notification) => (
                 <li key={notification.id} className={notification.readAt ? 'read' : 'unread'}>
                   {!notification.readAt && <span className="visually-hidden">{t('bell.unread')}: </span>}
-                  {notification.appId ? (
-                    <Link href={developerAppPath(notification.appId)} onClick={() => choose(notification)}>
+                  {notificationPath(notification) ? (
+                    <Link href={notificationPath(notification)!} onClick={() => choose(notification)}>
                       {notificationText(t, format, notification)}
                     </Link>
                   ) : (
                     <span>{notificationText(t, format, notification)}</span>
                   )}
-                  <time dateTime={notification.createdAt}>{format.instant(notification.createdAt)}</time>
+                  <time dateTime={notification.createdAt}>{format.dateTime(notification.createdAt)}</time>
                 </li>
               ))}
             </ul>

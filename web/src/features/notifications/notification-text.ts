@@ -1,6 +1,7 @@
 import type { LocaleFormat } from '../../i18n/dates';
 import { codeLabel, type Translate } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
+import { developerAppPath, storeAppPath } from '../../routes';
 
 /** The facts of a notification the web app writes its sentence from (Notification in the schema). */
 export interface NotificationFacts {
@@ -32,12 +33,24 @@ export function notificationText(t: Translate, format: LocaleFormat, n: Notifica
     }
     case 'WEBHOOK_FAILING':
       if (!n.since || n.failedDeliveries == null) return n.message;
-      return t('notice.WEBHOOK_FAILING', { app, count: n.failedDeliveries, since: format.instant(n.since), error });
+      return t('notice.WEBHOOK_FAILING', { app, count: n.failedDeliveries, since: format.dateTime(n.since), error });
     case 'WEBHOOK_DISABLED':
     case 'WEBHOOK_RECOVERED':
       if (!n.since) return n.message;
-      return t(`notice.${n.kind}` satisfies MessageKey, { app, since: format.instant(n.since), error });
+      return t(`notice.${n.kind}` satisfies MessageKey, { app, since: format.dateTime(n.since), error });
+    case 'PURCHASE_REFUNDED':
+      return n.note ? t('notice.PURCHASE_REFUNDED.note', { app, note: n.note }) : t('notice.PURCHASE_REFUNDED', { app });
     default:
       return n.message;
   }
+}
+
+/**
+ * Where a notification takes its reader: a refund to the app's store page (a refunded app has left the
+ * library; the store is where it can be had again); a review decision, a webhook's health and any other
+ * kind about an app to the app's page in the developer portal, which shows its decisions and its health.
+ */
+export function notificationPath(n: { kind: string; appId?: string | null }): string | null {
+  if (!n.appId) return null;
+  return n.kind === 'PURCHASE_REFUNDED' ? storeAppPath(n.appId) : developerAppPath(n.appId);
 }
