@@ -172,8 +172,8 @@ describe('attempts partitioned by time', () => {
   it("writes a batch of first attempts' results reading the headers it inserts once, not once per result", async () => {
     const written = byDay.at(-3)!.slice(0, 60);
     const rows = written.map((id) => succeededResult(id, 1, { headers: { 'x-platform-delivery': id }, event_type: 'app.purchased', shared: { 'x-plans': 'shared' } }));
-    const { hourly, minutely } = rollUp([]);
-    const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely], false);
+    const { hourly, minutely, endpointHourly } = rollUp([]);
+    const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly], false);
     const readsOfInserted = nodesOf(explained.Plan)
       .filter((n) => n['Node Type'] === 'CTE Scan' && (n as PlanNode & { 'CTE Name'?: string })['CTE Name'] === 'shared')
       .map((n) => n['Actual Loops']);
@@ -184,9 +184,9 @@ describe('attempts partitioned by time', () => {
   it('writes attempt results through the partitions of those deliveries alone', async () => {
     const written = byDay.at(-2)!.slice(0, 50);
     const rows = written.map((id) => succeededResult(id, 2));
-    const { hourly, minutely } = rollUp([]);
+    const { hourly, minutely, endpointHourly } = rollUp([]);
     for (const generic of [false, true]) {
-      const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely], generic);
+      const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly], generic);
       const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
       const headers = partitionsOf(explained.Plan, 'webhook_request_headers');
       console.log(

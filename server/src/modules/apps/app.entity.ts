@@ -83,8 +83,11 @@ export class App {
   @Column({ type: 'timestamptz', name: 'listed_at', nullable: true })
   listedAt: Date | null;
 
-  /** Turned DISABLED by sustained delivery failure (WEBHOOK_DISABLE_AFTER); only enableWebhook turns it back. */
-  @Field(() => WebhookState, { description: 'ENABLED, or DISABLED after sustained delivery failure: events are recorded but not sent until enableWebhook' })
+  /** Kept by the webhooks feature: DISABLED when sustained failure (WEBHOOK_DISABLE_AFTER) has left no endpoint enabled, until enableWebhook or a resume. */
+  @Field(() => WebhookState, {
+    description:
+      'ENABLED, or DISABLED when sustained delivery failure has left no endpoint receiving (one disabled, none enabled; with one endpoint, its state): events are recorded but not sent until enableWebhook',
+  })
   @Column({ type: 'text', name: 'webhook_state', default: WebhookState.ENABLED })
   webhookState: WebhookState;
 

@@ -90,6 +90,8 @@ export const MINUTELY_ROLLUP_RETENTION_MS = 24 * 3_600_000;
 /** Deletes the charts' rollup rows past what any chart reads (they are small: one row per app and hour or minute). */
 export async function pruneOldRollups(db: DataSource, now = Date.now()): Promise<number> {
   const [, hours]: [unknown, number] = await db.query('DELETE FROM webhook_attempt_hourly WHERE hour < $1', [new Date(now - HOURLY_ROLLUP_RETENTION_MS)]);
+  // The same span per endpoint: its health reads the last day, and lastAttemptAt as far back as is kept.
+  const [, endpointHours]: [unknown, number] = await db.query('DELETE FROM webhook_endpoint_hourly WHERE hour < $1', [new Date(now - HOURLY_ROLLUP_RETENTION_MS)]);
   const [, minutes]: [unknown, number] = await db.query('DELETE FROM webhook_attempt_minutely WHERE minute < $1', [new Date(now - MINUTELY_ROLLUP_RETENTION_MS)]);
-  return hours + minutes;
+  return hours + endpointHours + minutes;
 }

@@ -22,7 +22,7 @@ const SWEEP_SPACING_MS = 500;
 /**
  * Runs are kept per endpoint (webhook_endpoint_health); the apps' names and owners are read through apps'
  * index, and endpoints are disabled through the endpoints' service, which keeps the app's webhook state
- * (App.webhookState: DISABLED while an endpoint is) in the sweep's transaction.
+ * (App.webhookState: DISABLED once no endpoint of the app is enabled) in the sweep's transaction.
  */
 
 /** Runs of failure that lasted $1 ms with a delivery that gave up: their endpoints are to be disabled (if still enabled). */

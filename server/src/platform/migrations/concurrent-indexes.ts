@@ -12,6 +12,8 @@ import type { DataSource } from 'typeorm';
 export const CONCURRENT_INDEXES: readonly { name: string; definition: string }[] = [
   // The engine's per-endpoint queue (delivery-queries.ts): slots are kept per endpoint.
   { name: 'idx_webhook_deliveries_endpoint_queue', definition: `ON "webhook_deliveries" ("endpoint_id", "next_attempt_at") WHERE next_attempt_at IS NOT NULL` },
+  // An endpoint's held deliveries (WebhookEndpoint.health): only those recorded while it was paused or disabled and not yet recovered.
+  { name: 'idx_webhook_deliveries_endpoint_held', definition: `ON "webhook_deliveries" ("endpoint_id") WHERE held_reason IS NOT NULL` },
 ];
 
 /** Taken without waiting by the one process building; an arbitrary constant beside the schema-setup lock's. */

@@ -21,6 +21,7 @@ import { EventBodiesOnly1796000026500 } from './1796000026500-EventBodiesOnly.js
 import { CompactSharedHeaders1796000027000 } from './1796000027000-CompactSharedHeaders.js';
 import { WebhookEndpoints1796000028000 } from './1796000028000-WebhookEndpoints.js';
 import { DeliveryEndpointBackfill1796000028500 } from './1796000028500-DeliveryEndpointBackfill.js';
+import { EndpointHourly1796000030000 } from './1796000030000-EndpointHourly.js';
 import { DeliveryTraceContext1796000031000 } from './1796000031000-DeliveryTraceContext.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
@@ -47,5 +48,6 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   CompactSharedHeaders1796000027000,
   WebhookEndpoints1796000028000,
   DeliveryEndpointBackfill1796000028500,
+  EndpointHourly1796000030000,
   DeliveryTraceContext1796000031000,
 ];

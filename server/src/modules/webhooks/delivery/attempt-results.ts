@@ -168,15 +168,22 @@ export class AttemptResults {
         held_reason: heldReason,
       };
     });
-    const { hourly, minutely } = rollUp(
+    const { hourly, minutely, endpointHourly } = rollUp(
       results.map(({ delivery, startedAt, response }) => ({
         appId: delivery.app_id,
+        endpointId: delivery.endpoint_id,
         finishedAt: new Date(startedAt.getTime() + response.durationMs),
         succeeded: response.error === null,
         durationMs: response.durationMs,
       })),
     );
-    const updated = await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [JSON.stringify(rows), this.options.leaseMs, hourly, minutely]);
+    const updated = await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [
+      JSON.stringify(rows),
+      this.options.leaseMs,
+      hourly,
+      minutely,
+      endpointHourly,
+    ]);
     const localAt = performance.now();
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
     if (updated[0]?.health_changed) this.hooks.healthChanged();

@@ -284,7 +284,7 @@ export const NEXT_DUE_PAST_SATURATED_ENDPOINTS = `WITH RECURSIVE ${ENDPOINTS_WIT
 
 /**
  * Records a batch of attempts' outcomes ($1, a JSON array of rows) and adds them to the charts' rollups
- * ($3, $4: rollUp's sums; every attempt written here counts, as it is recorded whoever holds the
+ * ($3, $4, $5: rollUp's sums; every attempt written here counts, as it is recorded whoever holds the
  * delivery now), and moves each delivery on, while
  * this run still holds its claim. A row with `keep` stays claimed (leased $2 ms) for its near retry,
  * whose attempt is recorded as started. Returns each delivery moved on, a kept one with the attempts
@@ -293,7 +293,7 @@ export const NEXT_DUE_PAST_SATURATED_ENDPOINTS = `WITH RECURSIVE ${ENDPOINTS_WIT
 export const WRITE_RESULTS = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, claim_token text, ${ATTEMPT_RECORD_COLUMNS},
                 status text, retry_in_ms int, recovering boolean, held_reason text)
-       ), ${ROLL_UP('$3', '$4')}, ${RECORD_ATTEMPTS('r')}, moved_on AS (
+       ), ${ROLL_UP('$3', '$4', '$5')}, ${RECORD_ATTEMPTS('r')}, moved_on AS (
          UPDATE webhook_deliveries d
             -- As the worker decided (delivery-lifecycle.ts decide), from the state it claimed, which is still the row's while its claim stands.
             -- The next attempt's due time on the database's clock, as every claim reads it (a worker's own clock may be

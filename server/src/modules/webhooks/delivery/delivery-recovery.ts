@@ -72,10 +72,16 @@ export class DeliveryRecovery {
     const { startedAt, response } = sent;
     const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
       await manager.query(RECORD_MANUAL_ATTEMPT, [JSON.stringify([attemptRecord(sent)])]);
-      const { hourly, minutely } = rollUp([
-        { appId: delivery.app_id, finishedAt: new Date(startedAt.getTime() + response.durationMs), succeeded: response.error === null, durationMs: response.durationMs },
+      const { hourly, minutely, endpointHourly } = rollUp([
+        {
+          appId: delivery.app_id,
+          endpointId: delivery.endpoint_id,
+          finishedAt: new Date(startedAt.getTime() + response.durationMs),
+          succeeded: response.error === null,
+          durationMs: response.durationMs,
+        },
       ]);
-      await manager.query(ROLL_UP_ALONE, [hourly, minutely]);
+      await manager.query(ROLL_UP_ALONE, [hourly, minutely, endpointHourly]);
       return manager.query(response.error === null ? SETTLE_AFTER_MANUAL_SUCCESS : SETTLE_AFTER_MANUAL_FAILURE, [deliveryId]);
     });
     // No row: the delivery went away during the attempt, and there is no state left to announce.

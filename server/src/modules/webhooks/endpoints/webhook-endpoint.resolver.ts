@@ -1,12 +1,13 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import { tokenScope } from '../../../platform/auth/auth-checker.js';
 import { requirePrincipal, type RequestContext } from '../../../platform/auth/context.js';
-import type { Principal } from '../../../platform/auth/principal.js';
+import { principalWithScope, seesEveryApp, type Principal } from '../../../platform/auth/principal.js';
 import { notFound } from '../../../platform/errors.js';
 import { perTickLoader } from '../../../platform/per-tick-loader.js';
 import { App, isOwner, isReviewer, type AppService } from '../../apps/index.js';
 import { WebhookDelivery } from '../webhook-delivery.entity.js';
 import { WebhookEndpoint } from './webhook-endpoint.entity.js';
+import { WebhookEndpointHealthView } from './webhook-endpoint-health.js';
 import { WebhookEndpointInput } from './webhook-endpoint.input.js';
 import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
 
@@ -19,6 +20,7 @@ import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
 @Resolver(() => WebhookEndpoint)
 export class WebhookEndpointResolver {
   private readonly endpointsOfApp: (appId: string) => Promise<WebhookEndpoint[]>;
+  private readonly healthById: (id: string) => Promise<{ ownerId: string; health: WebhookEndpointHealthView } | null>;
 
   constructor(
     private readonly endpoints: WebhookEndpointsService,
@@ -28,6 +30,28 @@ export class WebhookEndpointResolver {
       (appIds: string[]) => endpoints.listForApps(appIds),
       () => [],
     );
+    this.healthById = perTickLoader(
+      (ids: string[]) => endpoints.healthOf(ids),
+      () => null,
+    );
+  }
+
+  /**
+   * Whoever may read the endpoint's deliveries: its app's owner, and reviewers and admins signed in as people (as
+   * webhookDeliveryStats); an API token needs deliveries:read. One statement for every endpoint of a page.
+   */
+  @FieldResolver(() => WebhookEndpointHealthView, {
+    nullable: true,
+    description:
+      'Its health at a glance: its run of failures, its success rate over the last 24 hours, its open and held deliveries. Its app’s owner, reviewers and admins (API tokens need deliveries:read); null for anyone else',
+  })
+  async health(@Root() endpoint: WebhookEndpoint, @Ctx() { principal }: RequestContext): Promise<WebhookEndpointHealthView | null> {
+    const reader = principalWithScope(principal, 'deliveries:read');
+    if (!reader) return null;
+    const found = await this.healthById(endpoint.id);
+    if (!found) return null;
+    const staff = reader.kind === 'session' && (reader.roles.has('REVIEWER') || seesEveryApp(reader));
+    return found.ownerId === reader.userId || staff ? found.health : null;
   }
 
   @Authorized()

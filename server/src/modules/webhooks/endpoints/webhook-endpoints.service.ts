@@ -9,6 +9,7 @@ import { transitionSql } from '../delivery/delivery-lifecycle-sql.js';
 import { WebhookEventType, WebhookState } from '../webhook.types.js';
 import { WebhookEndpoint } from './webhook-endpoint.entity.js';
 import type { WebhookEndpointInput } from './webhook-endpoint.input.js';
+import { healthOfEndpoints, type WebhookEndpointHealthView } from './webhook-endpoint-health.js';
 import { heldReasonSql, RECEIVABLE_EVENTS, WebhookEndpointState } from './webhook-endpoint.types.js';
 import { webhookErrors } from '../webhook.errors.js';
 
@@ -104,6 +105,11 @@ export class WebhookEndpointsService {
     if (ids.length === 0) return new Map();
     const rows: Record<string, unknown>[] = await this.db.query('SELECT * FROM webhook_endpoints WHERE id = ANY($1::text[])', [ids]);
     return new Map(rows.map((row) => [row.id as string, toEndpoint(row)]));
+  }
+
+  /** The health of the endpoints `ids` that exist, each with its app's owner (the caller decides who sees it). */
+  healthOf(ids: readonly string[]): Promise<Map<string, { ownerId: string; health: WebhookEndpointHealthView }>> {
+    return healthOfEndpoints(this.db, ids);
   }
 
   async create(appId: string, input: WebhookEndpointInput): Promise<WebhookEndpoint> {
@@ -250,16 +256,19 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * The app's Webhook URL and events become its first endpoint's, and its webhook state DISABLED while any
-   * endpoint is disabled after failure (what App.webhookState and enableWebhook speak of).
+   * The app's Webhook URL and events become its first endpoint's, and its webhook state (App.webhookState, what
+   * enableWebhook speaks of) DISABLED when failure has left it no endpoint that receives: one disabled and none
+   * enabled. An app with one endpoint has that endpoint's state, as before endpoints; one with a healthy endpoint
+   * beside a disabled one still receives, and its page names the disabled endpoint instead.
    */
   private async mirror(manager: EntityManager, appId: string): Promise<void> {
     const endpoints = await this.list(appId, manager);
     const first = endpoints[0];
+    const noneReceives = endpoints.some((endpoint) => endpoint.state === DISABLED) && !endpoints.some((endpoint) => endpoint.state === ENABLED);
     await mirrorWebhookDestination(manager, appId, {
       url: first?.url ?? null,
       events: first?.events ?? [...RECEIVABLE_EVENTS],
-      state: endpoints.some((endpoint) => endpoint.state === DISABLED) ? WebhookState.DISABLED : WebhookState.ENABLED,
+      state: noneReceives ? WebhookState.DISABLED : WebhookState.ENABLED,
     });
   }
 
