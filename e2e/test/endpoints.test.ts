@@ -43,6 +43,16 @@ const deliveriesTo = async (endpointId: string) =>
       { filter: { endpointId } },
     )
   ).webhookDeliveries.edges.map((edge) => edge.node);
+/** An endpoint's health as the API tells it (WebhookEndpoint.health). */
+const healthOf = async (appId: string, endpointId: string) =>
+  (
+    await developer.ok<{ app: { webhookEndpoints: { id: string; health: { failingSince: string | null; lastError: string | null } }[] } }>(
+      `query($id: ID!) { app(id: $id) { webhookEndpoints { id health { failingSince lastError } } } }`,
+      { id: appId },
+    )
+  ).app.webhookEndpoints.find((endpoint) => endpoint.id === endpointId)?.health;
+/** How far an element's content is wider than its box (0: it fits, nothing to scroll). */
+const overflowOf = (locator: import('playwright-core').Locator) => locator.evaluate((element) => element.scrollWidth - element.clientWidth);
 const install = (appId: string) => buyer.ok(`mutation($appId: ID!) { installApp(appId: $appId) { id } }`, { appId });
 const uninstall = (appId: string) => buyer.ok(`mutation($appId: ID!) { uninstallApp(appId: $appId) { id } }`, { appId });
 const prefer = (preferences: { theme?: 'light' | 'dark'; locale?: 'en' | 'vi' }) =>
@@ -192,7 +202,8 @@ describe('an app’s endpoints on its page', () => {
     // Two events: the dead endpoint's first fails, and a failure past WEBHOOK_DISABLE_AFTER (1 s) disables it.
     await install(appId);
     await poll(async () => (await deliveriesTo(dead.id)).map((delivery) => delivery.status)).toEqual(['FAILED']);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // The next failure disables it once its run of failures is older than WEBHOOK_DISABLE_AFTER: wait for that fact (with 100 ms to spare), as the API tells it.
+    await poll(async () => Date.now() - Date.parse((await healthOf(appId, dead.id))?.failingSince ?? 'never')).toBeGreaterThan(1_100);
     await uninstall(appId);
     await poll(async () => (await endpointsOf(appId)).map((endpoint) => endpoint.state)).toEqual(['ENABLED', 'DISABLED']);
     await poll(async () => (await deliveriesTo(healthy!.id)).map((delivery) => delivery.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
@@ -202,28 +213,35 @@ describe('an app’s endpoints on its page', () => {
     const section = page.getByRole('region', { name: 'Webhook endpoints' });
     const items = section.getByTestId('endpoint');
     await poll(() => items.count()).toBe(2);
-    // Health at a glance: the healthy one's last day from the log, the dead one disabled with what to do.
+    // Health at a glance, as the server keeps it: the healthy one's attempts over the last day, the dead one's run of failures and last error, disabled with what to do.
+    const host = new URL(receiver.origin).host;
     await poll(() => items.nth(0).getByTestId('endpoint-health').textContent()).toContain('100% succeeded (2 of 2)');
     await poll(() => items.nth(1).getByTestId('endpoint-health').textContent()).toMatch(/0% succeeded \(\d of \d\)/);
+    expect(await items.nth(1).getByTestId('endpoint-failing').textContent()).toMatch(/; last error: HTTP 500$/);
+    expect(await items.nth(0).getByTestId('endpoint-failing').count()).toBe(0);
     expect(await items.nth(1).locator('.badge').first().textContent()).toContain('Disabled');
     expect(await items.nth(1).textContent()).toContain('Plaza stopped sending to this endpoint after its deliveries kept failing');
+    // The app still receives through its healthy endpoint: no "Webhook disabled" for the app, a banner naming the disabled endpoint instead.
+    expect((await endpointsOf(appId)).map((endpoint) => endpoint.state)).toEqual(['ENABLED', 'DISABLED']);
+    await poll(() => page.locator('.health-banner').allTextContents()).toEqual([expect.stringContaining(`Webhook endpoint disabled: ${host}/dead`)]);
+    const banner = page.getByTestId('endpoint-disabled-banner');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'endpoints-app-page.png'), fullPage: true });
 
-    // Mended, and resumed from the page.
+    // Mended, and resumed from the banner: the endpoint's badge and the banner agree at once.
     failingPaths.delete('/dead');
-    await items
-      .nth(1)
-      .getByRole('button', { name: /^Resume/ })
-      .click();
+    await banner.getByRole('button', { name: `Resume ${receiver.origin}/dead` }).click();
     await poll(() => items.nth(1).locator('.badge').first().textContent()).toBe('Enabled');
+    await poll(() => banner.count()).toBe(0);
     expect((await endpointsOf(appId)).map((endpoint) => endpoint.state)).toEqual(['ENABLED', 'ENABLED']);
 
     // Webhook Logs for the app: an endpoint column, and a filter since the app has two.
     await page.goto(`${plaza.origin}/developer/webhooks?appId=${encodeURIComponent(appId)}`);
     const rows = page.locator('.delivery-table tbody tr');
     await poll(() => rows.count()).toBe(4);
-    const host = new URL(receiver.origin).host;
+    // At 1280 px the table fits: nothing to scroll sideways, on the region or the page.
+    expect(await overflowOf(page.locator('.table-scroll'))).toBeLessThanOrEqual(0);
+    expect(await overflowOf(page.locator('html'))).toBeLessThanOrEqual(0);
     expect((await page.getByTestId('delivery-endpoint').allTextContents()).sort()).toEqual([`${host}/dead`, `${host}/dead`, `${host}/healthy`, `${host}/healthy`]);
     expect(await page.getByTestId('delivery-last-response').allTextContents()).toEqual(
       expect.arrayContaining([expect.stringMatching(/^HTTP 500/), expect.stringMatching(/^HTTP 200/)]),
@@ -254,11 +272,19 @@ describe('an app’s endpoints on its page', () => {
     await page.getByTestId(`delivery-${deadDelivery!.id}`).getByRole('link').click();
     await poll(() => page.getByTestId('delivery-endpoint').textContent()).toBe(`${receiver.origin}/dead Enabled`);
 
+    // Every app's deliveries (each row names its app too) fit as well.
+    await page.goto(`${plaza.origin}/developer/webhooks`);
+    await poll(() => page.getByTestId('delivery-app').count()).toBeGreaterThan(4);
+    expect(await overflowOf(page.locator('.table-scroll'))).toBeLessThanOrEqual(0);
+    expect(await overflowOf(page.locator('html'))).toBeLessThanOrEqual(0);
+
     // Vietnamese, dark: the same pages, every new word translated, axe clean.
     await prefer({ theme: 'dark', locale: 'vi' });
     await page.goto(`${plaza.origin}/developer/apps/${encodeURIComponent(appId)}`);
     const vi = page.getByRole('region', { name: 'Điểm nhận webhook' });
     await poll(() => vi.getByTestId('endpoint').count()).toBe(2);
+    await poll(() => vi.getByTestId('endpoint-health').first().textContent()).toMatch(/thành công \(\d+\/\d+\)/);
+    expect(await vi.textContent()).toContain('Lượt thử, 24 giờ qua');
     await vi.getByRole('button', { name: 'Thêm điểm nhận' }).click();
     await vi.getByLabel('URL điểm nhận').waitFor();
     expect(await vi.textContent()).toContain('Nhịp gửi');

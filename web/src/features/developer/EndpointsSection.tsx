@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@apollo/client/react';
-import { useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { useFragment as readFragment } from '../../gql';
-import type { WebhookEndpointFieldsFragment, WebhookEventType } from '../../gql/graphql';
+import type { WebhookEndpointFieldsFragment, WebhookEndpointHealthFieldsFragment, WebhookEventType } from '../../gql/graphql';
 import { useLocale, useT } from '../../i18n/i18n';
 import { chartFormat } from '../insights/chart-format';
 import { AlertIcon } from '../../ui/icons';
@@ -11,27 +11,28 @@ import { StatusMessage } from '../../ui/StatusMessage';
 import { EndpointStateBadge } from './EndpointStateBadge';
 import { eventWireName, SUBSCRIBABLE_EVENTS } from './app-rules';
 import {
-  AppWebhookEndpointsQuery,
+  AppWebhookEndpointsHealthQuery,
   CreateWebhookEndpointMutation,
   DeleteWebhookEndpointMutation,
-  EndpointOpenDeliveriesQuery,
-  EndpointRecentDeliveriesQuery,
   PauseWebhookEndpointMutation,
   ResumeWebhookEndpointMutation,
   UpdateWebhookEndpointMutation,
   WebhookEndpointFields,
+  WebhookEndpointHealthFields,
 } from './webhook-endpoints';
 
 type Endpoint = WebhookEndpointFieldsFragment;
-
-const DAY_MS = 24 * 3_600_000;
+type Health = WebhookEndpointHealthFieldsFragment;
 
 /** An app's webhook destinations on its page: each one's state, pace and last day at a glance, and what can be done to it. */
 export function EndpointsSection({ appId, onChange }: { appId: string; onChange?: () => void }) {
   const t = useT();
   const headingId = useId();
-  const { data, error, refetch } = useQuery(AppWebhookEndpointsQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
-  const endpoints = readFragment(WebhookEndpointFields, data?.app?.webhookEndpoints ?? []) as readonly Endpoint[];
+  const { data, error, refetch } = useQuery(AppWebhookEndpointsHealthQuery, { variables: { appId }, fetchPolicy: 'cache-and-network' });
+  const endpoints = (data?.app?.webhookEndpoints ?? []).map((each) => ({
+    endpoint: readFragment(WebhookEndpointFields, each) as Endpoint,
+    health: each.health ? (readFragment(WebhookEndpointHealthFields, each.health) as Health) : null,
+  }));
   const [adding, setAdding] = useState(false);
   const [news, setNews] = useState<string | null>(null);
   const addButton = useRef<HTMLButtonElement>(null);
@@ -53,8 +54,8 @@ export function EndpointsSection({ appId, onChange }: { appId: string; onChange?
         <p>{t('endpoints.none')}</p>
       ) : (
         <ul className="endpoint-list">
-          {endpoints.map((endpoint) => (
-            <EndpointItem key={endpoint.id} endpoint={endpoint} onChanged={changed} />
+          {endpoints.map(({ endpoint, health }) => (
+            <EndpointItem key={endpoint.id} endpoint={endpoint} health={health} onChanged={changed} />
           ))}
         </ul>
       )}
@@ -86,8 +87,9 @@ export function EndpointsSection({ appId, onChange }: { appId: string; onChange?
   );
 }
 
-function EndpointItem({ endpoint, onChanged }: { endpoint: Endpoint; onChanged: (message: string) => Promise<void> }) {
+function EndpointItem({ endpoint, health, onChanged }: { endpoint: Endpoint; health: Health | null; onChanged: (message: string) => Promise<void> }) {
   const t = useT();
+  const format = chartFormat(useLocale());
   const problemText = useProblemText();
   const [editing, setEditing] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
@@ -113,8 +115,29 @@ function EndpointItem({ endpoint, onChanged }: { endpoint: Endpoint; onChanged: 
         <dd>{endpoint.rateLimitPerSecond ? t('endpoints.paceLimit', { count: endpoint.rateLimitPerSecond }) : t('endpoints.paceNone')}</dd>
         <dt>{t('endpoints.health')}</dt>
         <dd>
-          <EndpointHealth endpoint={endpoint} />
+          <EndpointHealth endpoint={endpoint} health={health} />
         </dd>
+        {health?.failingSince && (
+          <>
+            <dt>{t('endpoints.failingSince')}</dt>
+            <dd data-testid="endpoint-failing">
+              {t('endpoints.failingSinceValue', { time: format.dateTime(health.failingSince), error: health.lastError ?? t('endpoints.unknownError') })}
+            </dd>
+          </>
+        )}
+        {health && health.openDeliveries + health.heldDeliveries > 0 && (
+          <>
+            <dt>{t('endpoints.waiting')}</dt>
+            <dd data-testid="endpoint-waiting">
+              {[
+                health.openDeliveries > 0 && t('endpoints.waitingOpen', { count: format.count(health.openDeliveries) }),
+                health.heldDeliveries > 0 && t('endpoints.waitingHeld', { count: format.count(health.heldDeliveries) }),
+              ]
+                .filter(Boolean)
+                .join(', ')}
+            </dd>
+          </>
+        )}
       </dl>
       {endpoint.state === 'DISABLED' && <p className="endpoint-disabled-text">{t('endpoints.disabledText')}</p>}
       {editing ? (
@@ -184,20 +207,13 @@ function Named({ url }: { url: string }) {
   return <span className="visually-hidden"> {url}</span>;
 }
 
-/** The last 24 hours of this endpoint's deliveries, from the log: how many of those that ended succeeded, and a Failing badge when none did. */
-function EndpointHealth({ endpoint }: { endpoint: Endpoint }) {
+/** Its attempts over the last 24 hours as the server counts them: the share that succeeded, and a Failing badge while a run of failures lasts. */
+function EndpointHealth({ endpoint, health }: { endpoint: Endpoint; health: Health | null }) {
   const t = useT();
   const format = chartFormat(useLocale());
-  // Fixed for the page's life: a new `since` each render would be a new query each render.
-  const since = useMemo(() => new Date(Date.now() - DAY_MS).toISOString(), []);
-  const { data } = useQuery(EndpointRecentDeliveriesQuery, { variables: { filter: { endpointId: endpoint.id, since } }, fetchPolicy: 'cache-and-network' });
-  if (!data) return <span>{t('loading')}</span>;
-  const statuses = data.webhookDeliveries.edges.map((edge) => edge.node.status);
-  const succeeded = statuses.filter((status) => status === 'SUCCEEDED').length;
-  const failed = statuses.filter((status) => status === 'FAILED').length;
-  const ended = succeeded + failed;
-  const more = data.webhookDeliveries.pageInfo.hasNextPage ? '+' : '';
-  const failing = endpoint.state === 'ENABLED' && failed > 0 && succeeded === 0;
+  if (!health) return <span>{t('loading')}</span>;
+  const attempts = health.attemptsSucceeded + health.attemptsFailed;
+  const failing = endpoint.state === 'ENABLED' && health.failingSince !== null && health.failedDeliveries > 0;
   return (
     <span className="webhook-health-cell" data-testid="endpoint-health">
       {failing && (
@@ -206,31 +222,33 @@ function EndpointHealth({ endpoint }: { endpoint: Endpoint }) {
         </span>
       )}{' '}
       <span>
-        {ended === 0
+        {attempts === 0 || health.successRate === null
           ? t('endpoints.healthIdle')
-          : t('endpoints.healthRate', { rate: format.percent(succeeded / ended), succeeded: `${format.count(succeeded)}${more}`, ended: `${format.count(ended)}${more}` })}
+          : t('endpoints.healthRate', { rate: format.percent(health.successRate), succeeded: format.count(health.attemptsSucceeded), ended: format.count(attempts) })}
       </span>
     </span>
   );
 }
 
+/** What a delete gives up: the endpoint's deliveries not yet settled, from its health (held ones are FAILED already and stay so). */
 function DeleteConfirmation({ endpoint, onDone }: { endpoint: Endpoint; onDone: (deleted: boolean) => Promise<void> }) {
   const t = useT();
   const problemText = useProblemText();
-  const { data } = useQuery(EndpointOpenDeliveriesQuery, {
-    variables: { pending: { endpointId: endpoint.id, status: 'PENDING' }, retrying: { endpointId: endpoint.id, status: 'RETRYING' } },
-    fetchPolicy: 'network-only',
-  });
+  const format = chartFormat(useLocale());
+  // Asked afresh when the question is put: what gives up is what is open now, not when the page loaded.
+  const { data } = useQuery(AppWebhookEndpointsHealthQuery, { variables: { appId: endpoint.appId }, fetchPolicy: 'network-only' });
   const [remove, removeState] = useMutation(DeleteWebhookEndpointMutation);
-  const open = data ? data.pending.edges.length + data.retrying.edges.length : null;
-  const more = data && (data.pending.pageInfo.hasNextPage || data.retrying.pageInfo.hasNextPage) ? '+' : '';
+  const fresh = data?.app?.webhookEndpoints.find((each) => readFragment(WebhookEndpointFields, each).id === endpoint.id)?.health;
+  const open = data ? (fresh ? readFragment(WebhookEndpointHealthFields, fresh).openDeliveries : 0) : null;
+  // The server counts up to 10,000; past that "10,000+" is all a confirmation needs to say.
+  const more = open !== null && open >= 10_000 ? '+' : '';
   const textId = useId();
   const cancel = useRef<HTMLButtonElement>(null);
   return (
     <div className="endpoint-confirm" role="group" aria-labelledby={textId}>
       <p id={textId}>
         <strong>{t('endpoints.deleteQuestion', { url: endpoint.url })}</strong>{' '}
-        {open === null ? t('loading') : open === 1 && !more ? t('endpoints.deleteConsequenceOne') : t('endpoints.deleteConsequence', { count: `${open}${more}` })}
+        {open === null ? t('loading') : open === 1 && !more ? t('endpoints.deleteConsequenceOne') : t('endpoints.deleteConsequence', { count: `${format.count(open)}${more}` })}
       </p>
       <div className="actions">
         <button

@@ -24,47 +24,32 @@ export const AppWebhookEndpointsQuery = graphql(`
   }
 `);
 
-/**
- * One endpoint's last 24 hours as the log has them (the stats are per app): at most a page of 100, which is
- * plenty for a glance; more is said as "100+".
- */
-export const EndpointRecentDeliveriesQuery = graphql(`
-  query EndpointRecentDeliveries($filter: WebhookDeliveryFilter!) {
-    webhookDeliveries(filter: $filter, first: 100) {
-      edges {
-        node {
-          id
-          status
-        }
-      }
-      pageInfo {
-        hasNextPage
-      }
-    }
+/** An endpoint's health at a glance (WebhookEndpoint.health), as the server keeps it: no log pages counted here. */
+export const WebhookEndpointHealthFields = graphql(`
+  fragment WebhookEndpointHealthFields on WebhookEndpointHealth {
+    failingSince
+    lastFailureAt
+    lastError
+    failedDeliveries
+    attemptsSucceeded
+    attemptsFailed
+    successRate
+    openDeliveries
+    heldDeliveries
+    lastAttemptAt
   }
 `);
 
-/** What a delete gives up: the endpoint's deliveries not yet settled (PENDING and RETRYING; held ones are FAILED already). */
-export const EndpointOpenDeliveriesQuery = graphql(`
-  query EndpointOpenDeliveries($pending: WebhookDeliveryFilter!, $retrying: WebhookDeliveryFilter!) {
-    pending: webhookDeliveries(filter: $pending, first: 100) {
-      edges {
-        node {
-          id
+/** The app's endpoints with each one's health: one request for the Endpoints section. */
+export const AppWebhookEndpointsHealthQuery = graphql(`
+  query AppWebhookEndpointsHealth($appId: ID!) {
+    app(id: $appId) {
+      id
+      webhookEndpoints {
+        ...WebhookEndpointFields
+        health {
+          ...WebhookEndpointHealthFields
         }
-      }
-      pageInfo {
-        hasNextPage
-      }
-    }
-    retrying: webhookDeliveries(filter: $retrying, first: 100) {
-      edges {
-        node {
-          id
-        }
-      }
-      pageInfo {
-        hasNextPage
       }
     }
   }

@@ -93,7 +93,15 @@ export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof 
                 <td className="delivery-next" data-label={delivery.status === 'RETRYING' && delivery.nextAttemptAt ? t('webhooks.nextAttempt') : undefined}>
                   {delivery.status === 'RETRYING' && delivery.nextAttemptAt ? timeOf(delivery.nextAttemptAt) : ''}
                 </td>
-                <td className="mono delivery-purchase">{delivery.purchaseId}</td>
+                <td className="mono delivery-purchase">
+                  {/* It may break after each hyphen (APP-<ms>-<suffix>), so the table fits 1280 px. */}
+                  {delivery.purchaseId.split(/(?<=-)/).map((part, index) => (
+                    <Fragment key={index}>
+                      {index > 0 && <wbr />}
+                      {part}
+                    </Fragment>
+                  ))}
+                </td>
               </tr>
             );
           })}

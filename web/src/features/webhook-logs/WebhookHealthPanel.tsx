@@ -9,7 +9,7 @@ import { Link } from '../../ui/Link';
 import { chartFormat } from '../insights/chart-format';
 import { WebhookDeliveryStatsQuery } from '../insights/insights-queries';
 import { deliveryTotals, webhookFailing } from '../insights/webhook-stats';
-import { AppWebhookEndpointsQuery, WebhookEndpointFields } from '../developer/webhook-endpoints';
+import { AppWebhookEndpointsQuery, ResumeWebhookEndpointMutation, WebhookEndpointFields } from '../developer/webhook-endpoints';
 import { failedDeliveriesHref } from './delivery-filters';
 import { endpointLabel } from './endpoint-label';
 import { useDeliveryUpdates } from './insert-delivery';
@@ -36,7 +36,8 @@ interface Recovery {
 }
 
 /**
- * One app's webhook state, plainly: a DISABLED banner with Enable, and (in Webhook Logs) "Recover failed
+ * One app's webhook state, plainly: a DISABLED banner with Enable when no endpoint receives, one per disabled
+ * endpoint with its Resume while another still does, and (in Webhook Logs) "Recover failed
  * since…" with live progress from webhookDeliveryUpdated as the queued deliveries are sent again.
  */
 export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { appId: string; recovery?: boolean }) {
@@ -52,8 +53,11 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   const targetId = useId();
   // '' is every enabled endpoint of the app; the choice is offered only when there is more than one.
   const [endpointId, setEndpointId] = useState('');
-  const endpointsData = useQuery(AppWebhookEndpointsQuery, { variables: { appId }, skip: !showRecovery }).data;
-  const endpoints = readFragment(WebhookEndpointFields, endpointsData?.app?.webhookEndpoints ?? []);
+  // Every page with the panel reads them: a disabled endpoint is named even when the app still receives.
+  const endpointsQuery = useQuery(AppWebhookEndpointsQuery, { variables: { appId } });
+  const endpoints = readFragment(WebhookEndpointFields, endpointsQuery.data?.app?.webhookEndpoints ?? []);
+  const [resume, resumeState] = useMutation(ResumeWebhookEndpointMutation);
+  const [resumedUrl, setResumedUrl] = useState<string | null>(null);
   const [recovery, setRecovery] = useState<Recovery | null>(null);
   const [justEnabled, setJustEnabled] = useState(false);
   // Deliveries seen queued (RETRYING) after the recovery was asked for: their next final status is the recovery's outcome.
@@ -71,6 +75,8 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   );
 
   const disabled = state.data?.app?.webhookState === 'DISABLED';
+  // Disabled on their own while another endpoint of the app still receives (the app's state stays ENABLED).
+  const disabledEndpoints = disabled ? [] : endpoints.filter((endpoint) => endpoint.state === 'DISABLED');
   // The app's own state wins: stats fetched before an Enable still say DISABLED.
   const failing = !disabled && state.data?.app?.webhookState === 'ENABLED' && webhookFailing(stats);
   const totals = deliveryTotals(stats?.buckets ?? []);
@@ -80,7 +86,7 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
     if (failing || disabled) setWasUnhealthy(true);
   }, [failing, disabled]);
   const recovered = wasUnhealthy && !failing && !disabled && state.data?.app?.webhookState === 'ENABLED' && totals.succeeded > 0;
-  const problem = enableState.error ?? recoverState.error;
+  const problem = enableState.error ?? recoverState.error ?? resumeState.error;
 
   async function startRecovery() {
     const instant = new Date(since);
@@ -116,6 +122,31 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
           </button>{' '}
           <Link href={failedDeliveriesHref(appId)}>{t('insights.seeFailed')}</Link>
         </div>
+      ) : disabledEndpoints.length > 0 ? (
+        disabledEndpoints.map((endpoint) => (
+          <div key={endpoint.id} role="alert" className="card health-banner health-danger" data-testid="endpoint-disabled-banner">
+            <strong className="health-title">
+              <AlertIcon /> {t('webhooks.endpointDisabledTitle', { url: endpointLabel(endpoint.url) })}
+            </strong>
+            <p>{t('webhooks.endpointDisabledText')}</p>
+            <button
+              type="button"
+              disabled={resumeState.loading}
+              onClick={() =>
+                void resume({ variables: { id: endpoint.id } })
+                  .then(() => {
+                    setResumedUrl(endpoint.url);
+                    void state.refetch();
+                  })
+                  .catch(() => undefined)
+              }
+            >
+              {t('endpoints.resume')}
+              <span className="visually-hidden"> {endpoint.url}</span>
+            </button>{' '}
+            <Link href={failedDeliveriesHref(appId, endpoint.id)}>{t('insights.seeFailed')}</Link>
+          </div>
+        ))
       ) : failing ? (
         <div role="alert" className="card health-banner health-danger">
           <strong className="health-title">
@@ -135,6 +166,7 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
         state.data?.app && <p className="badge status-approved">{t('webhooks.enabledState')}</p>
       )}
       {justEnabled && !disabled && <p role="status">{t('webhooks.enabled')}</p>}
+      {resumedUrl && <p role="status">{t('endpoints.resumed', { url: resumedUrl })}</p>}
       {problem && <ErrorMessage message={serverProblem(problem).message} />}
       {showRecovery && (
         <form

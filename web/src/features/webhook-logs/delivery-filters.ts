@@ -79,6 +79,6 @@ export function matchesFilter(delivery: DeliverySummary, filter: WebhookDelivery
 }
 
 /** Webhook Logs filtered to one app's failed deliveries: where the webhook state banners link. */
-export function failedDeliveriesHref(appId: string): string {
-  return `/developer/webhooks${queryFromFilterForm({ ...filterFormFromQuery(''), appId, status: 'FAILED' })}`;
+export function failedDeliveriesHref(appId: string, endpointId = ''): string {
+  return `/developer/webhooks${queryFromFilterForm({ ...filterFormFromQuery(''), appId, endpointId, status: 'FAILED' })}`;
 }
