@@ -151,16 +151,17 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
     // The API records purchases and their events; deliveries are a worker process's: the trace crosses the outbox.
-    const api = await startPlazaProcess({ ...env, PORT: String(port), RUN_WORKER: 'false' });
+    // A first start migrates a new database: on a loaded machine that alone can take a minute.
+    const api = await startPlazaProcess({ ...env, PORT: String(port), RUN_WORKER: 'false' }, 'main.js', undefined, { readyWithinMs: 120_000 });
     apiUrl = api.url;
-    await startPlazaProcess(env, 'worker.js', /delivery worker started/);
-  }, 120_000);
+    await startPlazaProcess(env, 'worker.js', /delivery worker started/, { readyWithinMs: 120_000 });
+  }, 300_000);
 
   afterAll(async () => {
     await otlp?.close();
   });
 
-  it("one trace holds a purchase's GraphQL operation, its SQL, the event it recorded and the worker's two attempts, which the receiver joins", async () => {
+  it("one trace holds a purchase's GraphQL operation, its SQL, the event it recorded and the worker's two attempts, which the receiver joins", { timeout: 120_000 }, async () => {
     const { developer, buyer, app } = await marketplace(apiUrl, `${receiver.url()}?token=do-not-export-me`);
     // The caller's own trace, which Plaza's spans must join.
     const callerTrace = randomBytes(16).toString('hex');
@@ -242,10 +243,22 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     for (const attempt of webhookDelivery.attempts) expect(attempt.requestHeaders.map((h: { name: string }) => h.name)).not.toContain('traceparent');
   });
 
-  it('a purchase without an incoming traceparent starts its own trace, which its attempts continue', async () => {
+  it('a purchase without an incoming traceparent starts its own trace, which its attempts continue; a refused one says why by its code alone', { timeout: 120_000 }, async () => {
     const { buyer, app } = await marketplace(apiUrl, receiver.url());
     const purchaseId = await purchase(apiUrl, buyer, app.id);
     await vi.waitFor(() => expect(requestsFor(receiver, purchaseId)).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    // A refused request's span says why by its error code; its message quotes the variables, which a trace must not carry.
+    const refused = await fetch(`${apiUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${buyer.token}` },
+      body: JSON.stringify({ query: BUY, variables: { appId: { planted: 'tr4ce-leak' } } }),
+    });
+    expect(JSON.stringify(await refused.json())).toContain('tr4ce-leak');
+    await vi.waitFor(() => expect(otlp.spans.filter((span) => span.name === 'mutation Buy' && span.attributes['error.type'] === 'BAD_USER_INPUT')).toHaveLength(1), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    expect(JSON.stringify(otlp.spans)).not.toContain('tr4ce-leak');
     const traceIds = requestsFor(receiver, purchaseId).map((request) => String(request.headers.traceparent).split('-')[1]);
     expect(new Set(traceIds).size).toBe(1);
     await vi.waitFor(
@@ -261,7 +274,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 });
 
 describe('with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
-  it('sends webhook requests without traceparent, exactly the headers sent before tracing existed, and stores no trace context', async () => {
+  it('sends webhook requests without traceparent, exactly the headers sent before tracing existed, and stores no trace context', { timeout: 120_000 }, async () => {
     const plaza = await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '300ms' });
     const receiver = await WebhookReceiver.start((_, index) => (index === 0 ? { status: 500 } : { status: 200 }));
     const { buyer, app } = await marketplace(plaza.url, receiver.url());

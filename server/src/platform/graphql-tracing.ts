@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { context, trace } from '@opentelemetry/api';
-import { extractRequestContext, recordFailure, SpanKind, startSpan, tracingOn, type Context, type Span } from './tracing.js';
+import { extractRequestContext, recordFailureKind, SpanKind, startSpan, tracingOn, type Context, type Span } from './tracing.js';
 
 /** Each request's span, by its context value: the executor runs the operation inside it (inOperationSpan). */
 const spans = new WeakMap<object, { span: Span; parent: Context }>();
@@ -8,7 +8,7 @@ const spans = new WeakMap<object, { span: Span; parent: Context }>();
 /**
  * A span per GraphQL request over HTTP, named as OpenTelemetry's GraphQL conventions say (`mutation
  * purchaseApp`, the operation's type and name, or its type alone), joining the trace of an incoming
- * `traceparent`, with each error the request met (its code, never variables) and the HTTP status it was answered with.
+ * `traceparent`, with the code of each error the request met (never a message or variables) and the HTTP status it was answered with.
  * Off, the plugin adds no hooks at all.
  */
 export function graphqlTracingPlugin(): ApolloServerPlugin<BaseContext> {
@@ -26,10 +26,8 @@ export function graphqlTracingPlugin(): ApolloServerPlugin<BaseContext> {
           span.setAttributes({ 'graphql.operation.type': type, ...(operationName ? { 'graphql.operation.name': operationName } : {}) });
         },
         async didEncounterErrors({ errors }) {
-          for (const error of errors) {
-            const code = typeof error.extensions?.code === 'string' ? error.extensions.code : undefined;
-            recordFailure(span, error, code);
-          }
+          // By code only (BAD_USER_INPUT, FORBIDDEN...): a message can quote the variables.
+          for (const error of errors) recordFailureKind(span, typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR');
         },
         async willSendResponse({ response }) {
           // Apollo sets a status only when it is not 200.

@@ -105,7 +105,16 @@ export function redactedUrl(raw: string): string {
   }
 }
 
-/** Marks `span` failed with `err`'s message and kind; the message only, never a stack or values. */
+/**
+ * Marks `span` failed by a kind alone (an SQLSTATE, a GraphQL error code): for errors whose message can quote
+ * values (invalid input, a constraint's key), which a trace must not carry.
+ */
+export function recordFailureKind(span: Span, type: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+  span.setAttribute('error.type', type);
+}
+
+/** Marks `span` failed with `err`'s message and kind; the message only, never a stack. For messages Plaza wrote (an attempt's outcome). */
 export function recordFailure(span: Span, err: unknown, type?: string): void {
   const message = err instanceof Error ? err.message : String(err);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
@@ -129,7 +138,8 @@ export async function inSpan<T>(
   try {
     return await context.with(trace.setSpan(parent, span), () => work(span));
   } catch (err) {
-    recordFailure(span, err);
+    // Its kind only (an SQLSTATE, a Plaza error code, else the class): the message may quote values.
+    recordFailureKind(span, (err as { code?: unknown }).code?.toString() ?? (err instanceof Error ? err.name : 'error'));
     throw err;
   } finally {
     span.end();
@@ -225,7 +235,8 @@ export function traceQueries(pool: pg.Pool): void {
       context.active(),
     );
     const end = (err: unknown) => {
-      if (err) recordFailure(span, err, (err as { code?: string }).code);
+      // The SQLSTATE only: PostgreSQL's messages can quote the values.
+      if (err) recordFailureKind(span, (err as { code?: string }).code ?? 'error');
       span.end();
     };
     const callbackAt = args.findIndex((arg) => typeof arg === 'function');
