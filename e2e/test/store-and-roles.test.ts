@@ -68,7 +68,7 @@ describe('the store', () => {
 });
 
 describe('navigation by role', () => {
-  it('finding 15: a visitor and a buyer see the store and their library; a developer the portal; points only where they can be spent', async () => {
+  it('finding 15: a visitor and a buyer see the store and their library, and one way in to the portal', async () => {
     const visitor = await visitorAt(browser!);
     await visitor.goto(plaza.origin);
     await visitor.locator('.app-card').first().waitFor();
@@ -77,11 +77,29 @@ describe('navigation by role', () => {
     const buyer = await personAt(browser!, plaza.origin, BUYER_EMAIL);
     await expect.poll(() => navLinks(buyer)).toEqual(['Store', 'My Library', 'For developers']);
     await buyer.getByText('100 points').waitFor();
+  });
 
+  it('finding 15: a developer’s portal is one Developers menu beside the store’s sections, a disclosure a keyboard opens, walks into and leaves with Escape', async () => {
     const developer = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
-    await expect.poll(() => navLinks(developer)).toEqual(['Store', 'My Library', 'My Apps', 'API tokens', 'Webhook Logs', 'GraphiQL']);
-    await developer.goto(`${plaza.origin}/developer/webhooks`);
+    const menu = developer.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Developers' });
+    await menu.waitFor();
+    expect(await navLinks(developer)).toEqual(['Store', 'My Library']);
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await menu.focus();
+    await developer.keyboard.press('Enter');
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    expect(await navLinks(developer)).toEqual(['Store', 'My Library', 'My Apps', 'API tokens', 'Webhook Logs', 'GraphiQL']);
+    expect(await seriousAccessibilityViolations(developer)).toEqual([]);
+    await developer.keyboard.press('Tab');
+    expect(await developer.evaluate(() => document.activeElement?.textContent)).toBe('My Apps');
+    await developer.keyboard.press('Escape');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await menu.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await navLinks(developer)).toEqual(['Store', 'My Library']);
+    await menu.click();
+    await developer.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhook Logs' }).click();
     await developer.getByRole('heading', { name: 'Webhook Logs' }).waitFor();
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
     // A developer's portal has nothing to spend points on: no "0 points" there.
     expect(await developer.locator('.shell-tools .points').count()).toBe(0);
     await developer.goto(plaza.origin);

@@ -6,6 +6,7 @@ import { useQuery } from '@apollo/client/react';
 import { graphql } from '../../gql';
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { CurrentViewerQuery } from '../session/current-viewer';
+import { DevelopersMenu, type NavSection } from './DevelopersMenu';
 
 // Everyone's: the store, and one's library (a visitor is asked to sign in there).
 const SECTIONS: { href: string; label: MessageKey; kinds: Route['kind'][] }[] = [
@@ -13,8 +14,8 @@ const SECTIONS: { href: string; label: MessageKey; kinds: Route['kind'][] }[] = 
   { href: '/library', label: 'nav.library', kinds: ['library'] },
 ];
 
-// A developer's (issue 27, finding 15: signed-out buyers saw My Apps, API tokens, Webhook Logs and GraphiQL).
-const DEVELOPER_SECTIONS: { href: string; label: MessageKey; kinds: Route['kind'][] }[] = [
+// A developer's, behind the Developers menu (signed-out buyers saw My Apps, API tokens, Webhook Logs and GraphiQL in the row).
+const DEVELOPER_SECTIONS: NavSection[] = [
   { href: '/developer', label: 'nav.myApps', kinds: ['my-apps', 'submit-app', 'developer-app'] },
   { href: '/developer/tokens', label: 'nav.tokens', kinds: ['api-tokens'] },
   { href: '/developer/webhooks', label: 'nav.webhooks', kinds: ['webhook-logs', 'webhook-delivery'] },
@@ -58,19 +59,17 @@ export function TopNav({ route }: { route: Route }) {
             </Link>
           </li>
         ))}
-        {developer
-          ? DEVELOPER_SECTIONS.map((section) => (
-              <li key={section.href}>
-                <Link href={section.href} aria-current={section.kinds.includes(route.kind) ? 'page' : undefined}>
-                  {t(section.label)}
-                </Link>
-              </li>
-            ))
-          : me && (
-              <li>
-                <Link href="/developer">{t('nav.forDevelopers')}</Link>
-              </li>
-            )}
+        {developer ? (
+          <li>
+            <DevelopersMenu sections={DEVELOPER_SECTIONS} route={route} />
+          </li>
+        ) : (
+          me && (
+            <li>
+              <Link href="/developer">{t('nav.forDevelopers')}</Link>
+            </li>
+          )
+        )}
         {roleSections.map((section) => (
           <li key={section.href}>
             <Link href={section.href} aria-current={section.kinds.includes(route.kind) ? 'page' : undefined}>
