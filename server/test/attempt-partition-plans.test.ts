@@ -181,6 +181,43 @@ describe('attempts partitioned by time', () => {
     expect(Math.max(...readsOfInserted), 'times the inserted headers were read').toBe(1);
   });
 
+  // Seen in benchmark 1: each first attempt's result looked up its delivery's stored headers (an index descent
+  // into a partition per result, a tenth of the write's reads), though the write inserts that row itself and
+  // cannot see it.
+  it("writes a batch of first attempts' results without looking up stored headers for any of them", async () => {
+    const now = Date.now();
+    const ids = Array.from({ length: 40 }, (_, k) => newWebhookId.delivery(now - k * 1000));
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, event_id, app_id, endpoint_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)
+       SELECT i, event_id, app_id, endpoint_id, event_type, purchase_id, 'PENDING', 1, 0, now(), now(), now() FROM webhook_deliveries, unnest($2::text[]) i WHERE id = $1`,
+      [byDay[0]![0], ids],
+    );
+    await db.query(`INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished) SELECT i, 1, 'SCHEDULED', now(), false FROM unnest($1::text[]) i`, [ids]);
+    try {
+      const rows = ids.map((id) => succeededResult(id, 1, { headers: { 'x-platform-delivery': id }, event_type: 'app.purchased', shared: { 'x-plans': 'shared' } }));
+      const { hourly, minutely, endpointHourly } = rollUp([]);
+      for (const generic of [false, true]) {
+        const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly], generic);
+        const lookups = nodesOf(explained.Plan)
+          .filter((n) => n['Relation Name']?.startsWith('webhook_request_headers_'))
+          .reduce((sum, n) => sum + n['Actual Loops'], 0);
+        expect(lookups, `stored headers looked up (${generic ? 'generic' : 'custom'} plan)`).toBe(0);
+      }
+      // And written as before: every attempt finished with its delivery's shared headers stored once.
+      await db.query(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly]);
+      const [written] = await db.query(
+        `SELECT (SELECT count(*) FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) AND finished AND url IS NULL)::int AS finished,
+                (SELECT count(*) FROM webhook_request_headers WHERE delivery_id = ANY($1::text[]) AND url = 'https://hooks.example/plans')::int AS headers`,
+        [ids],
+      );
+      expect(written).toEqual({ finished: ids.length, headers: ids.length });
+    } finally {
+      await db.query('DELETE FROM webhook_request_headers WHERE delivery_id = ANY($1::text[])', [ids]);
+      await db.query('DELETE FROM webhook_attempts WHERE delivery_id = ANY($1::text[])', [ids]);
+      await db.query('DELETE FROM webhook_deliveries WHERE id = ANY($1::text[])', [ids]);
+    }
+  });
+
   it('writes attempt results through the partitions of those deliveries alone', async () => {
     const written = byDay.at(-2)!.slice(0, 50);
     const rows = written.map((id) => succeededResult(id, 2));
