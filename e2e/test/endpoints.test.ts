@@ -274,7 +274,7 @@ describe('an app’s endpoints on its page', () => {
 
     // Every app's deliveries (each row names its app too) fit as well.
     await page.goto(`${plaza.origin}/developer/webhooks`);
-    await poll(() => page.getByTestId('delivery-app').count()).toBeGreaterThan(4);
+    await poll(() => rows.count()).toBeGreaterThan(4);
     expect(await overflowOf(page.locator('.table-scroll'))).toBeLessThanOrEqual(0);
     expect(await overflowOf(page.locator('html'))).toBeLessThanOrEqual(0);
 
