@@ -56,6 +56,7 @@ const starting = failOnStrayErrors(async () => {
       },
     };
   } catch (err) {
+    // The start-up failure is what is thrown below; a stop that fails as well would only hide it.
     for (const stop of started.reverse())
       await Promise.resolve()
         .then(stop)

@@ -35,6 +35,7 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
     // Connected here, and awaited: Agenda connects its backend without a catch, and an unreachable
     // server would otherwise surface as an unhandled rejection that kills the process mid-start.
     await mongo.connect().catch(async (err: Error) => {
+      // Never connected: the error thrown below says why; closing the half-made client may fail as well.
       await mongo.close().catch(() => undefined);
       throw new Error(`the MongoDB job store at ${config.mongodbUrl!.replace(/\/\/[^@/]*@/, '//***@')} cannot be reached (JOBS_BACKEND=mongodb): ${err.message}`);
     });
@@ -88,7 +89,7 @@ export async function createJobRuntime(config: Config, databaseUrl: string, work
       // Callers end their own long runs first; stop() then unlocks queued jobs for other workers.
       // (drain() would wait for queued jobs that can no longer start.)
       await agenda.stop().catch((err: Error) => logger.warn({ err }, 'job runtime did not stop cleanly'));
-      await closeStore().catch(() => undefined);
+      await closeStore().catch((err: Error) => logger.warn({ err }, 'job store did not close cleanly'));
     },
   };
 }

@@ -50,12 +50,14 @@ export async function listenContinuously(options: {
     // Without a listener, a dropped connection's 'error' event would crash the process.
     client.on('error', (err) => {
       logger.warn({ err }, `${options.purpose}: database connection lost; reconnecting`);
+      // The connection's failure is logged on the line above; ending a broken connection may fail as well.
       void client.end().catch(() => undefined);
     });
     try {
       await client.connect();
       for (const channel of options.channels) await client.query(`LISTEN ${channel}`);
     } catch (err) {
+      // The failure that matters is thrown below; ending a half-opened connection may fail as well.
       void client.end().catch(() => undefined);
       throw err;
     }
@@ -63,9 +65,11 @@ export async function listenContinuously(options: {
     // by the loop that made it, so one outage never runs two loops.
     client.on('end', () => {
       if (current === client) current = undefined;
+      // Never rejects: reconnect() logs each failed try and keeps trying until close().
       if (!closed) void reconnect();
     });
     current = client;
+    // Closed while connecting: nothing listens any more, so a failure to end is nobody's concern.
     if (closed) await client.end().catch(() => undefined);
   };
 
@@ -91,6 +95,7 @@ export async function listenContinuously(options: {
     },
     close: async () => {
       closed = true;
+      // Shutting down: a connection that fails to end cleanly is closed by the server all the same.
       await current?.end().catch(() => undefined);
     },
   };

@@ -224,6 +224,7 @@ export class PostgresPubSub implements PubSub {
     if ('q' in message) {
       const here = this.listeners.get(message.k)?.size ?? 0;
       if (here === 0) return;
+      // Handled: a failure is logged below (`void` because the connection may be gone, leaving no promise).
       void this.connection?.client
         ?.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ a: message.q, n: here, f: this.self } satisfies Census)])
         .catch((err) => logger.warn({ err }, 'listener count not answered'));

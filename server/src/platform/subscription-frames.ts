@@ -71,6 +71,7 @@ export function sendStream(
   const fail = (err: unknown) => {
     if (!stop()) return;
     // graphql-ws reports the failure and forgets the subscription; the source must stop listening too.
+    // The failure that matters is passed on below; one in stopping the source as well would add nothing.
     void Promise.resolve(iterator.return?.()).catch(() => undefined);
     settle.reject(err);
   };
@@ -96,6 +97,7 @@ export function sendStream(
       }
     });
   } else {
+    // Never rejects: its failure goes to fail(), which ends the subscription with it.
     void (async () => {
       try {
         for (let step = await iterator.next(); !step.done && !stopped; step = await iterator.next()) {

@@ -31,7 +31,9 @@ function describe(issue: AppRuleIssue): string {
       return 'must be a whole number of points greater than 0';
     case 'TOO_MANY_POINTS':
       return `must be at most ${issue.max} points`;
-    default:
+    case 'CONTROL_CHARACTER':
+    case 'HIDDEN_CHARACTER':
+    case 'UNPAIRED_SURROGATE':
       return describeTextIssue(issue);
   }
 }

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent, errors as undiciErrors } from 'undici';
 import { LRUCache } from 'lru-cache';
 import { blockedAddressReason, blockedHostReason } from './address-policy.js';
+import { logger } from '../logger.js';
 
 /** Raised (as a connection error) when a destination resolves to an address webhooks may not reach. */
 /** The most of a POST's response body kept (the contract's webhook attempts record the first 1 KiB). */
@@ -56,8 +57,8 @@ export class GuardedHttpClient {
   /** Pools by caller, the least recently used closed past MAX_POOLS (its requests in flight finish). */
   private readonly poolsByCaller = new LRUCache<string, Agent>({
     max: MAX_POOLS,
-    dispose: (pool, _caller, reason) => {
-      if (reason === 'evict') void pool.close();
+    dispose: (pool, caller, reason) => {
+      if (reason === 'evict') pool.close().catch((err) => logger.warn({ err, caller }, 'an evicted connection pool did not close cleanly'));
     },
   });
 

@@ -92,6 +92,7 @@ export class AttemptResults {
 
   add(result: AttemptResult): void {
     this.pending.push(result);
+    // flush() never rejects: a write that fails is logged, and the claims of its deliveries expire and are retried.
     if (this.pending.length >= this.options.batchSize || this.retriesSoon(result)) void this.flush();
     else this.flushTimer ??= setTimeout(() => void this.flush(), this.options.flushIntervalMs);
   }

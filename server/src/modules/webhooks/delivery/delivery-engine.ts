@@ -154,6 +154,7 @@ export class DeliveryEngine {
       },
       {
         keepsNearRetries: () => this.claiming,
+        // Never rejects: send() makes every failure part of the attempt's record.
         sendKept: (delivery) => void this.attempt(delivery),
         written: (results) => {
           for (const { delivery, number } of results) if (this.unwritten.get(delivery.id)?.number === number) this.unwritten.delete(delivery.id);
@@ -187,6 +188,7 @@ export class DeliveryEngine {
     // while a busy machine slows its attempt or its result's write, or another worker sends the delivery again
     // (seen with a 4 s lease and a 3 s WEBHOOK_TIMEOUT beside CPU burners: a delivery sent twice, both 200).
     // A dead or stuck worker renews nothing, and its claims expire after the lease as before.
+    // Never rejects: a failed renewal is logged and the next one tries again.
     const renewal = setInterval(() => void this.renewClaims(), Math.max(250, this.leaseMs / 4));
     try {
       return await this.claimAndSend(claimToken, idleMs, shouldStop, keepAlive);
@@ -208,6 +210,7 @@ export class DeliveryEngine {
       const claimStarted = Date.now();
       this.woken = false;
       const claimed = capacity > 0 ? await this.claim(claimToken, Math.min(capacity, this.batchSize)) : [];
+      // Not awaited: the attempts run side by side, and drain() waits for them. Never rejects (see sendKept).
       for (const delivery of claimed) void this.attempt(delivery);
       sent += claimed.length;
       if (claimed.length > 0) {
@@ -441,6 +444,7 @@ export class DeliveryEngine {
   async drain(): Promise<void> {
     do {
       while (this.claimedInFlight.size > 0) {
+        // Never rejects: a failed hand-back is logged; the loop waits for the same promise below.
         if (this.pastDeadline) void this.releaseInFlight();
         await new Promise((r) => setTimeout(r, 5));
       }

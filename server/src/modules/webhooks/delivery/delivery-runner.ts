@@ -71,6 +71,7 @@ export class DeliveryRunner {
   async start(): Promise<void> {
     await this.jobs.agenda.every(RECOVERY_INTERVAL, RECOVER_DELIVERIES_JOB);
     this.onDue();
+    // Never rejects: a failed read of the queue is logged inside, and it looks again in a second.
     void this.watchNextDue();
   }
 
@@ -81,6 +82,7 @@ export class DeliveryRunner {
   async stop(graceMs: number): Promise<void> {
     this.current = RunState.STOPPING;
     clearTimeout(this.dueTimer);
+    // Never rejects: a hand-back that fails is logged, and the claims expire after their lease.
     const deadline = setTimeout(() => void this.engine.handBack(), graceMs);
     try {
       if (this.runEnded) {
@@ -107,6 +109,7 @@ export class DeliveryRunner {
       if (this.current === RunState.RUNNING) this.current = RunState.IDLE;
       this.runEnded = undefined;
       ended();
+      // Never rejects (see start()).
       void this.watchNextDue();
     }
   }
@@ -124,6 +127,7 @@ export class DeliveryRunner {
     if (ms === 0) this.onDue();
     this.dueTimer = setTimeout(() => {
       if (ms > 0 && ms < 1000) this.onDue();
+      // Never rejects (see start()).
       void this.watchNextDue();
     }, ms || 1000);
   }
