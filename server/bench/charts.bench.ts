@@ -122,6 +122,7 @@ export async function chartsBenchmark(size: BenchSize): Promise<ChartsResult> {
     return { deliveries, attempts, backfillMs, rollupRows, timings };
   } finally {
     await http.close();
+    // The figures are measured already; a seeding connection that fails to end must not stop the server below.
     await seeder.end().catch(() => undefined);
     await plaza.stop();
     await database.close();

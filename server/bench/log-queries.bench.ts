@@ -103,6 +103,7 @@ export async function logQueriesBenchmark(size: BenchSize): Promise<LogQueriesRe
     return { apps, requestsPerQuery: requests, payloadBytes: Math.round(bytes), small: smallFigures, large: largeFigures };
   } finally {
     await http.close();
+    // The figures are measured already; a seeding connection that fails to end must not stop the server below.
     await seeder.end().catch(() => undefined);
     await plaza.stop();
     await database.close();

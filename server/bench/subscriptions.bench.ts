@@ -153,7 +153,8 @@ export async function subscriptionsBenchmark(size: 'tiny' | 'full'): Promise<Sub
           subscribersCpuUsPerMessage,
         };
       } finally {
-        await Promise.all(subscribers.map((s) => s.client.dispose()));
+        // dispose() is typed void | Promise<void>: the async arrow makes each a promise to wait for.
+        await Promise.all(subscribers.map(async (s) => s.client.dispose()));
         await server.stop();
       }
     } finally {
@@ -216,6 +217,7 @@ async function warmUp(serverUrl: string, token: string, producer: RunningPlaza, 
     for (let tries = 0; tally.received === 0; tries++) {
       if (tries === 20) throw new Error('the warm-up subscriber received no update');
       await commitEvent(producer, appId);
+      // Not there within a second: the loop commits another event and waits again.
       await waitForAll(tally, 1, 1000).catch(() => undefined);
     }
   } finally {

@@ -277,7 +277,8 @@ beforeAll(async () => {
   fixture = await buildMatrixFixture(await startTestPlaza({ WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TEST_EVENTS_PER_MINUTE: '1000' }));
 });
 afterAll(async () => {
-  await Promise.all(openSockets.map((socket) => socket.dispose()));
+  // dispose() is typed void | Promise<void>: the async arrow makes each a promise to wait for.
+  await Promise.all(openSockets.map(async (socket) => socket.dispose()));
 });
 
 describe('the authorization matrix', () => {

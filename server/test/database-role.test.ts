@@ -14,6 +14,7 @@ import { GraphQLTestClient } from './helpers/graphql-client.js';
 const dirs: string[] = [];
 const running: RunningPlaza[] = [];
 afterAll(async () => {
+  // Each one stops even when one before it fails; the test has reported its own result already.
   for (const plaza of running.splice(0)) await plaza.stop().catch(() => undefined);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });

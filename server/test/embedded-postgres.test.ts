@@ -11,6 +11,7 @@ const LEGACY_PASSWORD = 'plaza-embedded';
 const dirs: string[] = [];
 const running: EmbeddedDatabase[] = [];
 afterAll(async () => {
+  // Each one stops even when one before it fails; the test has reported its own result already.
   for (const database of running.splice(0)) await database.stop().catch(() => undefined);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -45,6 +46,7 @@ async function signInWith(url: string, password: string): Promise<'ok' | string>
   } catch (err) {
     return (err as { code?: string }).code ?? String(err);
   } finally {
+    // The answer above is the sign-in's outcome; a connection that fails to end changes none of it.
     await client.end().catch(() => undefined);
   }
 }

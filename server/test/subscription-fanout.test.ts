@@ -27,7 +27,8 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(sockets.splice(0).map((socket) => socket.dispose()));
+  // dispose() is typed void | Promise<void>: the async arrow makes each a promise to wait for.
+  await Promise.all(sockets.splice(0).map(async (socket) => socket.dispose()));
   // The next test counts the subscriptions it opens.
   await expect
     .poll(() => plaza.services.pubSub.subscriptionCount, { timeout: WAIT_MS, interval: 20, message: 'closed sockets’ subscriptions are still held by the server' })

@@ -22,7 +22,8 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(sockets.splice(0).map((socket) => socket.dispose()));
+  // dispose() is typed void | Promise<void>: the async arrow makes each a promise to wait for.
+  await Promise.all(sockets.splice(0).map(async (socket) => socket.dispose()));
   await expect.poll(() => plaza.services.pubSub.subscriptionCount, WAIT).toBe(0);
 });
 
@@ -125,7 +126,8 @@ describe('live subscriptions are bounded', () => {
     await plaza.waitForSubscriptions(500);
     expect(plaza.services.subscriptionLimits.accounts).toBe(1);
 
-    await Promise.all(sockets.splice(0).map((socket) => socket.dispose()));
+    // dispose() is typed void | Promise<void>: the async arrow makes each a promise to wait for.
+    await Promise.all(sockets.splice(0).map(async (socket) => socket.dispose()));
     await expect.poll(() => plaza.services.pubSub.subscriptionCount, WAIT).toBe(0);
     // The sockets' own revocation listeners too, and the account's count of sockets.
     await expect.poll(() => plaza.services.pubSub.listenerCount, WAIT).toBe(0);

@@ -50,6 +50,7 @@ async function subscribed(live: Client, query: string, variables: Record<string,
     const held = setInterval(() => {
       if (plaza.services.pubSub.subscriptionCount > before) resolve({});
     }, 10);
+    // Cannot reject: it only sets a timer.
     void Promise.resolve().then(() => setTimeout(() => clearInterval(held), 5_000));
   });
 }

@@ -27,6 +27,7 @@ const fakeClock = (offset: string) => ({ LD_PRELOAD: LIBFAKETIME, FAKETIME: offs
 describe("a worker's clock an hour off", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
+    // Each cleanup runs even when one before it fails: a failure here would only hide the test's own result.
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   });
 

@@ -107,6 +107,7 @@ export class Pg15Server {
       for (const statement of statements) rows = (await client.query<T>(statement, params)).rows;
       return rows;
     } finally {
+      // The statements' own outcome is what the caller gets; a connection that fails to end changes none of it.
       await client.end().catch(() => undefined);
     }
   }

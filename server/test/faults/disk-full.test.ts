@@ -27,6 +27,7 @@ mkdirSync(mountPoint);
 let mounted = false;
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
+  // Each cleanup runs even when one before it fails: a failure here would only hide the test's own result.
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   await destroyAllPg15();
   if (mounted) execFileSync('umount', ['-l', mountPoint]);

@@ -36,6 +36,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'plaza-failover-'));
 chmodSync(dir, 0o755);
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
+  // Each cleanup runs even when one before it fails: a failure here would only hide the test's own result.
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   await destroyAllPg15();
   rmSync(dir, { recursive: true, force: true });

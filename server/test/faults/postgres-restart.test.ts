@@ -18,6 +18,7 @@ const databaseDir = path.join(dir, 'pg');
 let database: EmbeddedDatabase | undefined;
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
+  // Each cleanup runs even when one before it fails: a failure here would only hide the test's own result.
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   await database?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -59,6 +60,7 @@ describe('PostgreSQL restarted under load', () => {
     let loading = true;
     const producer = async () => {
       while (loading) {
+        // Refused while the database restarts: counted as refused below, which is what the test measures.
         const result = await developer.request<{ sendTestWebhook: { id: string } }>(SEND_TEST, { appId: app.id }).catch(() => undefined);
         if (result?.data?.sendTestWebhook) acknowledged.push({ id: result.data.sendTestWebhook.id, at: Date.now() });
         else refused += 1;

@@ -29,6 +29,7 @@ export interface PreviousRelease {
 export async function buildPreviousRelease(commit = PREVIOUS_RELEASE): Promise<PreviousRelease> {
   const started = Date.now();
   const root = path.join(mkdtempSync(path.join(tmpdir(), 'plaza-previous-')), 'plaza');
+  // Best effort, twice over: a worktree git no longer knows is removed from disk anyway, and prune forgets it.
   const remove = async () => {
     await run('git', ['-C', REPO_ROOT, 'worktree', 'remove', '--force', root]).catch(() => undefined);
     rmSync(path.dirname(root), { recursive: true, force: true });

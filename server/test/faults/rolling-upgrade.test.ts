@@ -77,6 +77,7 @@ describe.skipIf(!previousReleaseInHistory)('a rolling upgrade on a large history
     console.log(JSON.stringify({ measured: { previousReleaseBuiltInSeconds: previous.builtInSeconds } }));
   }, 300_000);
   afterAll(async () => {
+    // Each cleanup runs even when one before it fails: a failure here would only hide the test's own result.
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     await previous?.remove();
   });

@@ -53,7 +53,8 @@ describe('two API processes and two workers on one database', () => {
     const app = await submitApp(onA, { webhookUrl: receiver.url() });
 
     const sockets = [onA.websocket(), onB.websocket()] as const;
-    cleanups.push(() => Promise.all(sockets.map((s) => s.dispose())));
+    // dispose() is typed void | Promise<void>: the async arrow makes each a promise to wait for.
+    cleanups.push(() => Promise.all(sockets.map(async (s) => s.dispose())));
     const [liveA, liveB] = [subscribe<Update>(sockets[0], LIVE_DELIVERIES, { appId: app.id }), subscribe<Update>(sockets[1], LIVE_DELIVERIES, { appId: app.id })];
     await Promise.all([waitForSubscriptionsOn(apiA.url, 1), waitForSubscriptionsOn(apiB.url, 1)]);
 
