@@ -75,7 +75,10 @@ function Page({ route, points }: { route: Route; points: number | null }) {
       return <ReviewPage key={route.appId} appId={route.appId} />;
     case 'admin':
       return <AdminPage />;
-    default:
+    // The launcher and GraphiQL are drawn outside the shell (App above), so they never reach here.
+    case 'launcher':
+    case 'graphiql':
+    case 'not-found':
       return <NotFound />;
   }
 }

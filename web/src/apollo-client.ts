@@ -73,6 +73,7 @@ export function createApolloClient() {
     cache: new InMemoryCache(),
   });
   // What failed while Plaza was away (a page's data, updates missed while live was paused) loads again by itself.
+  // Each query that fails again shows its own error, and the next reconnect asks again.
   onReconnect(() => void client.refetchQueries({ include: 'active' }).catch(() => undefined));
   return client;
 }

@@ -11,7 +11,8 @@ export function lazyPage<Props extends object>(load: () => Promise<ComponentType
   return lazy(
     () =>
       new Promise<{ default: ComponentType<Props> }>((resolve) => {
-        const attempt = () =>
+        // Returns nothing: the rejection handler below is where a failed fetch goes, so no caller holds a promise.
+        const attempt = () => {
           load().then(
             (component) => resolve({ default: component }),
             () => {
@@ -22,6 +23,7 @@ export function lazyPage<Props extends object>(load: () => Promise<ComponentType
               });
             },
           );
+        };
         attempt();
       }),
   );

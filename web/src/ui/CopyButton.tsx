@@ -17,6 +17,7 @@ export function CopyButton({ value, label }: { value: string; label?: string }) 
 
   return (
     <>
+      {/* copy() shows its own outcome, a refused clipboard included. */}
       <button type="button" className="secondary" onClick={() => void copy()}>
         {label ?? t('copy.copy')}
       </button>

@@ -105,7 +105,8 @@ export function CreditPointsForm() {
   return (
     <section className="card" aria-labelledby="admin-credit-heading">
       <h2 id="admin-credit-heading">{t('admin.creditHeading')}</h2>
-      <form onSubmit={review} noValidate>
+      {/* review() shows its own failure in the form. */}
+      <form onSubmit={(event) => void review(event)} noValidate>
         <div className="field">
           <label htmlFor="credit-email">{t('admin.email')}</label>
           <input {...inputProps('email')} type="email" value={email} onChange={(event) => edit('email', setEmail)(event.target.value)} autoComplete="off" />
@@ -140,6 +141,7 @@ export function CreditPointsForm() {
             {t('admin.confirmCredit', { points: pending.points, email: pending.user.email, id: pending.user.id, balance: pending.user.points, reason: pending.reason })}
           </p>
           <div className="actions">
+            {/* confirm() shows its own failure in the form. */}
             <button type="button" onClick={() => void confirm()}>
               {t('admin.confirm')}
             </button>

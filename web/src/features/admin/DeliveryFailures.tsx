@@ -16,6 +16,7 @@ export function DeliveryFailures() {
   return (
     <section className="card" aria-labelledby="admin-failures-heading">
       <h2 id="admin-failures-heading">{t('admin.failuresHeading')}</h2>
+      {/* A retry that fails shows as the query's error again. */}
       {query.error && <ErrorMessage message={query.error.message} onRetry={() => void query.refetch()} />}
       {!data && !query.error && <p aria-live="polite">{t('review.loading')}</p>}
       {data && (

@@ -73,7 +73,8 @@ export function UserRoles() {
   return (
     <section className="card" aria-labelledby="admin-users-heading">
       <h2 id="admin-users-heading">{t('admin.usersHeading')}</h2>
-      <form onSubmit={find} noValidate>
+      {/* find() shows its own failure in the form. */}
+      <form onSubmit={(event) => void find(event)} noValidate>
         <div className="field">
           <label htmlFor="roles-email">{t('admin.email')}</label>
           <input
@@ -127,6 +128,7 @@ export function UserRoles() {
                       {because ? (
                         <span className="hint">{because.key === 'admin.roleConfigured' ? t(because.key, { variable: because.variable }) : t(because.key)}</span>
                       ) : (
+                        // change() shows its own failure above the list.
                         <button type="button" className={held ? 'secondary' : undefined} disabled={changing} onClick={() => void change(user, role, held ? 'revoke' : 'grant')}>
                           {t(held ? 'admin.revoke' : 'admin.grant', { role: name })}
                         </button>

@@ -72,7 +72,8 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, appro
   const problemFor = (field: AppField) => problems[field] && <FieldProblem id={`${idOf(field)}-problem`}>{problems[field]}</FieldProblem>;
 
   return (
-    <form ref={form} className="app-form" onSubmit={submit} noValidate aria-busy={sending}>
+    // submit() shows its own failure in the form.
+    <form ref={form} className="app-form" onSubmit={(event) => void submit(event)} noValidate aria-busy={sending}>
       {approved && (
         <p className="notice" role="note">
           {t('form.approvedNotice')}

@@ -64,6 +64,7 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
     setConfirmingRotate(false);
     // The default overlap is the server's own, so it is not sent.
     const variables = overlapHours === DEFAULT_OVERLAP ? { appId } : { appId, overlapHours };
+    // run() shows its own failure beside the secret.
     void run(
       async () => (await rotate({ variables })).data?.rotateClientSecret,
       (shown) => (shown.previousValidUntil ? t('secret.rotatedWithOverlap', { until: format.dateTime(shown.previousValidUntil) }) : t('secret.rotated')),
@@ -90,6 +91,7 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
             aria-label={t('secret.reveal')}
             title={t('secret.reveal')}
             onClick={() =>
+              // run() shows its own failure beside the secret.
               void run(
                 async () => (await reveal({ variables: { appId } })).data?.revealClientSecret,
                 () => null,
@@ -114,6 +116,7 @@ export function ClientSecretPanel({ appId }: { appId: string }) {
             type="button"
             className="secondary"
             onClick={() =>
+              // run() shows its own failure beside the secret.
               void run(
                 async () => (await finish({ variables: { appId } })).data?.finishClientSecretRotation,
                 () => t('secret.finished'),

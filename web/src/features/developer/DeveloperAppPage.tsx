@@ -57,6 +57,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
   useSubscription(NotificationAddedSubscription, {
     onData: ({ data: added }) => {
       const notification = readFragment(NotificationFields, added.data?.notificationAdded);
+      // A refresh that fails shows as the query's error.
       if (notification?.appId === appId) void refetch();
     },
   });
@@ -66,6 +67,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
 
   const savedText = (outcome: SaveOutcome) => (outcome.kind === 'saved' ? t('dev.saved') : t(SAVE_NEWS[outcome.kind], { due: format.dateTime(outcome.due) }));
 
+  // A retry that fails shows as the query's error again.
   if (error) return <ErrorMessage message={t('dev.loadFailed', { message: error.message })} onRetry={() => void refetch()} />;
   if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;
   const app = data?.app;
@@ -126,6 +128,7 @@ export function DeveloperAppPage({ appId }: { appId: string }) {
           </button>
         )}
       </section>
+      {/* A refresh that fails shows as the query's error. */}
       <EndpointsSection appId={app.id} onChange={() => void refetch()} />
       {app.webhookUrl && <WebhookHealthChart appId={app.id} />}
       <ReviewHistory decisions={app.reviewDecisions} />

@@ -49,6 +49,7 @@ export function EndpointsSection({ appId, onChange }: { appId: string; onChange?
       <h2 id={headingId}>{t('endpoints.heading')}</h2>
       <p className="hint">{t('endpoints.lede')}</p>
       {error && !data ? (
+        // A retry that fails shows as the query's error again.
         <ErrorMessage message={serverProblem(error).message} onRetry={() => void refetch()} />
       ) : endpoints.length === 0 && data ? (
         <p>{t('endpoints.none')}</p>
@@ -169,6 +170,7 @@ function EndpointItem({ endpoint, health, onChanged }: { endpoint: Endpoint; hea
               className="secondary"
               disabled={busy}
               onClick={() =>
+                // Its failure shows from pauseState (problem, above).
                 void pause({ variables: { id: endpoint.id } })
                   .then(() => onChanged(t('endpoints.paused', { url: endpoint.url })))
                   .catch(() => undefined)
@@ -182,6 +184,7 @@ function EndpointItem({ endpoint, health, onChanged }: { endpoint: Endpoint; hea
               type="button"
               disabled={busy}
               onClick={() =>
+                // Its failure shows from resumeState (problem, above).
                 void resume({ variables: { id: endpoint.id } })
                   .then(() => onChanged(t('endpoints.resumed', { url: endpoint.url })))
                   .catch(() => undefined)
@@ -256,6 +259,7 @@ function DeleteConfirmation({ endpoint, onDone }: { endpoint: Endpoint; onDone: 
           className="danger"
           disabled={open === null || removeState.loading}
           onClick={() =>
+            // Its failure shows from removeState below.
             void remove({ variables: { id: endpoint.id } })
               .then(() => onDone(true))
               .catch(() => undefined)
@@ -263,6 +267,7 @@ function DeleteConfirmation({ endpoint, onDone }: { endpoint: Endpoint; onDone: 
         >
           {t('endpoints.deleteConfirm')}
         </button>
+        {/* Never rejects: nothing was deleted, so nothing is read again. */}
         <button ref={cancel} type="button" className="secondary" onClick={() => void onDone(false)}>
           {t('endpoints.keep')}
         </button>
@@ -344,6 +349,7 @@ function EndpointForm({ appId, endpoint, onDone }: { appId: string; endpoint?: E
     <form
       ref={form}
       className="app-form endpoint-form"
+      // submit() shows its own failure in the form.
       onSubmit={(e) => void submit(e)}
       noValidate
       aria-busy={sending}
@@ -398,6 +404,7 @@ function EndpointForm({ appId, endpoint, onDone }: { appId: string; endpoint?: E
         <button type="submit" disabled={sending}>
           {t(sending ? 'dev.saving' : endpoint ? 'endpoints.save' : 'endpoints.addSubmit')}
         </button>
+        {/* Never rejects: nothing was saved, so nothing is read again. */}
         <button type="button" className="secondary" onClick={() => void onDone(null)}>
           {t('endpoints.cancel')}
         </button>

@@ -35,6 +35,7 @@ export function MyAppList() {
   return (
     <section className="card" aria-labelledby="my-apps-heading">
       <h2 id="my-apps-heading">{t('myApps.yourApps')}</h2>
+      {/* A retry that fails shows as the query's error again. */}
       {error && <ErrorMessage message={t('myApps.loadFailed', { message: error.message })} onRetry={() => void refetch()} />}
       {loading && !data && <p aria-live="polite">{t('myApps.loading')}</p>}
       {data &&

@@ -102,6 +102,7 @@ export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebh
         <button
           type="button"
           disabled={loading || !hasWebhookUrl}
+          // Its failure shows from the mutation's error below.
           onClick={() => void send({ variables: { appId, event, ...(endpointId ? { endpointId } : {}) } }).catch(() => undefined)}
         >
           {loading ? t('testEvent.sending') : t('webhooks.sendTest')}

@@ -31,6 +31,7 @@ export function EarningsChart() {
         <ChoiceToggle label={t('insights.period.label')} choices={PERIODS.map((value) => ({ value, label: t(`insights.period.${value}`) }))} value={period} onChange={setPeriod} />
       </div>
       {error && !earnings ? (
+        // A retry that fails shows as the query's error again.
         <ErrorMessage message={serverProblem(error).message} onRetry={() => void refetch()} />
       ) : !earnings ? (
         <p aria-live="polite">{t('loading')}</p>

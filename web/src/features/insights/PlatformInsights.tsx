@@ -27,11 +27,13 @@ export function PlatformInsights() {
     <section className="card insight" aria-labelledby={headingId}>
       <div className="insight-head">
         <h2 id={headingId}>{t('insights.platform.heading')}</h2>
+        {/* A refresh that fails shows as the query's error. */}
         <button type="button" className="secondary" onClick={() => void refetch()}>
           {t('insights.refresh')}
         </button>
       </div>
       {error && !stats ? (
+        // A retry that fails shows as the query's error again.
         <ErrorMessage message={serverProblem(error).message} onRetry={() => void refetch()} />
       ) : !stats ? (
         <p aria-live="polite">{t('loading')}</p>

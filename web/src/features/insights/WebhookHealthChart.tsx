@@ -42,6 +42,7 @@ export function WebhookHealthChart({ appId }: { appId?: string }) {
         />
       </div>
       {error && !stats ? (
+        // A retry that fails shows as the query's error again.
         <ErrorMessage message={serverProblem(error).message} onRetry={() => void refetch()} />
       ) : !stats ? (
         <p aria-live="polite">{t('loading')}</p>

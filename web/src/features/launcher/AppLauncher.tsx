@@ -159,7 +159,9 @@ function statusText(phase: Phase, appName: string, t: Translate): string {
       return t('launcher.waiting', { name: appName });
     case 'ready':
       return t('launcher.open', { name: appName });
-    default:
+    // The failed phases say so in their own alert instead of this line.
+    case 'launch-failed':
+    case 'not-responding':
       return '';
   }
 }

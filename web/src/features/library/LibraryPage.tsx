@@ -45,6 +45,7 @@ export function LibraryPage() {
   return (
     <section aria-labelledby="library-heading">
       <h1 id="library-heading">{t('library.heading')}</h1>
+      {/* A retry that fails shows as the query's error again. */}
       {error && <ErrorMessage message={error.message} onRetry={() => void refetch()} />}
       {problem && <ErrorMessage message={problem} />}
       <StatusMessage message={uninstalled ? t(uninstalled.bought ? 'library.uninstalledBought' : 'library.uninstalled', { name: uninstalled.name }) : null} />
@@ -82,6 +83,7 @@ export function LibraryPage() {
                           {bought && ` ${t('library.uninstallKeepsPurchase')}`}
                         </p>
                         <div className="actions">
+                          {/* remove() shows its own failure. */}
                           <button type="button" className="danger" disabled={uninstallState.loading} onClick={() => void remove({ appId: installation.appId, name, bought })}>
                             {t('library.uninstallConfirm')}
                           </button>

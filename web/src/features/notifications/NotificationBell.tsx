@@ -25,6 +25,7 @@ export function NotificationBell() {
       const updated = client.cache.updateQuery({ query: NotificationsQuery }, (current) =>
         current ? { notifications: { ...current.notifications, edges: [{ __typename: 'NotificationEdge' as const, node: added }, ...current.notifications.edges] } } : current,
       );
+      // A refresh that fails shows as the query's error.
       if (!updated) void list.refetch();
     },
   });
@@ -34,6 +35,7 @@ export function NotificationBell() {
   const unread = all.filter((notification) => !notification.readAt);
 
   function markAllRead() {
+    // One that fails stays unread, to be marked again.
     for (const notification of unread) void markRead({ variables: { id: notification.id } }).catch(() => undefined);
   }
 
@@ -43,6 +45,7 @@ export function NotificationBell() {
   /** Choosing a notification takes the reader to it: it is read, and the popover gets out of the way. */
   function choose(notification: { id: string; readAt?: string | null }) {
     setOpen(false);
+    // One that fails stays unread, to be marked again.
     if (!notification.readAt) void markRead({ variables: { id: notification.id } }).catch(() => undefined);
   }
 

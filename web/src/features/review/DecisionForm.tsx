@@ -54,7 +54,8 @@ export function DecisionForm({ appId, revision, onDecided, onReload }: DecisionF
   const noteMessage = (attempted && problems.note ? t('review.needsNote') : undefined) ?? fieldProblem('note');
 
   return (
-    <form className="decision-form" onSubmit={submit} noValidate aria-labelledby="decision-heading">
+    // submit() shows its own failure in the form.
+    <form className="decision-form" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="decision-heading">
       <h2 id="decision-heading">{t('review.decision')}</h2>
       <fieldset className="field">
         <legend>{t('review.outcome')}</legend>

@@ -22,10 +22,12 @@ export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { a
   const [formKey, setFormKey] = useState(0);
   const app = query.data?.app;
 
+  // A retry that fails shows as the query's error again.
   if (query.error && !app) return <ErrorMessage message={query.error.message} onRetry={() => void query.refetch()} />;
   if (!query.data) return <p aria-live="polite">{t('review.loading')}</p>;
   if (!app) return <p>{t('review.notFound')}</p>;
 
+  // A refresh that fails shows as the query's error. The form keeps what was typed.
   const reload = () => void query.refetch({ appId }).then(() => setFormKey((key) => key + 1));
 
   return (

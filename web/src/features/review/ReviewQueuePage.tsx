@@ -20,6 +20,7 @@ export function ReviewQueuePage() {
 
   function loadMore() {
     if (!connection?.pageInfo.endCursor) return;
+    // A page that fails to load leaves the list as it was, with its button to try again.
     void queue.fetchMore({
       variables: { after: connection.pageInfo.endCursor },
       // Pages are appended in the order the server gives them, which keeps oldest first.
@@ -38,6 +39,7 @@ export function ReviewQueuePage() {
       <h1 id="review-queue-heading">{t('review.queueHeading')}</h1>
       <p className="hint">{t('review.queueLede')}</p>
       <StatusMessage message={decided && t(decided.outcome === 'APPROVED' ? 'review.decidedApproved' : 'review.decidedRejected', { name: decided.appName })} />
+      {/* A retry that fails shows as the query's error again. */}
       {queue.error && <ErrorMessage message={queue.error.message} onRetry={() => void queue.refetch()} />}
       {!connection && !queue.error && <p aria-live="polite">{t('review.loading')}</p>}
       {connection && connection.edges.length === 0 && <p>{t('review.queueEmpty')}</p>}

@@ -43,7 +43,8 @@ export function SignInForm({ onSignedIn, autoFocus = false }: { onSignedIn: (use
 
   return (
     // noValidate: the browser's own bubbles differ per browser and are not announced reliably; ours are.
-    <form className="sign-in" onSubmit={submit} noValidate aria-busy={sending}>
+    // submit() shows its own failure in the form.
+    <form className="sign-in" onSubmit={(event) => void submit(event)} noValidate aria-busy={sending}>
       <p className="hint">{t('session.devSignIn')}</p>
       <label htmlFor={emailId}>{t('session.email')}</label>
       <div className="field-row">

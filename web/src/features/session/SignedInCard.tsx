@@ -45,7 +45,8 @@ export function SignedInCard({ user, onSignedOut, autoFocus = false }: { user: S
           ))}
         </ul>
       </div>
-      <button type="button" onClick={signOutNow} disabled={sending}>
+      {/* signOutNow() shows its own failure. */}
+      <button type="button" onClick={() => void signOutNow()} disabled={sending}>
         {sending ? t('session.signingOut') : t('shell.signOut')}
       </button>
       {problem && <ErrorMessage message={problem} />}

@@ -43,6 +43,7 @@ async function postJson(path: string, body?: unknown): Promise<Response> {
 
 /** The server's REST error shape, as GraphQL's: {"errors":[{"message","extensions":{"code","field"}}]}. */
 async function errorFrom(response: Response, action: string): Promise<AuthError> {
+  // A body that is not JSON (a proxy's error page) leaves the general sentence below.
   const body = (await response.json().catch(() => ({}))) as { errors?: { message?: string; extensions?: Record<string, unknown> }[] };
   const [first] = body.errors ?? [];
   if (first?.message) return new AuthError(problemOf(first.message, first.extensions));

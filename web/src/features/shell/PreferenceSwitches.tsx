@@ -25,6 +25,7 @@ export function PreferenceSwitches({ locale, theme, onChange }: PreferenceSwitch
   function change(next: { locale: Locale; theme: Theme }) {
     // Applied at once; the saved copy is what apps opened later receive.
     onChange(next);
+    // Its failure shows from the mutation's error below.
     void save({ variables: next }).catch(() => undefined);
   }
 

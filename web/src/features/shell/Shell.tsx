@@ -29,6 +29,7 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
   const client = useApolloClient();
   const viewer = useQuery(CurrentViewerQuery, { fetchPolicy: 'cache-and-network' });
   // Everything cached belonged to the previous account; resetting refetches what is on screen.
+  // Each query that fails to load again shows its own error.
   const sessionChanged = () => void client.resetStore().catch(() => undefined);
   const [override, setOverride] = useState<{ locale: Locale; theme: Theme } | null>(null);
   const me = viewer.data?.me ?? null;

@@ -97,6 +97,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
     if (acquired) resultRef.current?.focus();
   }, [acquired]);
 
+  // A retry that fails shows as the query's error again.
   if (error) return <ErrorMessage message={t('dev.loadFailed', { message: error.message })} onRetry={() => void refetch()} />;
   if (loading && !data) return <p aria-live="polite">{t('loading')}</p>;
   const app = data?.app;
@@ -171,6 +172,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
               {points >= price ? (
                 <>
                   <p id="store-confirm-text">{t('store.confirmBuy', { name: app.name, points: price, balance: points, remaining: points - price })}</p>
+                  {/* acquire() shows its own failure. */}
                   <button type="button" onClick={() => void acquire()} disabled={purchasing.loading}>
                     {t('store.confirmPurchase', { points: price })}
                   </button>
@@ -183,6 +185,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
               </button>
             </div>
           ) : (
+            // acquire() shows its own failure.
             <button type="button" onClick={() => (buying ? setConfirming(true) : void acquire())} disabled={installing.loading || purchasing.loading}>
               {buying ? t('store.buy', { points: price }) : boughtBefore ? t('store.installAgain') : t('store.install')}
             </button>

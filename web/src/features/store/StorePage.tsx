@@ -37,6 +37,7 @@ export function StorePage({ category, search, signedIn }: { category: string | n
 
   function loadMore() {
     if (!connection?.pageInfo.endCursor) return;
+    // A page that fails to load leaves the list as it was, with its button to try again.
     void apps.fetchMore({
       variables: { after: connection.pageInfo.endCursor },
       updateQuery: (previous, { fetchMoreResult }) => ({
@@ -68,6 +69,7 @@ export function StorePage({ category, search, signedIn }: { category: string | n
           </select>
         </div>
       </form>
+      {/* A retry that fails shows as the query's error again. */}
       {apps.error && <ErrorMessage message={t('store.loadFailed', { message: apps.error.message })} onRetry={() => void apps.refetch()} />}
       {!connection && apps.loading && <p aria-live="polite">{t('loading')}</p>}
       {connection &&

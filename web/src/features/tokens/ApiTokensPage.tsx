@@ -16,6 +16,7 @@ export function ApiTokensPage() {
 
   function loadMore() {
     if (!connection?.pageInfo.endCursor) return;
+    // A page that fails to load leaves the list as it was, with its button to try again.
     void tokens.fetchMore({
       variables: { after: connection.pageInfo.endCursor },
       // Pages are appended in the order the server gives them, which keeps newest first.
@@ -33,6 +34,7 @@ export function ApiTokensPage() {
       <CreateTokenForm />
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">{t('tokens.list')}</h2>
+        {/* A retry that fails shows as the query's error again. */}
         {tokens.error && <ErrorMessage message={tokens.error.message} onRetry={() => void tokens.refetch()} />}
         {problem && <ErrorMessage message={problem} />}
         {connection &&
@@ -123,7 +125,8 @@ function CreateTokenForm() {
   return (
     <section className="card" aria-labelledby="create-token-heading">
       <h2 id="create-token-heading">{t('tokens.create')}</h2>
-      <form onSubmit={submit} noValidate>
+      {/* submit() shows its own failure in the form. */}
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <label htmlFor={nameId}>{t('tokens.name')}</label>
         <input id={nameId} value={name} onChange={(event) => setName(event.target.value)} />
         <fieldset>

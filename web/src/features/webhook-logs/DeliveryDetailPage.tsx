@@ -37,11 +37,13 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
   useDeliveryUpdates(
     delivery?.appId,
     (changed) => {
+      // A refresh that fails shows as the query's error.
       if (changed.id === deliveryId) void detail.refetch();
     },
     { skip: !delivery },
   );
 
+  // A retry that fails shows as the query's error again.
   if (detail.error && !delivery) return <ErrorMessage message={serverProblem(detail.error).message} onRetry={() => void detail.refetch()} />;
   if (!detail.data) return <p aria-live="polite">{t('loading')}</p>;
   if (!delivery)
@@ -64,6 +66,7 @@ export function DeliveryDetailPage({ deliveryId }: { deliveryId: string }) {
         {/* Without its body there is nothing to send: the server would refuse (CONFLICT), so say why here instead. */}
         <button
           type="button"
+          // Its failure shows from redeliverState below.
           onClick={() => void redeliver({ variables: { deliveryId: delivery.id } }).catch(() => undefined)}
           disabled={redeliverState.loading || !delivery.payloadKept}
           aria-describedby={delivery.payloadKept ? undefined : 'delivery-redeliver-unavailable'}

@@ -30,6 +30,7 @@ export function DeliveryLocalForwards({ deliveryId }: { deliveryId: string }) {
       <h2 id="local-forwards-heading">{t('webhooks.localForwards')}</h2>
       <p className="hint">{t('webhooks.localForwardsHint')}</p>
       {error && !forwards ? (
+        // A retry that fails shows as the query's error again.
         <ErrorMessage message={serverProblem(error).message} onRetry={() => void refetch()} />
       ) : !forwards ? (
         <p aria-live="polite">{t('loading')}</p>

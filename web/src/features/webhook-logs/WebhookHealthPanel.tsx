@@ -93,6 +93,7 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
     if (Number.isNaN(instant.getTime())) return;
     queued.current.clear();
     setRecovery({ count: 0, skipped: 0, ended: new Map() });
+    // Its failure shows from recoverState; the count is cleared meanwhile.
     const result = await recover({ variables: { appId, since: instant.toISOString(), ...(endpoints.some((endpoint) => endpoint.id === endpointId) ? { endpointId } : {}) } }).catch(
       () => undefined,
     );
@@ -113,6 +114,7 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
             type="button"
             disabled={enableState.loading}
             onClick={() =>
+              // Its failure shows from enableState (problem, below).
               void enable({ variables: { appId } })
                 .then(() => setJustEnabled(true))
                 .catch(() => undefined)
@@ -173,6 +175,7 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
           className="recovery-form"
           onSubmit={(event) => {
             event.preventDefault();
+            // Never rejects: a failed recovery shows from recoverState (problem, below).
             void startRecovery();
           }}
         >

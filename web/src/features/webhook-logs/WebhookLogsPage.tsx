@@ -87,6 +87,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
             />
             <button
               type="button"
+              // Its failure shows from sendTestState (sendTestProblem).
               onClick={() => void sendTest({ variables: { appId: form.appId, ...(testEndpointId ? { endpointId: testEndpointId } : {}) } }).catch(() => undefined)}
               disabled={sendTestState.loading}
             >
@@ -101,6 +102,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
       <WebhookHealthChart appId={form.appId || undefined} />
       <DeliveryFilters form={form} onChange={changeFilters} />
       {list.error && !connection ? (
+        // A retry that fails shows as the query's error again.
         <ErrorMessage message={serverProblem(list.error).message} onRetry={() => void list.refetch()} />
       ) : !connection ? (
         <p aria-live="polite">{t('loading')}</p>
@@ -110,6 +112,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
         <DeliveryTable deliveries={connection.edges.map((edge) => edge.node)} apps={appsOnRows} />
       )}
       {connection?.pageInfo.hasNextPage && (
+        // A page that fails to load leaves the list as it was, with its button to try again.
         <button type="button" className="secondary" onClick={() => void loadMore()} disabled={loadingMore}>
           {t('webhooks.loadMore')}
         </button>

@@ -18,6 +18,7 @@ export function refreshWebhookHealth(client: ApolloClient): void {
   scheduled.add(client);
   setTimeout(() => {
     scheduled.delete(client);
+    // Each query that fails shows its own error, and the next change refreshes again.
     void client
       .refetchQueries({ include: 'active', onQueryUpdated: (query) => (query.queryName !== undefined && HEALTH_QUERIES.has(query.queryName) ? query.refetch() : false) })
       .catch(() => undefined);
