@@ -77,6 +77,7 @@ describe('at 390 px', () => {
         await page.goto(`${plaza.origin}${visit.path()}`);
         await visit.ready(page);
         // Data arriving after the first paint (attempts, live updates) is part of what people see.
+        // Never idle within the timeout (a page that keeps asking): the checks below read what is drawn by then.
         await page.waitForLoadState('networkidle').catch(() => undefined);
         await page.waitForFunction((expected) => document.documentElement.dataset.theme === expected, theme);
         found.push(...(await seriousAccessibilityViolations(page)).map((violation) => `${visit.name} (${theme}): ${violation}`));

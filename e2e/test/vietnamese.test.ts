@@ -124,6 +124,7 @@ async function visit(path: string, ready: (page: Page) => Promise<unknown>): Pro
   await page.waitForFunction(() => document.documentElement.lang === 'vi');
   await ready(page);
   // Data arriving after the first paint (counts, live updates) is part of what people read.
+  // Never idle within the timeout (a page that keeps asking): the checks below read what is drawn by then.
   await page.waitForLoadState('networkidle').catch(() => undefined);
   return readableText(page);
 }

@@ -94,4 +94,5 @@ async function start(): Promise<void> {
   await keepPlanCurrent(strings, answer.appSession);
 }
 
+// The failures a visitor can meet are shown on the page; anything else is a bug, left to the console.
 void start();

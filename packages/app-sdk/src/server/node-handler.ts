@@ -11,6 +11,7 @@ export function sendText(res: ServerResponse, status: number, message: string, h
 /** Answers first, then processes: the platform waits for the answer, not for your work. */
 export function answerThenProcess(res: ServerResponse, { status, message, process }: WebhookOutcome): void {
   sendText(res, status, message);
+  // Never rejects: the receiver's process() hands every failure to onError.
   if (process) setImmediate(() => void process());
 }
 

@@ -232,6 +232,7 @@ export async function listen(options: ListenOptions): Promise<void> {
       { query: `subscription($appId: ID!) { webhookTestEventTriggered(appId: $appId) { ${REQUEST_FIELDS} } }`, variables: { appId: app.id } },
       {
         // Triggered events exist only for listeners that are connected: they are forwarded, never caught up.
+        // The queue never rejects: forward() and report() turn every failure into a line on the terminal.
         next: (r) =>
           r.errors?.length
             ? ((failure = new CliError(describeError(r.errors[0]!))), finish())

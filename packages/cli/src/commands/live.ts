@@ -17,6 +17,7 @@ function untilInterrupted(client: Client, stop: () => void): Promise<void> {
   return new Promise((resolve) => {
     const end = () => {
       stop();
+      // graphql-ws closes the socket at once; the process exits right after, so nothing waits for it.
       void client.dispose();
       process.stderr.write('\nStopped.\n');
       resolve();
@@ -220,6 +221,7 @@ export async function recover(options: { app: string; since: string; endpoint?: 
       reading = true;
       readNow(api, outcomes.pending().slice(0, RE_READ_BATCH))
         .then((now) => now.forEach((d) => outcomes.see(d) && (lastProgress = Date.now())))
+        // A failed read is tried again when the updates are next quiet; the live updates go on meanwhile.
         .catch(() => undefined)
         .finally(() => ((reading = false), check()));
     }, QUIET_MS / 2);
