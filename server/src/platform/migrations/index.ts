@@ -23,6 +23,7 @@ import { WebhookEndpoints1796000028000 } from './1796000028000-WebhookEndpoints.
 import { DeliveryEndpointBackfill1796000028500 } from './1796000028500-DeliveryEndpointBackfill.js';
 import { EndpointHourly1796000030000 } from './1796000030000-EndpointHourly.js';
 import { DeliveryTraceContext1796000031000 } from './1796000031000-DeliveryTraceContext.js';
+import { DeliveryLogStatistics1796000031500 } from './1796000031500-DeliveryLogStatistics.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -50,4 +51,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   DeliveryEndpointBackfill1796000028500,
   EndpointHourly1796000030000,
   DeliveryTraceContext1796000031000,
+  DeliveryLogStatistics1796000031500,
 ];
