@@ -95,5 +95,6 @@ describe('migration 1796000031500 (the log’s statistics of app and status toge
     } finally {
       await undo.destroy();
     }
-  });
+    // Two migrations of a populated database and a Plaza's start: 26 s beside other work on two cores, past vitest's 30 s default under more.
+  }, 120_000);
 });
