@@ -1,3 +1,5 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -53,6 +55,9 @@ const PAGE = 20;
 
 const FLOOR_QUERY = '{ __typename }';
 const FLOOR_NAME = '{ __typename } (floor: no token, no resolver)';
+const REFERENCE_NAME = 'plain node:http, same body and answer (reference)';
+/** The floor's answer, as Apollo writes it. */
+const FLOOR_ANSWER = '{"data":{"__typename":"Query"}}\n';
 
 /** The store page's and the Webhook Logs page's own queries (web/src/features), first page. */
 const STORE_QUERY = `query StoreApps($first: Int) {
@@ -103,6 +108,8 @@ export async function apiThroughputBenchmark(size: BenchSize): Promise<ApiThroug
     const { token } = await plaza.services.identity.createApiToken(devUserId('bench@plaza.test'), { name: 'bench', scopes: ['apps:read', 'deliveries:read'] });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     const runs: ApiThroughputRun[] = [];
+    // The physical reference: what Node's own HTTP costs for the floor's request on this machine.
+    runs.push(await referenceRun({ connections, durationSeconds, warmUpSeconds }));
     // The floor, measured the same way in the same run: Express, the rate limiter, Apollo's request
     // pipeline and graphql-js with no token, no resolver and no database. No query can be faster.
     const floorBody = JSON.stringify({ query: FLOOR_QUERY });
@@ -141,6 +148,48 @@ export async function apiThroughputBenchmark(size: BenchSize): Promise<ApiThroug
   } finally {
     await plaza.stop();
     await database.close();
+  }
+}
+
+/**
+ * A plain node:http server in this process, as the Plaza server is: it reads the floor's JSON body,
+ * parses it and answers the floor's answer, so the difference to the floor is what Plaza's layers cost.
+ */
+export function startReferenceServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { query?: unknown };
+      if (typeof body.query !== 'string') {
+        res.writeHead(400).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(FLOOR_ANSWER) });
+      res.end(FLOOR_ANSWER);
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))),
+      }),
+    ),
+  );
+}
+
+/** The reference row: the floor's request against startReferenceServer, with the floor's settings and counting. */
+async function referenceRun({ connections, durationSeconds, warmUpSeconds }: { connections: number; durationSeconds: number; warmUpSeconds: number }): Promise<ApiThroughputRun> {
+  const reference = await startReferenceServer();
+  try {
+    const settings = { url: `${reference.url}/graphql`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: FLOOR_QUERY }), connections };
+    await loadTest({ ...settings, durationSeconds: warmUpSeconds });
+    const usage = startUsage();
+    const run = await loadTest({ ...settings, durationSeconds });
+    return { name: REFERENCE_NAME, ...run, ...usage.end(run.requests) };
+  } finally {
+    await reference.close();
   }
 }
 
@@ -285,11 +334,13 @@ export function apiThroughputReport(r: ApiThroughputResult): string {
 
 POST /graphql with \`content-type: application/json\` and an API token (\`apps:read\`, \`deliveries:read\`),
 checked on every request, except the floor and the rows marked "signed out", which send no credential (as the public store is read). ${r.apps} approved apps in the store, ${fmt(r.deliveries)} deliveries in the log.
-autocannon runs in a worker thread, off the server's event loop; both share this machine's cores.
+autocannon runs in a worker thread, off the server's event loop; both share this machine's cores. The first row is the
+physical reference: a plain \`node:http\` server in the same process that reads the floor's JSON body, parses it and answers
+the floor's answer, driven and counted the same way, so the floor's distance to it is what Plaza's layers cost.
 
-| Query | Requests | Requests/s | p50 | p99 | Non-2xx | GraphQL errors | Socket errors | Server event loop busy | CPU per request: work processes / PostgreSQL | CPU per request: machine (reference) | Work CPU vs the floor (goal) | Target >= 2,000/s |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
-${r.runs.map((x) => `| \`${x.name}\` | ${fmt(x.requests)} | **${fmt(x.requestsPerSecond)}** | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.non2xx} | ${x.graphqlErrors} | ${x.socketErrors} | ${Math.round(x.serverLoopBusy * 100)}% | ${x.cpuMsPerRequest ? `${x.cpuMsPerRequest.work.toFixed(2)} / ${x.cpuMsPerRequest.postgres.toFixed(2)} ms | ${x.cpuMsPerRequest.machine.toFixed(2)} ms` : 'n/a | n/a'} | ${versusFloor(r, x)} | ${x.name === FLOOR_NAME ? 'baseline' : verdict(x.requestsPerSecond >= 2000 && x.non2xx === 0 && x.graphqlErrors === 0)} |`).join('\n')}
+| Query | Requests | Requests/s | p50 | p99 | Non-2xx | GraphQL errors | Socket errors | Server event loop busy | CPU per request: work processes / PostgreSQL | CPU per request: machine (reference) | Work CPU vs plain node:http (goal) | Work CPU vs the floor (goal) | Target >= 2,000/s |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+${r.runs.map((x) => `| \`${x.name}\` | ${fmt(x.requests)} | **${fmt(x.requestsPerSecond)}** | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.non2xx} | ${x.graphqlErrors} | ${x.socketErrors} | ${Math.round(x.serverLoopBusy * 100)}% | ${x.cpuMsPerRequest ? `${x.cpuMsPerRequest.work.toFixed(2)} / ${x.cpuMsPerRequest.postgres.toFixed(2)} ms | ${x.cpuMsPerRequest.machine.toFixed(2)} ms` : 'n/a | n/a'} | ${versus(r, x, REFERENCE_NAME, REFERENCE_RATIO_GOALS)} | ${versus(r, x, FLOOR_NAME, FLOOR_RATIO_GOALS)} | ${x.name === FLOOR_NAME || x.name === REFERENCE_NAME ? 'baseline' : verdict(x.requestsPerSecond >= 2000 && x.non2xx === 0 && x.graphqlErrors === 0)} |`).join('\n')}
 
 Every \`storeApps\` run approves one app a second (${r.runs
     .filter((x) => x.approvals !== undefined)
@@ -310,21 +361,26 @@ What bounds it now: ${boundsText(r)}
 `;
 }
 
-/** Issue 19's goals for CPU per request (work processes) against the floor's, in the same run. */
+/** Goals for CPU per request (work processes) against the floor's, in the same run (issues 19 and 30). */
 const FLOOR_RATIO_GOALS: Record<string, number> = {
   [STORE_UNCACHED]: 1.5,
   [STORE_CACHED]: 1.5,
   [STORE_SIGNED_OUT]: 1.5,
-  [STORE_RESPONSE_CACHED]: 1.5,
   [`webhookDeliveries(first: ${PAGE})`]: 2,
 };
 
-function versusFloor(r: ApiThroughputResult, x: ApiThroughputRun): string {
-  const floor = r.runs.find((run) => run.name === FLOOR_NAME)?.cpuMsPerRequest;
-  if (x.name === FLOOR_NAME) return '1x';
-  const goal = FLOOR_RATIO_GOALS[x.name];
-  if (!floor || !x.cpuMsPerRequest) return 'n/a';
-  const times = x.cpuMsPerRequest.work / floor.work;
+/** Goals against plain node:http's, in the same run (issue 30): what Plaza's layers may add to Node's HTTP. */
+const REFERENCE_RATIO_GOALS: Record<string, number> = {
+  [FLOOR_NAME]: 4,
+  [STORE_RESPONSE_CACHED]: 1.5,
+};
+
+function versus(r: ApiThroughputResult, x: ApiThroughputRun, baseName: string, goals: Record<string, number>): string {
+  const base = r.runs.find((run) => run.name === baseName)?.cpuMsPerRequest;
+  if (x.name === baseName) return '1x';
+  const goal = goals[x.name];
+  if (!base || !x.cpuMsPerRequest) return 'n/a';
+  const times = x.cpuMsPerRequest.work / base.work;
   return `${times.toFixed(1)}x${goal === undefined ? '' : ` (<= ${goal}x: ${verdict(times <= goal)})`}`;
 }
 
@@ -332,7 +388,8 @@ function versusFloor(r: ApiThroughputResult, x: ApiThroughputRun): string {
 function boundsText(r: ApiThroughputResult): string {
   const perRequest = (x: ApiThroughputRun) => (x.serverLoopBusy * 1000) / x.requestsPerSecond;
   const floor = r.runs.find((x) => x.name === FLOOR_NAME)!;
-  const queries = r.runs.filter((x) => x !== floor);
+  const reference = r.runs.find((x) => x.name === REFERENCE_NAME);
+  const queries = r.runs.filter((x) => x !== floor && x !== reference);
   const busiest = Math.max(...r.runs.map((x) => x.serverLoopBusy));
   const budgetMs = cpuMsPerSecond() / 2000;
   const cpu = (x: ApiThroughputRun) => (x.cpuMsPerRequest ? `${x.cpuMsPerRequest.work.toFixed(2)} ms (PostgreSQL ${x.cpuMsPerRequest.postgres.toFixed(2)})` : 'not measured');
@@ -345,7 +402,7 @@ the page's statements, and resolving and serialising 20 items.
 
 Why 2,000/s is out of reach on this machine: however many API processes share its ${cpus().length} cores, they cannot serve more
 requests per second than the cores' CPU divided by the CPU one request takes, every process together (server, autocannon,
-PostgreSQL). Measured: the floor ${cpu(floor)}, ${ceiling(floor)}; ${queries.map((x) => `\`${x.name}\` ${cpu(x)}, ${ceiling(x)}`).join('; ')}.
+PostgreSQL). Measured: plain node:http ${reference ? `${cpu(reference)}, ${ceiling(reference)}` : 'not measured'}; the floor ${cpu(floor)}, ${ceiling(floor)}; ${queries.map((x) => `\`${x.name}\` ${cpu(x)}, ${ceiling(x)}`).join('; ')}.
 2,000/s needs ${budgetMs.toFixed(2)} ms or less per request here. On a machine with cores for each API process (README, Scaling out)
 the figure grows with the processes until PostgreSQL's share of each request fills the database's cores.
 
