@@ -306,7 +306,7 @@ autocannon(
   }); },
 );`;
 
-async function loadTest(run: {
+export async function loadTest(run: {
   url: string;
   headers: Record<string, string>;
   body: string;

@@ -28,15 +28,16 @@ export interface ServerProcess {
 /**
  * Spawns the server with `env` on top of this process's environment (minus what would point it at
  * another database, port or data directory) and resolves once /readyz answers 200.
- * `PORT` must be in `env`; `nodeArgs` go before the script (e.g. --cpu-prof).
+ * `PORT` must be in `env`; `nodeArgs` go before the script (e.g. --cpu-prof); `entry` is another build's main.js (an A/B).
  */
-export async function startServerProcess(env: Record<string, string>, options: { nodeArgs?: string[]; readyTimeoutMs?: number } = {}): Promise<ServerProcess> {
-  if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run pnpm --filter @plaza/server build first`);
+export async function startServerProcess(env: Record<string, string>, options: { nodeArgs?: string[]; readyTimeoutMs?: number; entry?: string } = {}): Promise<ServerProcess> {
+  const entry = options.entry ?? ENTRY;
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run pnpm --filter @plaza/server build first`);
   if (!env.PORT) throw new Error('startServerProcess needs PORT');
   const inherited = { ...process.env };
   for (const name of ['DATABASE_URL', 'NODE_ENV', 'PORT', 'DATA_DIR', 'RUN_WORKER']) delete inherited[name];
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ENTRY], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
     env: { ...inherited, LOG_LEVEL: 'warn', ...BENCH_RATE_LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

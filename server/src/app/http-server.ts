@@ -3,12 +3,12 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import express from 'express';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import { authRoutes, oidcRoutes, requestCredential } from '../modules/identity/index.js';
 import type { RequestContext } from '../platform/auth/context.js';
-import { ErrorCode, formatError, isUnavailableError, PlazaError, serviceUnavailable } from '../platform/errors.js';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/database-unavailable.js';
+import { ErrorCode, formatError, isUnavailableError, PlazaError } from '../platform/errors.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../platform/database-unavailable.js';
 import { assertOperationWithinLimits, GRAPHQL_LIMITS, limitRules } from '../platform/graphql-limits.js';
 import { requestLog, requestLogger } from '../platform/request-log.js';
 import { logger } from '../platform/logger.js';
@@ -16,12 +16,13 @@ import { metricsEndpoint } from '../platform/metrics.js';
 import { graphqlTracingPlugin } from '../platform/graphql-tracing.js';
 import type { Services } from './services.js';
 import { asHttpError, RequestGuards } from './request-guards.js';
-import { noStore, securityHeaders } from '../platform/security-headers.js';
+import { noStore, securityHeaderList, securityHeaders } from '../platform/security-headers.js';
 import { isBuilt, notFound, webRoutes } from '../platform/web-surface.js';
-import { sendError } from '../platform/http-errors.js';
+import { httpErrorAnswer } from '../platform/http-errors.js';
 import { attachWebSocketServer } from './websocket-server.js';
 import { jitGateway } from './jit-executor.js';
 import { storeResponseCache } from './store-response-cache.js';
+import { isLeanGraphqlPost, leanGraphqlPost } from './graphql-http.js';
 import { eventCatalogueRoutes } from '../modules/webhooks/index.js';
 
 /** What /graphql answers: queries and mutations over GET and POST, the WebSocket upgrade on GET. */
@@ -47,7 +48,15 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   app.use(services.metrics.httpMiddleware);
   app.use(requestLog);
   app.use(securityHeaders(services.config));
-  const server = createServer(app);
+  // Set below, once Apollo has started; until then the server does not listen.
+  const lean: { graphqlPost?: (req: IncomingMessage, res: ServerResponse) => void } = {};
+  // Where every HTTP request starts: POST /graphql as GraphQL clients send it takes the lean path
+  // (graphql-http.ts), everything else Express.
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (lean.graphqlPost !== undefined && isLeanGraphqlPost(req)) lean.graphqlPost(req, res);
+    else void app(req, res);
+  };
+  const server = createServer(onRequest);
 
   const guards = new RequestGuards(services.identity, services.config);
   const wsCleanup = attachWebSocketServer(server, schema, services, guards);
@@ -114,6 +123,16 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     ],
   });
   await apollo.start();
+  const storeCache = storeResponseCache(services.apps.storeResponses, schema, services.metrics);
+  lean.graphqlPost = leanGraphqlPost({
+    apollo,
+    guards,
+    trustProxy: services.config.trustProxy,
+    securityHeaders: securityHeaderList(services.config),
+    observe: services.metrics.httpTimer('POST', '/graphql'),
+    storeCache: storeCache.lookup,
+    listsDeliveries,
+  });
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
@@ -154,7 +173,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     '/graphql',
     express.json({ limit: '1mb' }),
     // Signed-out store reads answered within the last second, from memory (store-response-cache.ts).
-    storeResponseCache(services.apps.storeResponses, schema, services.metrics),
+    storeCache.middleware,
     // The argument is typed here: the integration's own view of express's types can resolve to nothing under pnpm.
     expressMiddleware(apollo, {
       context: async ({ req, res }: { req: express.Request; res: express.Response }) => ({
@@ -176,16 +195,9 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   app.use(notFound);
 
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const status = (err as { status?: number }).status;
-    if (status === 413) return sendError(res, 413, ErrorCode.BAD_USER_INPUT, 'Request body is larger than 1 MB');
-    if (status && status >= 400 && status < 500) return sendError(res, status, ErrorCode.BAD_USER_INPUT, (err as Error).message);
-    if (isDatabaseUnavailable(err)) {
-      const unavailable = serviceUnavailable();
-      res.set('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
-      return sendError(res, unavailable.httpStatus, unavailable.code, unavailable.message, { reason: 'DATABASE_UNAVAILABLE', retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
-    }
-    requestLogger(res).error({ err }, 'unhandled HTTP error');
-    sendError(res, 500, ErrorCode.INTERNAL_SERVER_ERROR, 'Something went wrong on our side; it has been logged.');
+    const answer = httpErrorAnswer(err, requestLogger(res));
+    for (const [name, value] of answer.headers) res.set(name, value);
+    res.status(answer.status).json(answer.body);
   });
 
   return {

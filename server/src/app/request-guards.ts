@@ -29,12 +29,18 @@ export class RequestGuards {
     this.byAccount = new RateLimiter(config.rateLimitPerAccount);
   }
 
+  /**
+   * Takes one request from an address's bucket before any work, for /graphql and /auth; returns the seconds
+   * to wait when it has used its minute, else 0. An API token's requests are counted on the token once it is
+   * authenticated; one from an address whose bucket failed credentials have emptied is still refused here.
+   */
+  addressWait(address: string, credential: string | undefined): number {
+    return credential?.startsWith(API_TOKEN_PREFIX) ? this.byAddress.waitFor(address) : this.byAddress.take(address);
+  }
+
   /** Express middleware for /graphql and /auth: refuses an address that has used its minute, before any work. */
   readonly limitAddress = (req: Request, res: Response, next: NextFunction): void => {
-    const address = req.ip ?? 'unknown';
-    // An API token's requests are counted on the token once it is authenticated; one from an
-    // address whose bucket failed credentials have emptied is still refused here.
-    const wait = requestCredential(req)?.startsWith(API_TOKEN_PREFIX) ? this.byAddress.waitFor(address) : this.byAddress.take(address);
+    const wait = this.addressWait(req.ip ?? 'unknown', requestCredential(req));
     if (wait === 0) return next();
     res.set('retry-after', String(wait));
     sendPlazaError(res, rateLimited('address', wait));

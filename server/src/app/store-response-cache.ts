@@ -1,6 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { parse, type GraphQLSchema } from 'graphql';
-import { requestCredential } from '../modules/identity/index.js';
+import { credentialOf } from '../modules/identity/index.js';
 import { publicStoreRead, type StoreReadVerdict, type StoreResponseCache, type StoredResponse } from '../modules/apps/index.js';
 import { GRAPHQL_LIMITS } from '../platform/graphql-limits.js';
 
@@ -14,12 +15,16 @@ type GraphQLBody = { query: string; operationName?: string | null; variables?: R
 /** What a request body may hold to be kept; Apollo Client 4 sends `extensions.clientLibrary` with every operation. */
 const BODY_FIELDS: ReadonlySet<string> = new Set(['query', 'operationName', 'variables', 'extensions']);
 
+/** The cache's part in one request: an answer kept, or what to call with the GraphQL server's answer so it may be kept. */
+export type StoreCacheLookup = { hit: StoredResponse; keep?: never } | { hit?: never; keep(status: number, headers: StoredResponse['headers'], answer: string): void };
+
 /**
- * Express middleware in front of Apollo on /graphql: answers a signed-out store read (publicStoreRead)
- * that was answered within the last second with the same bytes, headers included, and keeps the answers
- * to such reads, keyed on the whole request body (document, operation name, variables, extensions) and the
- * Accept header. Signed-in requests (an Authorization header or a session cookie) never read or fill it:
- * the GraphQL server answers them as before. Errors are never kept.
+ * In front of Apollo on /graphql: answers a signed-out store read (publicStoreRead) that was answered within
+ * the last second with the same bytes, headers included, and keeps the answers to such reads, keyed on the
+ * whole request body (document, operation name, variables, extensions) and the Accept header. Signed-in
+ * requests (an Authorization header or a session cookie) never read or fill it: the GraphQL server answers
+ * them as before. Errors are never kept. `lookup` is for the lean POST /graphql path (graphql-http.ts),
+ * `middleware` for the requests Express serves.
  */
 export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSchema, counted: { countStoreResponse(result: 'hit' | 'stored'): void }) {
   const verdicts = new Map<string, StoreReadVerdict>();
@@ -39,35 +44,48 @@ export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSch
     return verdict;
   };
 
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const key = cache.enabled ? keyOf(req) : undefined;
-    if (key === undefined) return next();
+  /** undefined: the request may not use the cache, and the GraphQL server answers it as if there were none. */
+  const lookup = (method: string, headers: IncomingHttpHeaders, body: unknown): StoreCacheLookup | undefined => {
+    const key = cache.enabled ? keyOf(method, headers, body) : undefined;
+    if (key === undefined) return undefined;
     const kept = cache.get(key);
     if (kept) {
       counted.countStoreResponse('hit');
-      for (const [name, value] of kept.headers) res.setHeader(name, value);
+      return { hit: kept };
+    }
+    const request = body as GraphQLBody;
+    const verdict = verdictOf(request);
+    if (!verdict.cacheable || verdict.searchVariables.some((name) => !isEmptyText(request.variables?.[name]))) return undefined;
+    const generation = cache.generation;
+    return {
+      keep: (status, answerHeaders, answer) => {
+        if (status === 200 && answeredWithoutErrors(answer) && cache.put(key, { status, headers: answerHeaders, body: answer }, generation)) counted.countStoreResponse('stored');
+      },
+    };
+  };
+
+  const middleware = (req: Request, res: Response, next: NextFunction): void => {
+    const found = lookup(req.method, req.headers, req.body);
+    if (found === undefined) return next();
+    if (found.hit) {
+      for (const [name, value] of found.hit.headers) res.setHeader(name, value);
       res.setHeader(STORE_CACHE_HEADER, 'hit');
-      res.status(kept.status).send(kept.body);
+      res.status(found.hit.status).send(found.hit.body);
       return;
     }
-    const body = req.body as GraphQLBody;
-    const verdict = verdictOf(body);
-    if (!verdict.cacheable || verdict.searchVariables.some((name) => !isEmptyText(body.variables?.[name]))) return next();
-    const generation = cache.generation;
     res.setHeader(STORE_CACHE_HEADER, 'miss');
     const before = { ...res.getHeaders() };
     // Apollo's Express integration answers with res.send(string) once its headers and status are set.
     const send = res.send;
     res.send = function keep(this: Response, answer?: unknown) {
       res.send = send;
-      if (typeof answer === 'string' && res.statusCode === 200 && answeredWithoutErrors(answer)) {
-        const response: StoredResponse = { status: res.statusCode, headers: headersSetSince(before, res.getHeaders()), body: answer };
-        if (cache.put(key, response, generation)) counted.countStoreResponse('stored');
-      }
+      if (typeof answer === 'string') found.keep(res.statusCode, headersSetSince(before, res.getHeaders()), answer);
       return send.call(this, answer);
     };
     next();
   };
+
+  return { lookup, middleware };
 }
 
 /**
@@ -76,16 +94,15 @@ export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSch
  * Server reads only a persisted-query hash there, which it checks against the document). The Accept
  * header picks the answer's content type, so it is part of the key.
  */
-function keyOf(req: Request): string | undefined {
-  if (req.method !== 'POST' || req.headers.authorization !== undefined || requestCredential(req) !== undefined) return undefined;
-  const body: unknown = req.body;
+function keyOf(method: string, headers: IncomingHttpHeaders, body: unknown): string | undefined {
+  if (method !== 'POST' || headers.authorization !== undefined || credentialOf(headers) !== undefined) return undefined;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   for (const field of Object.keys(body)) if (!BODY_FIELDS.has(field)) return undefined;
   const { query, operationName, variables, extensions } = body as Record<string, unknown>;
   if (typeof query !== 'string') return undefined;
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
   if (!isObjectOrAbsent(variables) || !isObjectOrAbsent(extensions)) return undefined;
-  return `${req.headers.accept ?? ''}\n${JSON.stringify(body)}`;
+  return `${headers.accept ?? ''}\n${JSON.stringify(body)}`;
 }
 
 const isObjectOrAbsent = (value: unknown) => value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value));

@@ -184,6 +184,20 @@ export class PlazaMetrics {
     next();
   };
 
+  /**
+   * Times requests of one method and route known up front (the lean POST /graphql path, graphql-http.ts)
+   * into the same histogram as httpMiddleware; each status code's label set is bound once, so a request
+   * adds no allocation and no label hashing.
+   */
+  httpTimer(method: string, route: string): (statusCode: number, seconds: number) => void {
+    const byStatus = new Map<number, { observe(seconds: number): void }>();
+    return (statusCode, seconds) => {
+      let timer = byStatus.get(statusCode);
+      if (timer === undefined) byStatus.set(statusCode, (timer = this.httpDuration.labels(method, route, String(statusCode))));
+      timer.observe(seconds);
+    };
+  }
+
   /** Apollo plugin timing each operation; root fields come from the validated document, so the labels stay the schema's own. */
   graphqlPlugin(): ApolloServerPlugin {
     const histogram = this.graphqlDuration;

@@ -23,14 +23,19 @@ export function requestLog(req: Request, res: Response, next: NextFunction): voi
   const done = () => {
     if (logged) return;
     logged = true;
-    const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
-    // A response that closed without finishing was cut off (the client went away, or the server stopped).
-    log.info({ method, path, status: res.statusCode, durationMs, ...(res.writableFinished ? {} : { aborted: true }) }, 'request');
+    logAccess(log, method, path, res.statusCode, started, res.writableFinished);
   };
   res.once('finish', done);
   res.once('close', done);
   res.locals.log = log;
   next();
+}
+
+/** The one access line of a request (requestLog's, and the lean POST /graphql path's), from its start (process.hrtime.bigint()). */
+export function logAccess(log: Logger, method: string, path: string, status: number, started: bigint, finished: boolean): void {
+  const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+  // A response that closed without finishing was cut off (the client went away, or the server stopped).
+  log.info({ method, path, status, durationMs, ...(finished ? {} : { aborted: true }) }, 'request');
 }
 
 /** The caller's X-Request-Id when sane, else a new one (HTTP requests and WebSocket upgrades alike). */

@@ -27,18 +27,29 @@ export const SPA_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
-/** Sent with every response; the SPA's page overrides the CSP with SPA_POLICY. */
-export function securityHeaders({ platformOrigin }: { platformOrigin: string }) {
-  const https = platformOrigin.startsWith('https:');
-  return (_req: Request, res: Response, next: NextFunction): void => {
-    res.setHeader('content-security-policy', API_POLICY);
+/** Sent with every response, as name, value, name, value… (node:http's writeHead takes it as is); the SPA's page overrides the CSP with SPA_POLICY. */
+export function securityHeaderList({ platformOrigin }: { platformOrigin: string }): readonly string[] {
+  return [
+    'content-security-policy',
+    API_POLICY,
     // For browsers without CSP frame-ancestors.
-    res.setHeader('x-frame-options', 'DENY');
-    res.setHeader('x-content-type-options', 'nosniff');
+    'x-frame-options',
+    'DENY',
+    'x-content-type-options',
+    'nosniff',
     // Apps in the launcher learn the platform's origin, never the page's path (app and delivery ids).
-    res.setHeader('referrer-policy', 'strict-origin-when-cross-origin');
+    'referrer-policy',
+    'strict-origin-when-cross-origin',
     // Only once the platform is served over https: HSTS on http would be ignored, and on a dev machine it sticks.
-    if (https) res.setHeader('strict-transport-security', 'max-age=31536000');
+    ...(platformOrigin.startsWith('https:') ? ['strict-transport-security', 'max-age=31536000'] : []),
+  ];
+}
+
+/** Express middleware setting securityHeaderList on every response. */
+export function securityHeaders(config: { platformOrigin: string }) {
+  const list = securityHeaderList(config);
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    for (let i = 0; i < list.length; i += 2) res.setHeader(list[i]!, list[i + 1]!);
     next();
   };
 }

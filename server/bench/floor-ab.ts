@@ -1,0 +1,112 @@
+/**
+ * Benchmark 5's floor, A/B: `node server/dist/bench/floor-ab.js --builds before=server/dist-before,after=server/dist`
+ * spawns one Plaza server per build (each `<dir>/main.js`, on one database, no worker) and drives the floor's
+ * request (`{ __typename }`, no credential) at each in turn, round after round, beside the plain node:http
+ * reference in this process, with benchmark 5's autocannon settings; prints each one's work CPU per request
+ * (the server's process plus this one, where autocannon runs) per round and the median.
+ * `--profile <file.cpuprofile>` instead starts Plaza in this process, profiles its main thread (the server;
+ * autocannon is a worker thread) during one floor run and prints each layer's share of the samples.
+ * Options: `--rounds 5`, `--seconds 8`, `--connections 50`, `--query '<document>'`.
+ */
+import './production-mode.js';
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
+import { findFreePort } from '../platform/embedded-postgres.js';
+import { benchKey, median, startBenchDatabase, startBenchPlaza } from './harness.js';
+import { loadTest, startReferenceServer } from './api-throughput.bench.js';
+import { startServerProcess, workProcessesCpuMs, type ServerProcess } from './server-process.js';
+import { summariseProfile, type CpuProfile } from './profile-summary.js';
+
+const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const rounds = Number(argument('--rounds') ?? 5);
+const seconds = Number(argument('--seconds') ?? 8);
+const connections = Number(argument('--connections') ?? 50);
+const query = argument('--query') ?? '{ __typename }';
+const body = JSON.stringify({ query });
+const headers = { 'content-type': 'application/json' };
+
+/** CPU of this process (every thread) and of `pid`'s process, in ms. */
+const cpuOf = (pid: number | undefined) => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + (pid === undefined ? 0 : workProcessesCpuMs(pid).total);
+
+async function measure(url: string, pid: number | undefined): Promise<{ perRequestMs: number; requestsPerSecond: number; failed: number }> {
+  await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: 2 });
+  const before = cpuOf(pid);
+  const run = await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: seconds });
+  return { perRequestMs: (cpuOf(pid) - before) / run.requests, requestsPerSecond: run.requestsPerSecond, failed: run.non2xx + run.socketErrors + run.graphqlErrors };
+}
+
+async function profile(file: string): Promise<void> {
+  const database = await startBenchDatabase();
+  const plaza = await startBenchPlaza(database.databaseUrl, { RUN_WORKER: 'false' });
+  const session = new Session();
+  try {
+    await loadTest({ url: `${plaza.url}/graphql`, headers, body, connections, durationSeconds: 3 });
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+    const run = await loadTest({ url: `${plaza.url}/graphql`, headers, body, connections, durationSeconds: seconds });
+    const { profile: taken } = (await session.post('Profiler.stop')) as { profile: CpuProfile };
+    writeFileSync(file, JSON.stringify(taken));
+    console.log(`${run.requests} requests, ${Math.round(run.requestsPerSecond)}/s; profile in ${file}\n`);
+    console.log(summariseProfile(taken));
+  } finally {
+    session.disconnect();
+    await plaza.stop();
+    await database.close();
+  }
+}
+
+async function compare(builds: { name: string; dir: string }[]): Promise<void> {
+  const database = await startBenchDatabase();
+  const reference = await startReferenceServer();
+  const servers: (ServerProcess & { name: string })[] = [];
+  try {
+    for (const { name, dir } of builds) {
+      const server = await startServerProcess(
+        { DATABASE_URL: database.databaseUrl, PORT: String(await findFreePort()), RUN_WORKER: 'false', SECRET_ENCRYPTION_KEY: benchKey, WEB_DIST_DIR: '/nonexistent' },
+        { entry: path.resolve(dir, 'main.js') },
+      );
+      servers.push({ ...server, name });
+    }
+    const figures = new Map<string, number[]>([['reference', []], ...servers.map((s) => [s.name, []] as [string, number[]])]);
+    const rates = new Map<string, number[]>([...figures.keys()].map((k) => [k, []]));
+    const order = [{ name: 'reference', url: reference.url, pid: undefined as number | undefined }, ...servers.map((s) => ({ name: s.name, url: s.url, pid: s.pid }))];
+    // Every server's compiler warmed before anything counts: on a loaded machine a 2 s warm-up is a few hundred requests.
+    for (const { url } of order) await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: seconds });
+    for (let round = 0; round < rounds; round++) {
+      // Each round in the other order, so neither build always runs first after the reference.
+      const thisRound = round % 2 === 0 ? order : [order[0]!, ...order.slice(1).reverse()];
+      const line: string[] = [];
+      for (const { name, url, pid } of thisRound) {
+        const result = await measure(url, pid);
+        if (result.failed) throw new Error(`${name}: ${result.failed} failed requests`);
+        figures.get(name)!.push(result.perRequestMs);
+        rates.get(name)!.push(result.requestsPerSecond);
+        line.push(`${name} ${result.perRequestMs.toFixed(3)} ms (${Math.round(result.requestsPerSecond)}/s)`);
+      }
+      console.log(`round ${round + 1}: ${line.join(', ')}`);
+    }
+    const referenceMs = median(figures.get('reference')!);
+    console.log(`\nmedians of ${rounds} rounds of ${seconds} s, work CPU per request (this process + the server's):`);
+    for (const [name, values] of figures)
+      console.log(`  ${name}: ${median(values).toFixed(3)} ms, ${(median(values) / referenceMs).toFixed(2)}x the reference, ${Math.round(median(rates.get(name)!))}/s`);
+  } finally {
+    for (const server of servers) await server.stop();
+    await reference.close();
+    await database.close();
+  }
+}
+
+const profileFile = argument('--profile');
+if (profileFile) await profile(profileFile);
+else {
+  const builds = (argument('--builds') ?? 'current=server/dist').split(',').map((pair) => {
+    const [name = '', dir = ''] = pair.split('=');
+    return { name, dir };
+  });
+  await compare(builds);
+}
+process.exit(0);
