@@ -133,7 +133,9 @@ describe('WebhookEndpoint.health', () => {
 
     // Listed, so that anyone may read the app itself.
     await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
-    const [[endpointId, owned]] = [...(await healthOf(developer, app.id)).entries()];
+    const ownedEntries = [...(await healthOf(developer, app.id)).entries()];
+    expect(ownedEntries).toHaveLength(1);
+    const [endpointId, owned] = ownedEntries[0]!;
     expect(owned).toMatchObject({ attemptsSucceeded: 1, successRate: 1 });
     expect([...(await healthOf(reviewer, app.id)).values()]).toEqual([owned]);
     expect([...(await healthOf(await token(['apps:read', 'deliveries:read']), app.id)).values()]).toEqual([owned]);
@@ -148,7 +150,7 @@ describe('WebhookEndpoint.health', () => {
   });
 
   it('a page of apps reads every endpoint’s health in one statement', async () => {
-    const apps = [];
+    const apps: string[] = [];
     for (let i = 0; i < 3; i += 1) {
       const app = await submitApp(developer, { webhookUrl: `https://hooks.example.com/page-${i}` });
       await create(app.id, { url: `https://hooks.example.com/page-${i}-second` });
