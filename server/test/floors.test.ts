@@ -101,6 +101,8 @@ describe('floors', () => {
       webhook_cli_events: 'webhooks',
       // Failure runs per app as the release before endpoints kept them, for its workers during a rolling upgrade; dropped by a later release.
       webhook_health: 'webhooks',
+      // Each endpoint's attempts by hour (the 24 h success rate of WebhookEndpoint.health), kept by the result write.
+      webhook_endpoint_hourly: 'webhooks',
       webhook_local_forwards: 'webhooks',
       webhook_request_headers: 'webhooks',
     };
@@ -131,6 +133,10 @@ describe('floors', () => {
       // The API token's statement also brings its owner's app ids for a Webhook Logs page: one round trip less
       // on every page an API token reads.
       'modules/identity/identity.service.ts': ['apps'],
+      // A page of endpoints' health carries each app's owner in the same statement, so who may see each one is decided
+      // without a second round trip per page (the resolver checks it); to go with the text scan above, when a request
+      // knows the apps its principal owns.
+      'modules/webhooks/endpoints/webhook-endpoint-health.ts': ['apps'],
       // A purchase checks and debits the balance in one statement (two purchases can never overdraw it); a
       // refund and an admin's credit add to it in the same transaction as their ledger rows.
       'modules/marketplace/marketplace.service.ts': ['accounts'],

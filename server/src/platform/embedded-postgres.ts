@@ -252,6 +252,12 @@ BEGIN
        AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
        AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
     UNION ALL
+    -- Extended statistics (CREATE STATISTICS) have an owner of their own, not their table's.
+    SELECT format('ALTER STATISTICS %I.%I OWNER TO ${PLAZA_ROLE}', n.nspname, s.stxname)
+      FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace
+     WHERE s.stxowner <> '${PLAZA_ROLE}'::regrole
+       AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+    UNION ALL
     SELECT format('ALTER SCHEMA %I OWNER TO ${PLAZA_ROLE}', n.nspname)
       FROM pg_namespace n
      WHERE n.nspowner NOT IN ('${PLAZA_ROLE}'::regrole, 'pg_database_owner'::regrole)
