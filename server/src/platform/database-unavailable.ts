@@ -26,10 +26,11 @@ const UNAVAILABLE_MESSAGES = [
 
 /**
  * TypeORM releases a query runner whose connection failed (its 'error' event), so a transaction's next
- * statement on it throws this. Plaza's code never uses a runner it released, so here it means the
+ * statement on it throws one of these (the first from the runner, the second from the transaction's manager,
+ * whichever the statement goes through). Plaza's code never uses a runner it released, so here they mean the
  * connection died under the transaction.
  */
-const CONNECTION_LOST_ERRORS = new Set(['QueryRunnerAlreadyReleasedError']);
+const CONNECTION_LOST_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
 /** The errors an error wraps: graphql's originalError, TypeORM's driverError, a standard cause. */
 function* causes(err: unknown): Generator<unknown> {
