@@ -26,9 +26,12 @@ export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof 
   const timeOf = (iso: string) => <time dateTime={iso}>{format.instant(iso)}</time>;
   const deliveries = useFragment(WebhookDeliveryFields, props.deliveries);
   const appsById = new Map(props.apps?.map((app) => [app.id, app]));
+  // Rows of several apps or endpoints carry more text than 1280 px holds on one line: only then may ids, times,
+  // names and column names break (between their parts); one endpoint's log keeps every id and name whole.
+  const crowded = props.apps !== undefined || new Set(deliveries.map((delivery) => delivery.endpointId)).size > 1;
   return (
     <div className="table-scroll" tabIndex={0} role="region" aria-label={t('webhooks.tableLabel')}>
-      <table className="delivery-table">
+      <table className={crowded ? 'delivery-table delivery-table-crowded' : 'delivery-table'}>
         <thead>
           <tr>
             <th scope="col">{t('webhooks.created')}</th>
@@ -94,8 +97,8 @@ export function DeliveryTable(props: { deliveries: readonly FragmentType<typeof 
                   {delivery.status === 'RETRYING' && delivery.nextAttemptAt ? timeOf(delivery.nextAttemptAt) : ''}
                 </td>
                 <td className="mono delivery-purchase">
-                  {/* It may break after each hyphen (APP-<ms>-<suffix>), so the table fits 1280 px. */}
-                  {delivery.purchaseId.split(/(?<=-)/).map((part, index) => (
+                  {/* In a crowded log it may break after each hyphen (APP-<ms>-<suffix>), so the table fits 1280 px. */}
+                  {(crowded ? delivery.purchaseId.split(/(?<=-)/) : [delivery.purchaseId]).map((part, index) => (
                     <Fragment key={index}>
                       {index > 0 && <wbr />}
                       {part}
