@@ -6,6 +6,21 @@ import type { TestPlaza } from './plaza.js';
 
 export const DELIVERY_FIELDS = `id appId event eventName purchaseId payload status attemptCount nextAttemptAt createdAt updatedAt
   attempts { number trigger startedAt durationMs statusCode error responseBodyExcerpt url finished requestHeaders { name value } }`;
+/** Every header a webhook request carries, Plaza's and the HTTP client's own (sorted): a receiver sees these and no more. */
+export const WEBHOOK_REQUEST_HEADERS = [
+  'content-length',
+  'content-type',
+  'host',
+  'user-agent',
+  'webhook-id',
+  'webhook-signature',
+  'webhook-timestamp',
+  'x-platform-attempt',
+  'x-platform-delivery',
+  'x-platform-event',
+  'x-platform-signature',
+];
+
 export const DELIVERY = `query($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
 
 /**
