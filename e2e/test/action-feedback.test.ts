@@ -112,6 +112,7 @@ describe('feedback after actions, and one message per problem', () => {
 
     // The reviewer approves through the review page and is told so on the queue they land on.
     await reviewer.goto(`${plaza.origin}/review/${appId}`);
+    await reviewer.getByLabel('Approve', { exact: true }).check();
     await reviewer.getByRole('button', { name: 'Approve app' }).click();
     await reviewer.waitForURL(`${plaza.origin}/review`);
     await reviewer.getByRole('status').getByText(`You approved ${FORM_APP}: it is in the store now, and its developer has been told.`).waitFor();

@@ -17,7 +17,7 @@ interface DecisionFormProps {
 export function DecisionForm({ appId, revision, onDecided, onReload }: DecisionFormProps) {
   const t = useT();
   const [decide, { loading }] = useMutation(DecideReviewMutation);
-  const [outcome, setOutcome] = useState<DecisionOutcome>('APPROVED');
+  const [outcome, setOutcome] = useState<DecisionOutcome | null>(null);
   const [reasons, setReasons] = useState<RejectionReasonValue[]>([]);
   const [note, setNote] = useState('');
   const [attempted, setAttempted] = useState(false);
@@ -40,9 +40,9 @@ export function DecisionForm({ appId, revision, onDecided, onReload }: DecisionF
     event.preventDefault();
     setAttempted(true);
     setProblem(null);
-    if (Object.keys(problems).length > 0) return;
+    if (outcome === null || Object.keys(problems).length > 0) return;
     try {
-      await decide({ variables: { input: toDecisionInput(appId, revision, values) } });
+      await decide({ variables: { input: toDecisionInput(appId, revision, { ...values, outcome }) } });
       onDecided(outcome);
     } catch (error) {
       setProblem(serverProblem(error));
@@ -50,6 +50,8 @@ export function DecisionForm({ appId, revision, onDecided, onReload }: DecisionF
   }
 
   const fieldProblem = (field: 'reasons' | 'note') => (serverField === field ? problem?.message : undefined);
+  // Said after a try only: arriving at an empty choice is not a mistake.
+  const outcomeMessage = attempted && problems.outcome ? t('review.needsOutcome') : undefined;
   const reasonsMessage = showReasonProblem ? t('review.needsReason') : fieldProblem('reasons');
   const noteMessage = (attempted && problems.note ? t('review.needsNote') : undefined) ?? fieldProblem('note');
 
@@ -57,7 +59,7 @@ export function DecisionForm({ appId, revision, onDecided, onReload }: DecisionF
     // submit() shows its own failure in the form.
     <form className="decision-form" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="decision-heading">
       <h2 id="decision-heading">{t('review.decision')}</h2>
-      <fieldset className="field">
+      <fieldset className="field" aria-invalid={outcomeMessage ? true : undefined} aria-describedby={outcomeMessage ? 'decision-outcome-problem' : undefined}>
         <legend>{t('review.outcome')}</legend>
         <label>
           <input type="radio" name="outcome" value="APPROVED" checked={outcome === 'APPROVED'} onChange={() => setOutcome('APPROVED')} /> {t('review.approve')}
@@ -65,6 +67,11 @@ export function DecisionForm({ appId, revision, onDecided, onReload }: DecisionF
         <label>
           <input type="radio" name="outcome" value="REJECTED" checked={outcome === 'REJECTED'} onChange={() => setOutcome('REJECTED')} /> {t('review.reject')}
         </label>
+        {outcomeMessage && (
+          <p id="decision-outcome-problem" className="field-problem">
+            {outcomeMessage}
+          </p>
+        )}
       </fieldset>
       {outcome === 'REJECTED' && (
         <>
@@ -120,7 +127,7 @@ export function DecisionForm({ appId, revision, onDecided, onReload }: DecisionF
       )}
       <div className="actions">
         <button type="submit" disabled={loading}>
-          {loading ? t('review.sending') : outcome === 'APPROVED' ? t('review.submitApprove') : t('review.submitReject')}
+          {loading ? t('review.sending') : outcome === 'APPROVED' ? t('review.submitApprove') : outcome === 'REJECTED' ? t('review.submitReject') : t('review.submitDecision')}
         </button>
       </div>
     </form>

@@ -87,6 +87,18 @@ describe('Review page', () => {
     expect(screen.getByText(/\(overdue\)/)).toBeTruthy();
   });
 
+  it('starts with no outcome chosen, and asks for one instead of sending', async () => {
+    await renderReview();
+    expect((screen.getByLabelText('Approve') as HTMLInputElement).checked).toBe(false);
+    expect((screen.getByLabelText('Reject') as HTMLInputElement).checked).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Send decision' }));
+
+    expect(screen.getByText('Choose Approve or Reject.')).toBeTruthy();
+    expect(screen.getByRole('group', { name: 'Outcome' }).getAttribute('aria-invalid')).toBe('true');
+    await formAtRest('Send decision');
+    expect(sentDecisions()).toHaveLength(0);
+  });
+
   it('needs at least one reason to reject', async () => {
     await renderReview();
     fireEvent.click(screen.getByLabelText('Reject'));
@@ -123,6 +135,7 @@ describe('Review page', () => {
 
   it('sends an approval without reasons', async () => {
     const decided = await renderReview([respond(DecideReviewMutation, { data: { decideReview: { ...decision, outcome: 'APPROVED', reasons: [], note: null } } })]);
+    fireEvent.click(screen.getByLabelText('Approve'));
     fireEvent.click(screen.getByRole('button', { name: 'Approve app' }));
     await waitFor(() => expect(decided).toEqual(['app-1']));
     expect(sentDecisions().map((call) => call.variables)).toEqual([{ input: { appId: 'app-1', revision: 7, outcome: 'APPROVED', reasons: [], note: null } }]);
@@ -145,6 +158,7 @@ describe('Review page', () => {
         errors: [{ message: 'The developer changed this app (revision 8) after you opened revision 7; review it again', extensions: { code: 'CONFLICT' } }],
       }),
     ]);
+    fireEvent.click(screen.getByLabelText('Approve'));
     fireEvent.click(screen.getByRole('button', { name: 'Approve app' }));
 
     const alert = await screen.findByRole('alert');
