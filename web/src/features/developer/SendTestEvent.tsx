@@ -7,7 +7,7 @@ import { webhookDeliveryPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem, useProblemText } from '../../ui/graphql-errors';
 import { Link } from '../../ui/Link';
-import { EndpointChoice } from '../webhook-logs/EndpointChoice';
+import { EndpointSelect } from '../webhook-logs/EndpointSelect';
 import { LastResponse } from '../webhook-logs/last-response';
 import { eventWireName, SUBSCRIBABLE_EVENTS } from './app-rules';
 
@@ -87,7 +87,7 @@ export function SendTestEvent({ appId, hasWebhookUrl }: { appId: string; hasWebh
         </select>
       </div>
       {hasWebhookUrl && (
-        <EndpointChoice
+        <EndpointSelect
           appId={appId}
           label={t('webhooks.sendTo')}
           allLabel={t('webhooks.everyEndpoint')}

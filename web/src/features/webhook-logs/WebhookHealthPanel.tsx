@@ -12,6 +12,7 @@ import { deliveryTotals, webhookFailing } from '../insights/webhook-stats';
 import { AppWebhookEndpointsQuery, ResumeWebhookEndpointMutation, WebhookEndpointFields } from '../developer/webhook-endpoints';
 import { failedDeliveriesHref } from './delivery-filters';
 import { endpointLabel } from './endpoint-label';
+import { EndpointSelect } from './EndpointSelect';
 import { useDeliveryUpdates } from './insert-delivery';
 import { AppWebhookStateQuery, EnableWebhookMutation, RecoverWebhookDeliveriesMutation } from './webhook-health';
 
@@ -50,7 +51,6 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   const [recover, recoverState] = useMutation(RecoverWebhookDeliveriesMutation);
   const [since, setSince] = useState('');
   const sinceId = useId();
-  const targetId = useId();
   // '' is every enabled endpoint of the app; the choice is offered only when there is more than one.
   const [endpointId, setEndpointId] = useState('');
   // Every page with the panel reads them: a disabled endpoint is named even when the app still receives.
@@ -193,19 +193,14 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
               </button>
             ))}
           </div>
-          {endpoints.length > 1 && (
-            <div className="recover-target">
-              <label htmlFor={targetId}>{t('webhooks.recoverTo')}</label>
-              <select id={targetId} value={endpointId} onChange={(event) => setEndpointId(event.target.value)}>
-                <option value="">{t('webhooks.everyEnabledEndpoint')}</option>
-                {endpoints.map((endpoint) => (
-                  <option key={endpoint.id} value={endpoint.id}>
-                    {endpointLabel(endpoint.url)}
-                  </option>
-                ))}
-              </select>
-            </div>
-          )}
+          <EndpointSelect
+            appId={appId}
+            className="recover-target"
+            label={t('webhooks.recoverTo')}
+            allLabel={t('webhooks.everyEnabledEndpoint')}
+            value={endpointId}
+            onChange={setEndpointId}
+          />
           <small>{t('webhooks.recoverHint')}</small>
           {recovery && !recoverState.loading && (
             <p role="status" aria-live="polite">

@@ -8,7 +8,7 @@ import { serverProblem } from '../../ui/graphql-errors';
 import { deliveryFilterOf, filterFormFromQuery, matchesFilter, PAGE_SIZE, queryFromFilterForm, type DeliveryFilterForm } from './delivery-filters';
 import { DeliveryFilters } from './DeliveryFilters';
 import { DeliveryTable } from './DeliveryTable';
-import { EndpointChoice } from './EndpointChoice';
+import { EndpointSelect } from './EndpointSelect';
 import { insertDelivery, useDeliveryUpdates } from './insert-delivery';
 import { WebhookHealthChart } from '../insights/WebhookHealthChart';
 import { WebhookHealthPanel } from './WebhookHealthPanel';
@@ -78,7 +78,7 @@ export function WebhookLogsPage({ query }: { query: string }) {
         <h1>{t('webhooks.heading')}</h1>
         {form.appId && (
           <div className="send-test">
-            <EndpointChoice
+            <EndpointSelect
               appId={form.appId}
               label={t('webhooks.sendTo')}
               allLabel={t('webhooks.everyEndpoint')}
