@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
@@ -83,6 +84,39 @@ describe('webhookDeliveries with an API token', () => {
     expect(ofRequest).toHaveLength(2);
     expect(ofRequest[0]).toContain('FROM api_tokens');
     expect(ofRequest[1]).toContain('FROM webhook_deliveries');
+  });
+
+  it('costs two statements however the request names the log: under an alias, over GET, or by a persisted query’s hash', async () => {
+    const { createApiToken } = await owner.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'any-shape reader', scopes: ['deliveries:read'] } });
+    const reader = owner.withToken(createApiToken.token);
+    await reader.ok(PAGE_IDS);
+    const ALIASED = 'query { recent: webhookDeliveries(first: 50) { edges { node { id appId } } } }';
+    const headers = { authorization: `Bearer ${createApiToken.token}`, 'apollo-require-preflight': 'true' };
+    const overGet = async () => (await fetch(`${plaza.url}/graphql?query=${encodeURIComponent(PAGE_IDS)}`, { headers })).json() as Promise<{ data: PageIds }>;
+    // Automatic persisted queries (Apollo's protocol): the text is sent once, then only its hash.
+    const hash = createHash('sha256').update(PAGE_IDS).digest('hex');
+    const persisted = (query?: string) => ({ ...(query ? { query } : {}), extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
+    const post = async (body: unknown) =>
+      (await fetch(`${plaza.url}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<{
+        data: PageIds;
+      }>;
+    await post(persisted(PAGE_IDS));
+    const expected = [...deliveryIds].reverse();
+    const reads: [string, () => Promise<string[]>][] = [
+      ['aliased', async () => (await reader.ok<{ recent: PageIds['webhookDeliveries'] }>(ALIASED)).recent.edges.map((edge) => edge.node.id)],
+      ['over GET', async () => (await overGet()).data.webhookDeliveries.edges.map((edge) => edge.node.id)],
+      ['by its hash', async () => (await post(persisted())).data.webhookDeliveries.edges.map((edge) => edge.node.id)],
+    ];
+    for (const [how, read] of reads) {
+      let ids: string[] = [];
+      const texts = await statementsDuring(async () => (ids = await read()));
+      expect(ids, how).toEqual(expected);
+      const ofRequest = texts.filter((text) => /api_tokens|\bapps\b|webhook_deliveries/.test(text));
+      expect(
+        ofRequest.map((text) => (/FROM api_tokens/.test(text) ? 'token' : /FROM webhook_deliveries/.test(text) ? 'page' : text)),
+        how,
+      ).toEqual(['token', 'page']);
+    }
   });
 
   it('reads the bodies a page asks for in one more statement, by their events', async () => {

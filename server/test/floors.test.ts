@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 
 // conventions.md 14 and 16: infrastructure imports no feature and no wiring; a feature uses another
@@ -91,6 +92,21 @@ describe('floors', () => {
     expect([...new Set(pairs)].sort()).toEqual([]);
   });
 
+  it('the wiring, the platform and identity decide nothing by searching an operation’s text for a field’s name', () => {
+    // What a request resolves is known only once it is parsed: a name in a string argument is not the field, and
+    // a GET, a persisted query's hash or a fragment from elsewhere hides it. Resolvers ask (RequestContext.ownedAppIds).
+    const schema = buildSchema(readFileSync(path.resolve(SRC, '../../schema.graphql'), 'utf8'));
+    const rootFields = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) => Object.keys(type?.getFields() ?? {}));
+    expect(rootFields).toContain('webhookDeliveries');
+    const files = [...filesUnder(path.join(SRC, 'app'), '.ts'), ...filesUnder(path.join(SRC, 'platform'), '.ts'), ...filesUnder(path.join(SRC, 'modules', 'identity'), '.ts')];
+    const searches = files.flatMap((file) =>
+      [...code(file).matchAll(/\.(?:includes|indexOf|lastIndexOf|startsWith|endsWith|search|match|matchAll|split)\(\s*(['"`])([^'"`]*)\1/g)]
+        .filter((m) => rootFields.some((field) => new RegExp(`\\b${field}\\b`).test(m[2]!)))
+        .map((m) => `${relative(file)}: ${m[0]}`),
+    );
+    expect(searches).toEqual([]);
+  });
+
   describe('tables: each is read and written by the feature that owns it (conventions.md 19)', () => {
     const MODULES = path.join(SRC, 'modules');
     /** Tables without an entity, by owner; every other table is its entity's feature's. */
@@ -130,13 +146,9 @@ describe('floors', () => {
       // A local forward signs with the app's current and overlapping secrets and checks a CLI event's owner in
       // its read; to go when client secrets are opened one way (issue section 2).
       'modules/webhooks/local-forward.service.ts': ['apps', 'client_secrets'],
-      // The API token's statement also brings its owner's app ids for a Webhook Logs page: one round trip less
-      // on every page an API token reads.
+      // An HTTP request's API token statement also brings its owner's app ids (the request's ownedAppIds): one round
+      // trip less on every Webhook Logs page a token reads, for an index look-up of the owner's apps.
       'modules/identity/identity.service.ts': ['apps'],
-      // A page of endpoints' health carries each app's owner in the same statement, so who may see each one is decided
-      // without a second round trip per page (the resolver checks it); to go with the text scan above, when a request
-      // knows the apps its principal owns.
-      'modules/webhooks/endpoints/webhook-endpoint-health.ts': ['apps'],
       // A purchase checks and debits the balance in one statement (two purchases can never overdraw it); a
       // refund and an admin's credit add to it in the same transaction as their ledger rows.
       'modules/marketplace/marketplace.service.ts': ['accounts'],

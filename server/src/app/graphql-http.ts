@@ -47,8 +47,6 @@ export interface LeanGraphqlDeps {
   observe(statusCode: number, seconds: number): void;
   /** The signed-out store's response cache (store-response-cache.ts). */
   storeCache(method: string, headers: IncomingMessage['headers'], body: unknown): StoreCacheLookup | undefined;
-  /** Whether the request lists deliveries, so the API token's check may bring the owner's app ids (a hint by the query's text). */
-  listsDeliveries(body: unknown): boolean;
 }
 
 /**
@@ -143,7 +141,7 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
     const query = url.indexOf('?');
     const answer = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: 'POST', headers: requestHeaders, search: query < 0 ? '' : url.slice(query), body },
-      context: async () => ({ ...(await guards.context(credential, address, { ownedApps: deps.listsDeliveries(body) })), log }),
+      context: async () => ({ ...(await guards.context(credential, address)), log }),
     });
     const status = answer.status ?? 200;
     const answerHeaders: [string, string][] = [];

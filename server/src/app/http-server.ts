@@ -24,6 +24,7 @@ import { jitGateway } from './jit-executor.js';
 import { storeResponseCache } from './store-response-cache.js';
 import { isLeanGraphqlPost, leanGraphqlPost } from './graphql-http.js';
 import { eventCatalogueRoutes } from '../modules/webhooks/index.js';
+import { appIdsOwnedBy } from '../modules/apps/index.js';
 
 /** What /graphql answers: queries and mutations over GET and POST, the WebSocket upgrade on GET. */
 const GRAPHQL_METHODS = 'GET, HEAD, POST, OPTIONS';
@@ -32,12 +33,6 @@ export interface HttpServer {
   server: Server;
   close(): Promise<void>;
 }
-
-/** Whether a GraphQL request body asks for webhookDeliveries (by its text: a hint, see its use). */
-const listsDeliveries = (body: unknown): boolean => {
-  const query = (body as { query?: unknown } | undefined)?.query;
-  return typeof query === 'string' && query.includes('webhookDeliveries');
-};
 
 /** Express with the auth routes, GraphQL over HTTP and WebSocket on /graphql, health checks and the SPA. */
 export async function createHttpServer(services: Services, schema: GraphQLSchema): Promise<HttpServer> {
@@ -58,7 +53,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
   };
   const server = createServer(onRequest);
 
-  const guards = new RequestGuards(services.identity, services.config);
+  const guards = new RequestGuards(services.identity, services.config, (ownerId) => appIdsOwnedBy(services.db.manager, ownerId));
   const wsCleanup = attachWebSocketServer(server, schema, services, guards);
 
   const apollo = new ApolloServer<RequestContext>({
@@ -131,7 +126,6 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     securityHeaders: securityHeaderList(services.config),
     observe: services.metrics.httpTimer('POST', '/graphql'),
     storeCache: storeCache.lookup,
-    listsDeliveries,
   });
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
@@ -177,9 +171,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     // The argument is typed here: the integration's own view of express's types can resolve to nothing under pnpm.
     expressMiddleware(apollo, {
       context: async ({ req, res }: { req: express.Request; res: express.Response }) => ({
-        // The Webhook Logs' list needs the token owner's app ids: read with the token, one round trip less. Only a
-        // hint (the text names the field): without it the list reads them itself, so it never changes an answer.
-        ...(await guards.context(requestCredential(req), req.ip ?? null, { ownedApps: listsDeliveries(req.body) })),
+        ...(await guards.context(requestCredential(req), req.ip ?? null)),
         log: requestLogger(res),
       }),
     }),

@@ -23,6 +23,8 @@ export class RequestGuards {
   constructor(
     private readonly identity: Pick<IdentityService, 'authenticate'>,
     config: Config,
+    /** The apps feature's read of the apps one account owns, for RequestContext.ownedAppIds. */
+    private readonly appIdsOwnedBy: (ownerId: string) => Promise<readonly string[]>,
   ) {
     this.byAddress = new RateLimiter(config.rateLimitPerAddress);
     this.byApiToken = new RateLimiter(config.rateLimitPerApiToken);
@@ -47,21 +49,42 @@ export class RequestGuards {
   };
 
   /**
-   * The context of one request or WebSocket connection; a bad credential or an empty bucket is a GraphQLError with its HTTP status.
-   * `ownedApps`: an API token's principal also carries its owner's app ids, read in the token's statement; only for one
-   * HTTP request that will list deliveries (never a connection, which outlives what was read).
+   * The context of one HTTP request, or of a graphql-ws connection (`connection`), whose operations each get their
+   * own from operationContext; a bad credential or an empty bucket is a GraphQLError with its HTTP status.
    */
-  async context(token: string | undefined, ipAddress: string | null, { ownedApps = false }: { ownedApps?: boolean } = {}): Promise<RequestContext> {
+  async context(token: string | undefined, ipAddress: string | null, { connection = false }: { connection?: boolean } = {}): Promise<RequestContext> {
     try {
-      const principal = token ? await this.authenticate(token, ipAddress, ownedApps) : null;
+      // An HTTP request's API token brings its owner's app ids in its own statement (one round trip less for a Webhook
+      // Logs page); a connection's does not: it outlives what was read, and its operations read them when they ask.
+      const principal = token ? await this.authenticate(token, ipAddress, !connection) : null;
       this.admit(principal, ipAddress, { countAddress: false });
-      return { principal, ipAddress };
+      return { principal, ipAddress, ownedAppIds: this.ownedAppIdsOf(principal) };
     } catch (err) {
       if (err instanceof PlazaError) throw asHttpError(err);
       // Who is asking could not be read: 503 with Retry-After, not Apollo's 500 "Context creation failed".
       if (isDatabaseUnavailable(err)) throw asHttpError(serviceUnavailable());
       throw err;
     }
+  }
+
+  /**
+   * One graphql-ws operation's context: its connection's, with its own reading of the apps the principal owns
+   * (apps are submitted and deleted while a connection lives, so the connection keeps none).
+   */
+  operationContext(connection: RequestContext): RequestContext {
+    return { ...connection, ownedAppIds: this.ownedAppIdsOf(connection.principal) };
+  }
+
+  /** Read by the first resolver that asks and shared by the others; an HTTP request's API token may have read them already. */
+  private ownedAppIdsOf(principal: Principal | null): () => Promise<readonly string[]> {
+    let owned: Promise<readonly string[]> | undefined;
+    return () => {
+      if (owned) return owned;
+      if (!principal) owned = Promise.resolve([]);
+      else if (principal.kind === 'apiToken' && principal.ownedAppIds) owned = Promise.resolve(principal.ownedAppIds);
+      else owned = this.appIdsOwnedBy(principal.userId);
+      return owned;
+    };
   }
 
   /**

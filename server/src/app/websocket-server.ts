@@ -158,7 +158,7 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
         const token = credentialOf({ authorization: ctx.connectionParams?.authorization, cookie: ctx.extra.request.headers.cookie });
         if (!token) return false;
         try {
-          const context = await guards.context(token, ctx.extra.request.socket.remoteAddress ?? null);
+          const context = await guards.context(token, ctx.extra.request.socket.remoteAddress ?? null, { connection: true });
           // Closed while its credential was read: its 'close' has been and gone, so nothing added now would ever be undone.
           if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
           ctx.extra.context = { ...context, log: logger.child({ requestId: requestIds.get(ctx.extra.request) ?? requestIdFrom(undefined) }) };
@@ -201,7 +201,7 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
           throw err;
         }
       },
-      context: (ctx) => ctx.extra.context!,
+      context: (ctx) => guards.operationContext(ctx.extra.context!),
       // The same error shapes as over HTTP (contract codes, the field at fault, nothing internal).
       onError: (ctx, _id, _payload, errors) => {
         const log = ctx.extra.context?.log ?? logger;

@@ -122,7 +122,7 @@ export class WebhookResolver {
 
   @Authorized(tokenScope('deliveries:read'))
   @Query(() => WebhookDeliveryConnection, { description: 'Newest first. Owners see their apps, admins all; API tokens their owner’s apps' })
-  webhookDeliveries(
+  async webhookDeliveries(
     @Ctx() context: RequestContext,
     @Arg('filter', () => WebhookDeliveryFilter, { nullable: true, description: 'Only deliveries that match; all you may see when null' }) filter?: WebhookDeliveryFilter | null,
     @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
@@ -130,7 +130,8 @@ export class WebhookResolver {
     @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
     @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<WebhookDeliveryConnection> {
-    return this.deliveryLog.list(requirePrincipal(context), filter ?? {}, { first, after, last, before });
+    const readable = seesEveryApp(requirePrincipal(context)) ? undefined : await context.ownedAppIds();
+    return this.deliveryLog.list(readable, filter ?? {}, { first, after, last, before });
   }
 
   @Authorized(tokenScope('deliveries:read'))

@@ -5,6 +5,13 @@ import type { Principal } from './principal.js';
 export interface RequestContext {
   principal: Principal | null;
   ipAddress: string | null;
+  /**
+   * The ids of the apps the principal owns (none when signed out), in no order: read once per HTTP request or
+   * graphql-ws operation, by the first resolver that asks, and shared by the others (an endpoint page's health,
+   * the Webhook Logs). An API token that may read deliveries brings them in its own statement, so a Webhook Logs
+   * page costs no statement for them.
+   */
+  ownedAppIds(): Promise<readonly string[]>;
   /** The logger of the HTTP request or graphql-ws connection: its lines carry the request id. */
   log?: Logger;
 }

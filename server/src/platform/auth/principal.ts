@@ -12,9 +12,9 @@ export type Principal =
       scopes: ReadonlySet<string>;
       expiresAt?: Date;
       /**
-       * The owner's app ids, read in the token's own statement (a token that may read deliveries, on an
-       * HTTP request that lists them), so the Webhook Logs need no statement of their own for them. Only
-       * for the request that authenticated: a graphql-ws connection's principal outlives it and carries none.
+       * The owner's app ids, read in the token's own statement (a token that may read deliveries, on an HTTP
+       * request): what RequestContext.ownedAppIds answers for that request. Only for the request that
+       * authenticated: a graphql-ws connection's principal outlives it and carries none.
        */
       ownedAppIds?: readonly string[];
     };

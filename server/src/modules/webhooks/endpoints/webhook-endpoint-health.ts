@@ -50,15 +50,14 @@ export class WebhookEndpointHealthView {
 const OPEN = sqlLiterals(DeliveryStatus.PENDING, DeliveryStatus.RETRYING);
 
 /**
- * The health of the endpoints $1 with their apps' owners (who may see it), in one statement for a page of them:
+ * The health of the endpoints $1, in one statement for a page of them:
  * the run of failures the result write keeps (webhook_endpoint_health), the last 24 hourly buckets of
  * webhook_endpoint_hourly (its primary key), and the open and held deliveries through the per-endpoint queue
  * index and the held index, each count stopping at HEALTH_COUNT_CAP.
  */
-const HEALTH_OF_ENDPOINTS = `SELECT e.id, a.owner_id, h.failing_since, h.last_failure_at, h.last_error, COALESCE(h.failed_deliveries, 0) AS failed_deliveries,
+const HEALTH_OF_ENDPOINTS = `SELECT e.id, h.failing_since, h.last_failure_at, h.last_error, COALESCE(h.failed_deliveries, 0) AS failed_deliveries,
          r.succeeded, r.failed, r.last_attempt_at, o.open, held.held
     FROM webhook_endpoints e
-    JOIN apps a ON a.id = e.app_id
     LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = e.id
    CROSS JOIN LATERAL (
      SELECT COALESCE(sum(x.succeeded) FILTER (WHERE x.hour >= date_trunc('hour', now(), 'UTC') - interval '23 hours'), 0)::int AS succeeded,
@@ -76,12 +75,11 @@ const HEALTH_OF_ENDPOINTS = `SELECT e.id, a.owner_id, h.failing_since, h.last_fa
    ) held
    WHERE e.id = ANY($1::text[])`;
 
-/** The health of endpoints `ids` that exist, by id, each with its app's owner. The caller decides who sees it. */
-export async function healthOfEndpoints(db: DataSource, ids: readonly string[]): Promise<Map<string, { ownerId: string; health: WebhookEndpointHealthView }>> {
+/** The health of endpoints `ids` that exist, by id. The caller decides who sees it. */
+export async function healthOfEndpoints(db: DataSource, ids: readonly string[]): Promise<Map<string, WebhookEndpointHealthView>> {
   if (ids.length === 0) return new Map();
   const rows: {
     id: string;
-    owner_id: string;
     failing_since: Date | null;
     last_failure_at: Date | null;
     last_error: string | null;
@@ -95,21 +93,18 @@ export async function healthOfEndpoints(db: DataSource, ids: readonly string[]):
   return new Map(
     rows.map((row) => [
       row.id,
-      {
-        ownerId: row.owner_id,
-        health: Object.assign(new WebhookEndpointHealthView(), {
-          failingSince: row.failing_since,
-          lastFailureAt: row.last_failure_at,
-          lastError: row.last_error,
-          failedDeliveries: row.failed_deliveries,
-          attemptsSucceeded: row.succeeded,
-          attemptsFailed: row.failed,
-          successRate: row.succeeded + row.failed > 0 ? row.succeeded / (row.succeeded + row.failed) : null,
-          openDeliveries: row.open,
-          heldDeliveries: row.held,
-          lastAttemptAt: row.last_attempt_at,
-        }),
-      },
+      Object.assign(new WebhookEndpointHealthView(), {
+        failingSince: row.failing_since,
+        lastFailureAt: row.last_failure_at,
+        lastError: row.last_error,
+        failedDeliveries: row.failed_deliveries,
+        attemptsSucceeded: row.succeeded,
+        attemptsFailed: row.failed,
+        successRate: row.succeeded + row.failed > 0 ? row.succeeded / (row.succeeded + row.failed) : null,
+        openDeliveries: row.open,
+        heldDeliveries: row.held,
+        lastAttemptAt: row.last_attempt_at,
+      }),
     ]),
   );
 }

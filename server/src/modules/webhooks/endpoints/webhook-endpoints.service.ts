@@ -107,8 +107,8 @@ export class WebhookEndpointsService {
     return new Map(rows.map((row) => [row.id as string, toEndpoint(row)]));
   }
 
-  /** The health of the endpoints `ids` that exist, each with its app's owner (the caller decides who sees it). */
-  healthOf(ids: readonly string[]): Promise<Map<string, { ownerId: string; health: WebhookEndpointHealthView }>> {
+  /** The health of the endpoints `ids` that exist (the caller decides who sees it). */
+  healthOf(ids: readonly string[]): Promise<Map<string, WebhookEndpointHealthView>> {
     return healthOfEndpoints(this.db, ids);
   }
 
