@@ -90,6 +90,8 @@ const SERVER = 2;
 const CLIENT = 3;
 
 const BUY = 'mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }';
+const RECOVER = 'mutation Recover($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { deliveriesQueued } }';
+const REDELIVER = 'mutation Redeliver($id: ID!) { redeliverWebhook(deliveryId: $id) { id status attemptCount } }';
 const CREDIT = 'mutation($userId: ID!, $points: Int!, $reason: String!) { creditPoints(userId: $userId, points: $points, reason: $reason) { userId points } }';
 
 /** What a purchase's webhook looks like at the receiver: the requests whose body names it. */
@@ -108,16 +110,29 @@ async function marketplace(url: string, webhookUrl: string) {
   return { developer, buyer, app };
 }
 
-/** A purchase over plain HTTP, with the caller's own `traceparent` when given (a traced client or gateway in front of Plaza). */
-async function purchase(url: string, buyer: GraphQLTestClient, appId: string, traceparent?: string): Promise<string> {
+/** An operation over plain HTTP as `client`, with the caller's own `traceparent` when given (a traced client or gateway in front of Plaza). */
+async function traced<T>(url: string, client: GraphQLTestClient, query: string, variables: Record<string, unknown>, traceparent?: string): Promise<T> {
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${buyer.token}`, ...(traceparent ? { traceparent } : {}) },
-    body: JSON.stringify({ query: BUY, variables: { appId } }),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${client.token}`, ...(traceparent ? { traceparent } : {}) },
+    body: JSON.stringify({ query, variables }),
   });
-  const body = (await response.json()) as { data?: { purchaseApp: { purchaseId: string } }; errors?: unknown };
-  if (!body.data) throw new Error(`purchase failed: ${JSON.stringify(body.errors)}`);
-  return body.data.purchaseApp.purchaseId;
+  const body = (await response.json()) as { data?: T; errors?: unknown };
+  if (!body.data) throw new Error(`${query} failed: ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+/** A purchase over plain HTTP, with the caller's own `traceparent` when given. */
+async function purchase(url: string, buyer: GraphQLTestClient, appId: string, traceparent?: string): Promise<string> {
+  const data = await traced<{ purchaseApp: { purchaseId: string } }>(url, buyer, BUY, { appId }, traceparent);
+  return data.purchaseApp.purchaseId;
+}
+
+/** A new W3C traceparent of a trace of its own (sampled), and its trace and span ids. */
+function newTraceparent(): { traceparent: string; traceId: string; spanId: string } {
+  const traceId = randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  return { traceparent: `00-${traceId}-${spanId}-01`, traceId, spanId };
 }
 
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
@@ -125,15 +140,18 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   let receiver: WebhookReceiver;
   let apiUrl: string;
   let databaseUrl: string;
+  const refusing = new Set<string>();
 
   beforeAll(async () => {
     otlp = await OtlpReceiver.start();
-    // Each purchase's first request is refused (500), its retry accepted: two attempts per delivery.
+    // Each purchase's first request is refused (500), its retry accepted: two attempts per delivery. Paths in
+    // `refusing` are refused every time, until taken out.
     const answered = new Map<string, number>();
     receiver = await WebhookReceiver.start((request) => {
       const { purchase_id } = JSON.parse(request.rawBody.toString()) as { purchase_id: string };
       const seen = (answered.get(purchase_id) ?? 0) + 1;
       answered.set(purchase_id, seen);
+      if (refusing.has(request.path)) return { status: 500, body: 'down' };
       return seen === 1 ? { status: 500, body: 'try again' } : { status: 200, body: 'ok' };
     });
     databaseUrl = await createTestDatabase();
@@ -271,6 +289,70 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       { timeout: 20_000, interval: 100 },
     );
   });
+
+  it(
+    "a delivery sent again (recoverWebhookDeliveries, then redeliverWebhook) stays in its purchase's trace, each attempt linked to what sent it",
+    { timeout: 120_000 },
+    async () => {
+      const path = `/webhooks/down-${randomBytes(4).toString('hex')}`;
+      refusing.add(path);
+      const { developer, buyer, app } = await marketplace(apiUrl, receiver.url(path));
+      const bought = newTraceparent();
+      const since = new Date(Date.now() - 60_000).toISOString();
+      const purchaseId = await purchase(apiUrl, buyer, app.id, bought.traceparent);
+      // Both scheduled attempts refused: the delivery fails, and its receiver comes back.
+      await vi.waitFor(() => expect(requestsFor(receiver, purchaseId)).toHaveLength(2), { timeout: 20_000, interval: 50 });
+      const deliveryId = String(requestsFor(receiver, purchaseId)[0]!.headers['x-platform-delivery']);
+      await waitForDelivery(developer, deliveryId, (d) => d.status === 'FAILED');
+      refusing.delete(path);
+
+      // Its developer recovers the app's failed deliveries (the worker sends them), then sends this one once more by hand (the API sends it), each from a trace of their own.
+      const recovering = newTraceparent();
+      const recovered = await traced<any>(apiUrl, developer, RECOVER, { appId: app.id, since }, recovering.traceparent);
+      expect(recovered.recoverWebhookDeliveries.deliveriesQueued).toBe(1);
+      await vi.waitFor(() => expect(requestsFor(receiver, purchaseId)).toHaveLength(3), { timeout: 20_000, interval: 50 });
+      await waitForDelivery(developer, deliveryId, (d) => d.status === 'SUCCEEDED');
+      const redelivering = newTraceparent();
+      const redelivered = await traced<any>(apiUrl, developer, REDELIVER, { id: deliveryId }, redelivering.traceparent);
+      expect(redelivered.redeliverWebhook.attemptCount).toBe(4);
+      expect(requestsFor(receiver, purchaseId)).toHaveLength(4);
+
+      const attemptSpans = () =>
+        otlp.spans
+          .filter((span) => span.name === 'POST' && span.attributes['plaza.delivery.id'] === deliveryId)
+          .sort((a, b) => Number(a.attributes['plaza.webhook.attempt']) - Number(b.attributes['plaza.webhook.attempt']));
+      await vi.waitFor(() => expect(attemptSpans()).toHaveLength(4), { timeout: 20_000, interval: 100 });
+      const event = otlp.spans.find((span) => span.traceId === bought.traceId && span.name === 'webhook.event.record')!;
+      const redeliverOperation = await vi.waitFor(
+        () => {
+          const operation = otlp.spans.find((span) => span.traceId === redelivering.traceId && span.name === 'mutation Redeliver');
+          expect(operation).toBeDefined();
+          return operation!;
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+      const claims = new Set(otlp.spans.filter((span) => span.name === 'webhook.deliveries.claim').map((span) => span.spanId));
+      // Every attempt, scheduled, recovered or by hand, a child of the purchase's event: one trace from the purchase to each request.
+      expect(
+        attemptSpans().map((span) => ({
+          service: span.service,
+          trace: span.traceId,
+          parent: span.parentSpanId,
+          attempt: span.attributes['plaza.webhook.attempt'],
+          status: span.attributes['http.response.status_code'],
+          // What sent it: the worker's claim, or the request that asked for it.
+          linkedTo: span.links.map((link) => (claims.has(link.spanId) ? 'claim' : link.spanId === redeliverOperation.spanId ? 'redeliverWebhook' : link.spanId)),
+        })),
+      ).toEqual([
+        { service: 'plaza-worker', trace: bought.traceId, parent: event.spanId, attempt: 1, status: 500, linkedTo: ['claim'] },
+        { service: 'plaza-worker', trace: bought.traceId, parent: event.spanId, attempt: 2, status: 500, linkedTo: ['claim'] },
+        { service: 'plaza-worker', trace: bought.traceId, parent: event.spanId, attempt: 3, status: 200, linkedTo: ['claim'] },
+        { service: 'plaza-api', trace: bought.traceId, parent: event.spanId, attempt: 4, status: 200, linkedTo: ['redeliverWebhook'] },
+      ]);
+      // The receiver was given each attempt's own span, in the purchase's trace.
+      expect(requestsFor(receiver, purchaseId).map((request) => request.headers.traceparent)).toEqual(attemptSpans().map((span) => `00-${bought.traceId}-${span.spanId}-01`));
+    },
+  );
 });
 
 describe('with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {

@@ -161,6 +161,13 @@ export function activeTraceparent(): string | null {
   return span ? traceparentOf(span.spanContext()) : null;
 }
 
+/** The active span's context (a request's, for work it asked for that joins another trace); undefined when off or outside a span. */
+export function activeSpanContext(): SpanContext | undefined {
+  if (tracer === undefined) return undefined;
+  const spanContext = trace.getSpan(context.active())?.spanContext();
+  return spanContext && isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
 /** `00-<trace id>-<span id>-<flags>`, W3C Trace Context's traceparent. */
 export function traceparentOf(spanContext: SpanContext): string | null {
   if (!isSpanContextValid(spanContext)) return null;

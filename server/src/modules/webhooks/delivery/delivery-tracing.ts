@@ -1,5 +1,6 @@
 import type { GuardedResponse } from '../../../platform/outbound-http/guarded-http-client.js';
 import {
+  activeSpanContext,
   contextWithParent,
   inSpan,
   recordFailure,
@@ -40,8 +41,9 @@ export function traceClaim(claimed: ClaimedDelivery[], startedAt: number, statem
 
 /**
  * Sends one attempt through `post` inside its span (`POST`, a client span) and gives the receiver that span as
- * `traceparent`, so a receiver that traces joins the purchase's trace. The stored request headers are the
- * caller's `headers`, without it. Off: `post(headers)`, the very same request as without tracing.
+ * `traceparent`, so a receiver that traces joins the purchase's trace. The span links to what sent it: the claim
+ * that took it, or, for a manual attempt (redeliverWebhook), the request that asked, whose trace is another. The
+ * stored request headers are the caller's `headers`, without it. Off: `post(headers)`, the very same request as without tracing.
  */
 export function traceAttempt(
   delivery: ClaimedDelivery,
@@ -52,9 +54,10 @@ export function traceAttempt(
 ): Promise<GuardedResponse> {
   if (!tracingOn()) return post(headers);
   const recorded = spanContextFrom(delivery.trace_parent);
-  const claim = claimOf.get(delivery);
+  // A manual attempt has no claim: the request that asked for it (active here) is what sent it.
+  const sentBy = claimOf.get(delivery) ?? activeSpanContext();
   // The purchase's trace; a delivery recorded untraced continues its claim's (or, a manual attempt, the request's).
-  const parent = recorded ?? claim;
+  const parent = recorded ?? sentBy;
   return inSpan(
     'POST',
     () => {
@@ -76,6 +79,6 @@ export function traceAttempt(
       if (span && response.error !== null) recordFailure(span, new Error(response.error), response.statusCode === null ? 'connection' : String(response.statusCode));
       return response;
     },
-    { kind: SpanKind.CLIENT, parent: parent ? contextWithParent(parent) : undefined, links: recorded && claim ? [{ context: claim }] : [] },
+    { kind: SpanKind.CLIENT, parent: parent ? contextWithParent(parent) : undefined, links: recorded && sentBy ? [{ context: sentBy }] : [] },
   );
 }

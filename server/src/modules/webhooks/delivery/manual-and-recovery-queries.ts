@@ -20,20 +20,21 @@ const ENDPOINT_ENABLED = (alias: string) => `CASE WHEN ${alias}.endpoint_id IS N
 
 /**
  * A manual attempt of delivery $1: counts it and records it as started, and returns what sending it
- * needs (no claim: a manual attempt runs beside the schedule, whoever holds the delivery).
+ * needs (no claim: a manual attempt runs beside the schedule, whoever holds the delivery), with the trace its
+ * event was recorded in, which the attempt joins as the scheduled ones do.
  */
 export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
          UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, updated_at = clock_timestamp()
           -- Nothing to send, and nothing reserved, once its body is gone (WEBHOOK_BODY_RETENTION) or while its
           -- endpoint is paused, disabled or deleted (checked here, not only before: a pause may land in between).
           WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')} AND ${ENDPOINT_ENABLED('webhook_deliveries')}
-         RETURNING id, app_id, endpoint_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at, status, recovering
+         RETURNING id, app_id, endpoint_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at, status, recovering, trace_parent
        ), started AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
          SELECT id, attempt_count, ${MANUAL}, clock_timestamp(), false FROM reserved
        )
        SELECT r.id, r.app_id, r.event_id, r.event_type, r.purchase_id, r.attempt_count, r.scheduled_attempts_done, r.created_at, r.status, r.recovering,
-              0::float AS wait_ms, '' AS claim_token, ${ATTEMPT_MATERIALS('r')}
+              0::float AS wait_ms, '' AS claim_token, r.trace_parent, ${ATTEMPT_MATERIALS('r')}
          FROM reserved r
          ${JOIN_ATTEMPT_MATERIALS('r')}`;
 
