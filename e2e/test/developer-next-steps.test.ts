@@ -10,10 +10,12 @@ import { REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-
 // "Recover failed since…" from the first failure, and lists that are empty say what to do next.
 
 const DEVELOPER_EMAIL = 'next.dev@plaza.test';
+const BUYER_EMAIL = 'next.buyer@plaza.test';
 
 let plaza: PlazaProcess;
 let browser: Browser | undefined;
 let developer: PlazaApi;
+let buyer: PlazaApi;
 let reviewer: PlazaApi;
 let receiver: Awaited<ReturnType<typeof startHttpsServer>>;
 /** Paths that answer 500 until mended; every other path answers 200. */
@@ -26,6 +28,40 @@ const addEndpoint = async (appId: string, path: string) =>
       { appId, input: { url: `${receiver.origin}${path}` } },
     )
   ).createWebhookEndpoint.id;
+interface Delivery {
+  id: string;
+  status: string;
+  createdAt: string;
+  endpoint: { id: string } | null;
+}
+/** An app's deliveries, newest first, as the API tells them. */
+const deliveriesOf = async (appId: string) =>
+  (
+    await developer.ok<{ webhookDeliveries: { edges: { node: Delivery }[] } }>(
+      `query($filter: WebhookDeliveryFilter) { webhookDeliveries(filter: $filter, first: 100) { edges { node { id status createdAt endpoint { id } } } } }`,
+      { filter: { appId } },
+    )
+  ).webhookDeliveries.edges.map((edge) => edge.node);
+/** Each endpoint's statuses, oldest delivery first, once none is still being sent. */
+const settledStatuses = async (appId: string, endpointIds: readonly string[]) => {
+  const deliveries = (await deliveriesOf(appId)).reverse();
+  return endpointIds.map((id) => deliveries.filter((delivery) => delivery.endpoint?.id === id).map((delivery) => delivery.status));
+};
+const failingSinceOf = async (appId: string) =>
+  (
+    await developer.ok<{ app: { webhookEndpoints: { id: string; url: string; health: { failingSince: string | null } }[] } }>(
+      `query($id: ID!) { app(id: $id) { webhookEndpoints { id url health { failingSince } } } }`,
+      { id: appId },
+    )
+  ).app.webhookEndpoints;
+const install = (appId: string) => buyer.ok(`mutation($appId: ID!) { installApp(appId: $appId) { id } }`, { appId });
+const uninstall = (appId: string) => buyer.ok(`mutation($appId: ID!) { uninstallApp(appId: $appId) { id } }`, { appId });
+const prefer = (preferences: { theme?: 'light' | 'dark'; locale?: 'en' | 'vi' }) =>
+  developer.ok(`mutation Prefs($theme: String, $locale: String) { updatePreferences(theme: $theme, locale: $locale) { id } }`, preferences);
+const MINUTE = 60_000;
+/** The start of the minute of `instant`: what a datetime-local field to the minute asks for. */
+const minuteOf = (instant: string) => Math.floor(Date.parse(instant) / MINUTE) * MINUTE;
+
 /** The options of the select labelled `label`, as a person reads them. */
 const optionsOf = (page: Page, label: string) => page.getByLabel(label, { exact: true }).locator('option').allTextContents();
 
@@ -42,6 +78,7 @@ beforeAll(async () => {
     });
   });
   developer = await PlazaApi.signIn(plaza.origin, DEVELOPER_EMAIL);
+  buyer = await PlazaApi.signIn(plaza.origin, BUYER_EMAIL);
   reviewer = await PlazaApi.signIn(plaza.origin, REVIEWER_EMAIL);
   browser = await launchChromium();
 }, 180_000);
@@ -82,6 +119,90 @@ describe('one endpoint picker', () => {
       expect(await page.getByLabel('Send to', { exact: true }).count()).toBe(0);
       expect(await page.getByLabel('Endpoint to recover', { exact: true }).count()).toBe(0);
     } finally {
+      await page.context().close();
+    }
+  });
+});
+
+describe('Recover failed since the first failure', () => {
+  it('fills the field with the chosen endpoint’s first failure, or the earliest of the enabled ones, and recovers exactly the deliveries failed since then', async () => {
+    const appId = await publishApp(developer, reviewer, { name: 'Flaky Hooks', appUrl: `${receiver.origin}/`, webhookUrl: `${receiver.origin}/flaky-a` });
+    const b = await addEndpoint(appId, '/flaky-b');
+    const a = (await failingSinceOf(appId)).find((endpoint) => endpoint.url.endsWith('/flaky-a'))!.id;
+
+    // An old failure of B's, ended by a success: a run of failures that is over.
+    failingPaths.add('/flaky-b');
+    await install(appId);
+    await poll(() => settledStatuses(appId, [a, b])).toEqual([['SUCCEEDED'], ['FAILED']]);
+    failingPaths.delete('/flaky-b');
+    failingPaths.add('/flaky-a');
+    await uninstall(appId);
+    await poll(() => settledStatuses(appId, [a, b])).toEqual([
+      ['SUCCEEDED', 'FAILED'],
+      ['FAILED', 'SUCCEEDED'],
+    ]);
+    const aSince = (await failingSinceOf(appId)).find((endpoint) => endpoint.id === a)!.health.failingSince!;
+    expect(aSince).toBeTruthy();
+    // The field is to the minute: B's new run starts in a later minute than A's, so the two first failures read apart.
+    await expect.poll(() => Math.floor(Date.now() / MINUTE) * MINUTE, { timeout: 2 * MINUTE, interval: 500 }).toBeGreaterThan(minuteOf(aSince));
+    failingPaths.add('/flaky-b');
+    await install(appId);
+    await poll(() => settledStatuses(appId, [a, b])).toEqual([
+      ['SUCCEEDED', 'FAILED', 'FAILED'],
+      ['FAILED', 'SUCCEEDED', 'FAILED'],
+    ]);
+    const bSince = (await failingSinceOf(appId)).find((endpoint) => endpoint.id === b)!.health.failingSince!;
+    expect(minuteOf(bSince)).toBeGreaterThan(minuteOf(aSince));
+    /** The failed deliveries to `endpoints` created at or after `since` (ms): what a recovery from then must send. */
+    const failedSince = async (since: number, endpoints: readonly string[]) =>
+      (await deliveriesOf(appId)).filter((delivery) => delivery.status === 'FAILED' && endpoints.includes(delivery.endpoint!.id) && Date.parse(delivery.createdAt) >= since);
+
+    const page = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL, { viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(`${plaza.origin}/developer/webhooks?appId=${encodeURIComponent(appId)}`);
+      const field = page.getByLabel('Recover failed since…');
+      const preset = page.getByRole('group', { name: 'Quick choices' }).getByRole('button', { name: 'Since the first failure' });
+      /** The field's value as an instant (the browser reads it in its own time zone). */
+      const fieldInstant = async () => page.evaluate((value) => new Date(value).getTime(), await field.inputValue());
+
+      // B chosen: its own first failure, not A's earlier one, and not B's old run.
+      await page.getByLabel('Endpoint to recover', { exact: true }).selectOption(b);
+      await poll(() => preset.isEnabled()).toBe(true);
+      await preset.click();
+      await poll(fieldInstant).toBe(minuteOf(bSince));
+      const bExpected = await failedSince(minuteOf(bSince), [b]);
+      // Exactly B's new failure: its old one (a finished run) stays out.
+      expect(bExpected).toHaveLength(1);
+      failingPaths.delete('/flaky-b');
+      await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
+      await page.getByText('1 failed deliveries queued to be sent again.', { exact: false }).waitFor();
+      await poll(() => settledStatuses(appId, [a, b])).toEqual([
+        ['SUCCEEDED', 'FAILED', 'FAILED'],
+        ['FAILED', 'SUCCEEDED', 'SUCCEEDED'],
+      ]);
+
+      // Every enabled endpoint: the earliest first failure of them, A's, though B's run has ended by now.
+      await page.getByLabel('Endpoint to recover', { exact: true }).selectOption('');
+      await preset.click();
+      await poll(fieldInstant).toBe(minuteOf(aSince));
+      const allExpected = await failedSince(minuteOf(aSince), [a, b]);
+      // A's two, and B's old one only if it failed in A's first minute.
+      expect(allExpected.filter((delivery) => delivery.endpoint!.id === a)).toHaveLength(2);
+      const leftOut = (await deliveriesOf(appId)).filter((delivery) => delivery.status === 'FAILED' && !allExpected.some((expected) => expected.id === delivery.id));
+      failingPaths.delete('/flaky-a');
+      await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
+      await page.getByText(`${allExpected.length} failed deliveries queued to be sent again.`, { exact: false }).waitFor();
+      const statusOf = async (ids: readonly string[]) => (await deliveriesOf(appId)).filter((delivery) => ids.includes(delivery.id)).map((delivery) => delivery.status);
+      await poll(() => statusOf(allExpected.map((delivery) => delivery.id))).toEqual(allExpected.map(() => 'SUCCEEDED'));
+      expect(await statusOf(leftOut.map((delivery) => delivery.id))).toEqual(leftOut.map(() => 'FAILED'));
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+      await prefer({ theme: 'dark', locale: 'vi' });
+      await page.reload();
+      await page.getByRole('group', { name: 'Chọn nhanh' }).getByRole('button', { name: 'Từ lần thất bại đầu tiên' }).waitFor();
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    } finally {
+      await prefer({ theme: 'light', locale: 'en' });
       await page.context().close();
     }
   });

@@ -14,18 +14,13 @@ import { failedDeliveriesHref } from './delivery-filters';
 import { endpointLabel } from './endpoint-label';
 import { EndpointSelect } from './EndpointSelect';
 import { useDeliveryUpdates } from './insert-delivery';
-import { AppWebhookStateQuery, EnableWebhookMutation, RecoverWebhookDeliveriesMutation } from './webhook-health';
+import { firstFailure, localInputValue, rememberFailures } from './recover-since';
+import { AppEndpointFailuresQuery, AppWebhookStateQuery, EnableWebhookMutation, RecoverWebhookDeliveriesMutation } from './webhook-health';
 
 const RECOVER_PRESETS = [
   { label: 'webhooks.recoverLastDay', hours: 24 },
   { label: 'webhooks.recoverLastWeek', hours: 24 * 7 },
 ] as const;
-
-/** A datetime-local field's value (local time, to the minute) for `instant`. */
-function localInputValue(instant: Date): string {
-  const local = new Date(instant.getTime() - instant.getTimezoneOffset() * 60_000);
-  return local.toISOString().slice(0, 16);
-}
 
 /** Where a recovery stands: the deliveries it queued, and those whose one attempt has ended since. */
 interface Recovery {
@@ -57,6 +52,14 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
   const endpointsQuery = useQuery(AppWebhookEndpointsQuery, { variables: { appId } });
   const endpoints = readFragment(WebhookEndpointFields, endpointsQuery.data?.app?.webhookEndpoints ?? []);
   const [resume, resumeState] = useMutation(ResumeWebhookEndpointMutation);
+  // Only where recovery is offered: the app's page reads the endpoints' whole health, and this query's
+  // narrower health object would replace it in the cache.
+  const failures = useQuery(AppEndpointFailuresQuery, { variables: { appId }, fetchPolicy: 'cache-and-network', skip: !showRecovery });
+  const [knownFailures, setKnownFailures] = useState<ReadonlyMap<string, string>>(new Map());
+  const failureList = failures.data?.app?.webhookEndpoints;
+  useEffect(() => {
+    if (failureList) setKnownFailures((known) => rememberFailures(known, failureList));
+  }, [failureList]);
   const [resumedUrl, setResumedUrl] = useState<string | null>(null);
   const [recovery, setRecovery] = useState<Recovery | null>(null);
   const [justEnabled, setJustEnabled] = useState(false);
@@ -101,6 +104,18 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
     setRecovery(answer === undefined ? null : (current) => ({ count: answer.deliveriesQueued, skipped: answer.deliveriesSkipped, ended: current?.ended ?? new Map() }));
   }
 
+  /** Fills the field with the first failure of the endpoint(s) a recovery would go to, read afresh: a run may have begun since the page loaded. */
+  async function sinceFirstFailure() {
+    // A failed read leaves what the page already knows (the button was enabled from it).
+    const fresh = (await failures.refetch().catch(() => undefined))?.data?.app?.webhookEndpoints ?? failureList ?? [];
+    const known = rememberFailures(knownFailures, fresh);
+    setKnownFailures(known);
+    const first = firstFailure(fresh, known, endpointId);
+    // To the minute, as the field shows it: the delivery whose attempt failed first was created a moment before that attempt.
+    if (first) setSince(localInputValue(first));
+  }
+
+  const hasFirstFailure = firstFailure(failureList ?? [], knownFailures, endpointId) !== null;
   const succeeded = recovery ? [...recovery.ended.values()].filter(Boolean).length : 0;
   return (
     <section>
@@ -187,6 +202,17 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
           </button>
           {/* The usual answers, one press each: the field wants a date and time typed to the minute otherwise. */}
           <div className="recover-presets" role="group" aria-label={t('webhooks.recoverPresets')}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={!hasFirstFailure}
+              onClick={() =>
+                // Never rejects: a failed read falls back to what the page already knows.
+                void sinceFirstFailure()
+              }
+            >
+              {t('webhooks.recoverFirstFailure')}
+            </button>
             {RECOVER_PRESETS.map(({ label, hours }) => (
               <button key={label} type="button" className="secondary" onClick={() => setSince(localInputValue(new Date(Date.now() - hours * 3_600_000)))}>
                 {t(label)}

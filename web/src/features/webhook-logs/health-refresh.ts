@@ -1,7 +1,7 @@
 import type { ApolloClient } from '@apollo/client';
 
-/** The queries that say how an app's webhook is doing: the banner's state, the chart's (and banner's) numbers, My Apps' column. */
-const HEALTH_QUERIES: ReadonlySet<string> = new Set(['WebhookDeliveryStats', 'AppWebhookState', 'MyApps']);
+/** The queries that say how an app's webhook is doing: the banner's state, the chart's (and banner's) numbers, the endpoints' first failures (Recover's preset), My Apps' column. */
+const HEALTH_QUERIES: ReadonlySet<string> = new Set(['WebhookDeliveryStats', 'AppWebhookState', 'AppEndpointFailures', 'MyApps']);
 /** Deliveries ending together (a recovery sends a few at a time) make one refetch, not one each. */
 const COALESCE_MS = 400;
 

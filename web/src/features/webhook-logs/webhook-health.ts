@@ -28,3 +28,19 @@ export const RecoverWebhookDeliveriesMutation = graphql(`
     }
   }
 `);
+
+/** When each endpoint's current run of failures began (null while it succeeds): "Recover failed since…" the first failure. */
+export const AppEndpointFailuresQuery = graphql(`
+  query AppEndpointFailures($appId: ID!) {
+    app(id: $appId) {
+      id
+      webhookEndpoints {
+        id
+        state
+        health {
+          failingSince
+        }
+      }
+    }
+  }
+`);
