@@ -58,6 +58,8 @@ export class DeliveryRecovery {
    */
   private async attemptNow(deliveryId: string): Promise<void> {
     const [delivery]: ClaimedDelivery[] = await this.db.query(RESERVE_MANUAL_ATTEMPT, [deliveryId]);
+    // Its db_now was read just now: the attempt's start, webhook-timestamp and record follow the database's clock, as a worker's do.
+    if (delivery) delivery.local_at = performance.now();
     // Nothing reserved: its endpoint is paused, disabled or deleted, or the body was removed by the hourly retention since it was read.
     if (!delivery) {
       const [why]: { endpoint_state: string | null; body_kept: boolean }[] = await this.db.query(WHY_NOT_RESERVED, [deliveryId]);

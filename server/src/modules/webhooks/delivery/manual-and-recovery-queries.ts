@@ -21,7 +21,8 @@ const ENDPOINT_ENABLED = (alias: string) => `CASE WHEN ${alias}.endpoint_id IS N
 /**
  * A manual attempt of delivery $1: counts it and records it as started, and returns what sending it
  * needs (no claim: a manual attempt runs beside the schedule, whoever holds the delivery), with the trace its
- * event was recorded in, which the attempt joins as the scheduled ones do.
+ * event was recorded in, which the attempt joins as the scheduled ones do, and the database's time, which the
+ * attempt is stamped and signed by as theirs are (not the API process's clock).
  */
 export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
          UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, updated_at = clock_timestamp()
@@ -34,7 +35,7 @@ export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
          SELECT id, attempt_count, ${MANUAL}, clock_timestamp(), false FROM reserved
        )
        SELECT r.id, r.app_id, r.event_id, r.event_type, r.purchase_id, r.attempt_count, r.scheduled_attempts_done, r.created_at, r.status, r.recovering,
-              0::float AS wait_ms, '' AS claim_token, r.trace_parent, ${ATTEMPT_MATERIALS('r')}
+              0::float AS wait_ms, '' AS claim_token, clock_timestamp() AS db_now, r.trace_parent, ${ATTEMPT_MATERIALS('r')}
          FROM reserved r
          ${JOIN_ATTEMPT_MATERIALS('r')}`;
 
