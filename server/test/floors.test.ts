@@ -143,9 +143,6 @@ describe('floors', () => {
       // per batch (the hot path: one round trip for 50 deliveries); manual and recovery attempts require the
       // webhook enabled in the reserving statement itself (no redelivery slips past a disable between two reads).
       'modules/webhooks/delivery/': ['apps', 'client_secrets'],
-      // A local forward signs with the app's current and overlapping secrets and checks a CLI event's owner in
-      // its read; to go when client secrets are opened one way (issue section 2).
-      'modules/webhooks/local-forward.service.ts': ['apps', 'client_secrets'],
       // An HTTP request's API token statement also brings its owner's app ids (the request's ownedAppIds): one round
       // trip less on every Webhook Logs page a token reads, for an index look-up of the owner's apps.
       'modules/identity/identity.service.ts': ['apps'],

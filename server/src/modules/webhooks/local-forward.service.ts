@@ -9,14 +9,13 @@ import { webhookErrors } from './webhook.errors.js';
 import { LocalForward, WebhookForwardRequest } from './local-forward.types.js';
 import { webhookPayload } from './webhook-events.service.js';
 import { webhookHeaders } from './webhook-signing.js';
-import { SigningSecrets, type SealedSecrets } from './delivery/opened-secrets.js';
-import { SEALED_SECRETS } from './delivery/sql-fragments.js';
+import { SigningSecrets } from './delivery/opened-secrets.js';
+import { appNamesAndOwners } from '../apps/index.js';
+import { sealedSecretsOf } from '../secrets/index.js';
 import { EVENT_WIRE_NAME, type WebhookEventType } from './webhook.types.js';
 
-/** The current secret, and the replaced one while a rotation's overlap runs, read as a claim reads them for attempts. */
-const SECRETS = `SELECT ${SEALED_SECRETS('s')} FROM client_secrets s WHERE s.app_id = $1`;
 const INSERT_TEST_EVENT = `INSERT INTO webhook_cli_events (id, app_id, event_type, payload, triggered_by, created_at) VALUES ($1, $2, $3, $4, $5, $6)`;
-const TEST_EVENT = `SELECT e.id, e.app_id, a.owner_id FROM webhook_cli_events e JOIN apps a ON a.id = e.app_id WHERE e.id = $1`;
+const TEST_EVENT = `SELECT id, app_id FROM webhook_cli_events WHERE id = $1`;
 const INSERT_FORWARD = `INSERT INTO webhook_local_forwards (id, delivery_id, app_id, test, reported_by, status_code, duration_ms, error, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`;
 /** The newest 100 forwards of a delivery, oldest first: a bound any number of listeners cannot grow (the cost estimate counts it). */
@@ -79,7 +78,8 @@ export class LocalForwardService {
   }
 
   private async headers(appId: string, deliveryId: string, eventName: string, attemptNumber: number, body: string, test: boolean): Promise<{ name: string; value: string }[]> {
-    const [row] = (await this.db.query(SECRETS, [appId])) as SealedSecrets[];
+    // The current secret, and the replaced one while a rotation's overlap runs, as a claim reads them for attempts.
+    const row = await sealedSecretsOf(this.db.manager, appId);
     if (!row) throw new Error(`app ${appId} has no client secret`);
     const now = new Date();
     const { secret: clientSecret, previousSecret } = this.secrets.open(appId, row, now);
@@ -166,8 +166,9 @@ export class LocalForwardService {
   private async target(principal: Principal, deliveryId: string): Promise<{ appId: string; test: boolean }> {
     const delivery = await this.deliveryLog.get(principal, deliveryId);
     if (delivery) return { appId: delivery.appId, test: false };
-    const [event] = (await this.db.query(TEST_EVENT, [deliveryId])) as { app_id: string; owner_id: string }[];
-    if (event && (event.owner_id === principal.userId || seesEveryApp(principal))) return { appId: event.app_id, test: true };
+    const [event] = (await this.db.query(TEST_EVENT, [deliveryId])) as { app_id: string }[];
+    if (event && (seesEveryApp(principal) || (await appNamesAndOwners(this.db.manager, [event.app_id])).get(event.app_id)?.ownerId === principal.userId))
+      return { appId: event.app_id, test: true };
     throw notFound(`Delivery ${deliveryId}`);
   }
 }

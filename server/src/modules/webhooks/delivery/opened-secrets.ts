@@ -1,5 +1,6 @@
 import type { EncryptionKey } from '../../../config.js';
 import { openSecret } from '../../../platform/secret-crypto.js';
+import type { SealedSecrets } from '../../secrets/index.js';
 
 /** Apps whose opened client secret a worker keeps; beyond it the least recently opened is dropped. */
 const OPENED_SECRETS_MAX = 10_000;
@@ -25,16 +26,6 @@ export class OpenedSecrets {
     this.byApp.set(appId, { keyId, ciphertext, secret });
     return secret;
   }
-}
-
-/** A client secret row as SEALED_SECRETS (sql-fragments.ts) reads it: the previous one only while a rotation's overlap ran. */
-export interface SealedSecrets {
-  key_id: string;
-  ciphertext: Buffer;
-  previous_key_id: string | null;
-  previous_ciphertext: Buffer | null;
-  /** When the replaced secret stops signing: compared with the request's own time, so an overlap ends on time without a job. */
-  previous_valid_until: Date | null;
 }
 
 /**

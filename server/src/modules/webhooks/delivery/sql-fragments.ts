@@ -3,6 +3,7 @@
  * attempt and recovery, and the log read (each file of statements imports what it uses from here).
  */
 
+import { SEALED_SECRETS } from '../../secrets/index.js';
 import { attemptHeadersFromWorker, storedShared, urlToKeep } from './request-headers-sql.js';
 
 /** The error of an attempt whose worker stopped (or died) before it finished. */
@@ -23,18 +24,6 @@ export const CLOSE_AS_INTERRUPTED = `finished = true, error = '${INTERRUPTED}',
 
 /** The delivery `alias` still has its body: WEBHOOK_BODY_RETENTION removes the events of settled deliveries. */
 export const BODY_KEPT = (alias: string) => `EXISTS (SELECT 1 FROM webhook_events ev WHERE ev.id = ${alias}.event_id)`;
-
-/** A rotation's overlap still runs for the client secret row `alias`. */
-const OVERLAPPING = (alias: string) => `${alias}.previous_valid_until > clock_timestamp()`;
-
-/**
- * The sealed secrets a request is signed with, from client secret row `alias`: the current one, and the replaced
- * one while a rotation's overlap runs (an ended overlap's is not fetched). What SigningSecrets opens (opened-secrets.ts).
- */
-export const SEALED_SECRETS = (alias: string) => `${alias}.key_id, ${alias}.ciphertext,
-              CASE WHEN ${OVERLAPPING(alias)} THEN ${alias}.previous_key_id END AS previous_key_id,
-              CASE WHEN ${OVERLAPPING(alias)} THEN ${alias}.previous_ciphertext END AS previous_ciphertext,
-              CASE WHEN ${OVERLAPPING(alias)} THEN ${alias}.previous_valid_until END AS previous_valid_until`;
 
 /**
  * What sending a claimed delivery needs besides its row: the body, its endpoint's URL and state, the app's
