@@ -1,16 +1,20 @@
 /**
  * Benchmark 5's floor, A/B: `node server/dist/bench/floor-ab.js --builds before=server/dist-before,after=server/dist`
- * spawns one Plaza server per build (each `<dir>/main.js`, on one database, no worker) and drives the floor's
+ * spawns one Plaza server per build (each `<dir>/main.js`, on one database, no worker), run as deployed
+ * (NODE_ENV=production, LOG_LEVEL at its default, info: one access line per request, written to a file) and drives the floor's
  * request (`{ __typename }`, no credential) at each in turn, round after round, beside the plain node:http
  * reference in this process, with benchmark 5's autocannon settings; prints each one's work CPU per request
  * (the server's process plus this one, where autocannon runs) per round and the median.
  * `--profile <file.cpuprofile>` instead starts Plaza in this process, profiles its main thread (the server;
- * autocannon is a worker thread) during one floor run and prints each layer's share of the samples.
- * Options: `--rounds 5`, `--seconds 8`, `--connections 50`, `--query '<document>'`.
+ * autocannon is a worker thread) during one floor run and prints each layer's share of the samples (at LOG_LEVEL=warn
+ * unless given: `LOG_LEVEL=info node … --profile f > /tmp/lines` profiles the access line too).
+ * Options: `--rounds 5`, `--seconds 8`, `--connections 50`, `--query '<document>'`. A build given as `name=dir:as-tested`
+ * runs without NODE_ENV and at LOG_LEVEL=warn, as this tool ran every build before (no access line at all).
  */
 import './production-mode.js';
 import 'reflect-metadata';
-import { writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { findFreePort } from '../platform/embedded-postgres.js';
@@ -26,6 +30,13 @@ const connections = Number(argument('--connections') ?? 50);
 const query = argument('--query') ?? '{ __typename }';
 const body = JSON.stringify({ query });
 const headers = { 'content-type': 'application/json' };
+/**
+ * As a deployment runs Plaza: libraries read NODE_ENV as they load (graphql-js drops a development-only check from
+ * every type test), and every request writes its access line at the default level (benchmark 5's in-process server
+ * logs at warn, which leaves that line out of its floor).
+ */
+const DEPLOYED_ENV: Record<string, string> = { NODE_ENV: 'production', LOG_LEVEL: 'info' };
+const AS_TESTED_ENV: Record<string, string> = { LOG_LEVEL: 'warn' };
 
 /** CPU of this process (every thread) and of `pid`'s process, in ms. */
 const cpuOf = (pid: number | undefined) => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + (pid === undefined ? 0 : workProcessesCpuMs(pid).total);
@@ -59,15 +70,20 @@ async function profile(file: string): Promise<void> {
   }
 }
 
-async function compare(builds: { name: string; dir: string }[]): Promise<void> {
+async function compare(builds: { name: string; dir: string; env: Record<string, string> }[]): Promise<void> {
   const database = await startBenchDatabase();
   const reference = await startReferenceServer();
   const servers: (ServerProcess & { name: string })[] = [];
+  // Each server's stdout goes to a file, as a deployment's goes to its log collector: written by the server, read by no one here.
+  const logs = mkdtempSync(path.join(tmpdir(), 'floor-ab-'));
+  const logFds: number[] = [];
   try {
-    for (const { name, dir } of builds) {
+    for (const { name, dir, env } of builds) {
+      const stdoutFd = openSync(path.join(logs, `${name}.log`), 'a');
+      logFds.push(stdoutFd);
       const server = await startServerProcess(
-        { DATABASE_URL: database.databaseUrl, PORT: String(await findFreePort()), RUN_WORKER: 'false', SECRET_ENCRYPTION_KEY: benchKey, WEB_DIST_DIR: '/nonexistent' },
-        { entry: path.resolve(dir, 'main.js') },
+        { ...env, DATABASE_URL: database.databaseUrl, PORT: String(await findFreePort()), RUN_WORKER: 'false', SECRET_ENCRYPTION_KEY: benchKey, WEB_DIST_DIR: '/nonexistent' },
+        { entry: path.resolve(dir, 'main.js'), stdoutFd },
       );
       servers.push({ ...server, name });
     }
@@ -90,11 +106,14 @@ async function compare(builds: { name: string; dir: string }[]): Promise<void> {
       console.log(`round ${round + 1}: ${line.join(', ')}`);
     }
     const referenceMs = median(figures.get('reference')!);
-    console.log(`\nmedians of ${rounds} rounds of ${seconds} s, work CPU per request (this process + the server's):`);
+    console.log(`\nservers run with ${builds.map(({ name, env }) => `${name} ${JSON.stringify(env)}`).join(', ')}`);
+    console.log(`medians of ${rounds} rounds of ${seconds} s, work CPU per request (this process + the server's):`);
     for (const [name, values] of figures)
       console.log(`  ${name}: ${median(values).toFixed(3)} ms, ${(median(values) / referenceMs).toFixed(2)}x the reference, ${Math.round(median(rates.get(name)!))}/s`);
   } finally {
     for (const server of servers) await server.stop();
+    for (const fd of logFds) closeSync(fd);
+    rmSync(logs, { recursive: true, force: true });
     await reference.close();
     await database.close();
   }
@@ -104,8 +123,9 @@ const profileFile = argument('--profile');
 if (profileFile) await profile(profileFile);
 else {
   const builds = (argument('--builds') ?? 'current=server/dist').split(',').map((pair) => {
-    const [name = '', dir = ''] = pair.split('=');
-    return { name, dir };
+    const [name = '', where = ''] = pair.split('=');
+    const [dir = '', mode] = where.split(':');
+    return { name, dir, env: mode === 'as-tested' ? AS_TESTED_ENV : DEPLOYED_ENV };
   });
   await compare(builds);
 }

@@ -28,9 +28,13 @@ export interface ServerProcess {
 /**
  * Spawns the server with `env` on top of this process's environment (minus what would point it at
  * another database, port or data directory) and resolves once /readyz answers 200.
- * `PORT` must be in `env`; `nodeArgs` go before the script (e.g. --cpu-prof); `entry` is another build's main.js (an A/B).
+ * `PORT` must be in `env`; `nodeArgs` go before the script (e.g. --cpu-prof); `entry` is another build's main.js (an A/B);
+ * `stdoutFd` an open file the child's stdout is written to instead of a pipe to this process.
  */
-export async function startServerProcess(env: Record<string, string>, options: { nodeArgs?: string[]; readyTimeoutMs?: number; entry?: string } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; readyTimeoutMs?: number; entry?: string; stdoutFd?: number } = {},
+): Promise<ServerProcess> {
   const entry = options.entry ?? ENTRY;
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run pnpm --filter @plaza/server build first`);
   if (!env.PORT) throw new Error('startServerProcess needs PORT');
@@ -39,11 +43,12 @@ export async function startServerProcess(env: Record<string, string>, options: {
   const startedAt = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
     env: { ...inherited, LOG_LEVEL: 'warn', ...BENCH_RATE_LIMITS, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // `stdoutFd`: the log lines go to that file, as a deployment's go to its collector, and this process does not read them.
+    stdio: ['ignore', options.stdoutFd ?? 'pipe', 'pipe'],
   });
   let output = '';
   const keep = (chunk: Buffer) => void (output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT));
-  child.stdout!.on('data', keep);
+  child.stdout?.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const running = () => child.exitCode === null && child.signalCode === null;
