@@ -4,7 +4,7 @@ import { GraphQLScalarType, lexicographicSortSchema, printSchema, type GraphQLSc
 import type { PubSub } from 'type-graphql';
 import { AppResolver } from '../modules/apps/index.js';
 import { IdentityResolver } from '../modules/identity/index.js';
-import { ReviewResolver, AppReviewFieldsResolver } from '../modules/review/index.js';
+import { ReviewResolver, AppReviewFieldsResolver, AppDeveloperResolver } from '../modules/review/index.js';
 import { SecretsResolver, AppSecretFieldsResolver } from '../modules/secrets/index.js';
 import {
   AppEndpointsResolver,
@@ -26,6 +26,7 @@ export const RESOLVERS = [
   AppResolver,
   ReviewResolver,
   AppReviewFieldsResolver,
+  AppDeveloperResolver,
   SecretsResolver,
   AppSecretFieldsResolver,
   WebhookResolver,
@@ -68,7 +69,8 @@ export function resolverContainer(services: Services): ResolverContainer {
     new IdentityResolver(identity),
     new AppResolver(apps, identity),
     new ReviewResolver(review, notifications),
-    new AppReviewFieldsResolver(review, preChecks),
+    new AppReviewFieldsResolver(review, preChecks, identity),
+    new AppDeveloperResolver(review, apps),
     new SecretsResolver(secrets),
     new AppSecretFieldsResolver(secrets),
     new WebhookResolver(deliveryLog, deliveryRecovery, webhookEvents, apps, pubSub, marketplace, webhookHealth, webhookEndpoints),

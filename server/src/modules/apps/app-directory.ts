@@ -26,6 +26,15 @@ export async function appIdsOwnedBy(manager: EntityManager, ownerId: string): Pr
   return rows.map((row) => row.id);
 }
 
+/** The ids of the apps each of `ownerIds` owns (an owner of none is absent): a page of reviews asks for its developers together. */
+export async function appIdsOwnedByEach(manager: EntityManager, ownerIds: readonly string[]): Promise<Map<string, string[]>> {
+  const byOwner = new Map<string, string[]>();
+  if (ownerIds.length === 0) return byOwner;
+  const rows: { id: string; owner_id: string }[] = await manager.query('SELECT id, owner_id FROM apps WHERE owner_id = ANY($1::text[])', [ownerIds]);
+  for (const row of rows) byOwner.set(row.owner_id, [...(byOwner.get(row.owner_id) ?? []), row.id]);
+  return byOwner;
+}
+
 /** The apps `ownerId` owns, by name (PostgreSQL's order), with their webhook state. */
 export async function appsOwnedBy(manager: EntityManager, ownerId: string): Promise<{ id: string; name: string; webhookState: WebhookState }[]> {
   const rows: { id: string; name: string; webhook_state: WebhookState }[] = await manager.query('SELECT id, name, webhook_state FROM apps WHERE owner_id = $1 ORDER BY name', [

@@ -7,6 +7,7 @@ export { findApp, isOwner, isReviewer, requireOwnedApp, type OwnedAppOptions } f
 // The apps table as other features read and write it (its owner's statements).
 export {
   appIdsOwnedBy,
+  appIdsOwnedByEach,
   appNamesAndOwners,
   appsOwnedBy,
   appsWithWebhookDisabled,
@@ -20,5 +21,5 @@ export {
 export { IsWebhookUrl } from './app-rules.js';
 
 // What the wiring (app/) builds the server from: the resolver, and which signed-out store reads may be answered from cache.
-export { AppResolver } from './app.resolver.js';
+export { AppResolver, developerNameOf } from './app.resolver.js';
 export { publicStoreRead, StoreResponseCache, type StoreReadVerdict, type StoredResponse } from './public-store-read.js';

@@ -1,7 +1,10 @@
 import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../platform/auth/context.js';
-import { principalWithScope } from '../../platform/auth/principal.js';
-import { App, isOwner, isReviewer } from '../apps/index.js';
+import { principalWithScope, signedInPerson } from '../../platform/auth/principal.js';
+import { forbidden } from '../../platform/errors.js';
+import type { IdentityService } from '../identity/index.js';
+import { App, developerNameOf, isOwner, isReviewer } from '../apps/index.js';
+import { AppDeveloper } from './app-developer.type.js';
 import { AppPreCheck } from './pre-checks/pre-check.entity.js';
 import type { PreCheckService } from './pre-checks/pre-checks.service.js';
 import { ReviewDecision } from './review-decision.entity.js';
@@ -13,7 +16,19 @@ export class AppReviewFieldsResolver {
   constructor(
     private readonly review: ReviewService,
     private readonly preCheckService: PreCheckService,
+    private readonly identity: IdentityService,
   ) {}
+
+  @FieldResolver(() => AppDeveloper, {
+    nullable: true,
+    description: 'Reviewers and admins: who made the app, their other apps and the decisions on their apps (anyone else: FORBIDDEN); null once the account is gone',
+  })
+  async developer(@Root() app: App, @Ctx() { principal }: RequestContext): Promise<AppDeveloper | null> {
+    // A reviewer weighs a submission by its maker's record; that record, and the address, are not the public's or other developers'.
+    if (!isReviewer(signedInPerson(principal))) throw forbidden('Only reviewers and admins see who made an app beyond its developer name');
+    const account = await this.identity.accountById(app.ownerId);
+    return account ? Object.assign(new AppDeveloper(), { id: account.id, name: developerNameOf(account.email), email: account.email, appId: app.id }) : null;
+  }
 
   @FieldResolver(() => [ReviewDecision], { description: 'Oldest first' })
   reviewDecisions(@Root() app: App, @Ctx() { principal }: RequestContext): Promise<ReviewDecision[]> | ReviewDecision[] {

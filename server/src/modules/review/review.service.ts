@@ -4,12 +4,13 @@ import { reviewErrors } from './review.errors.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { newId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
-import { AppStatus, Pricing, type App, type AppService } from '../apps/index.js';
+import { appIdsOwnedByEach, AppStatus, Pricing, type App, type AppService } from '../apps/index.js';
 import type { IdentityService } from '../identity/index.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { ReviewDecisionInput } from './dto/review-decision.input.js';
 import type { Mailer } from '../../platform/mailer.js';
 import type { NotificationService } from './notification.service.js';
+import type { DeveloperDecisionCounts } from './app-developer.type.js';
 import { ReviewDecision } from './review-decision.entity.js';
 import { REJECTION_REASON_TEXT, RejectionReason, ReviewOutcome } from './review.types.js';
 
@@ -95,6 +96,27 @@ export class ReviewService {
       await this.mailer.send(owner.email, subject, this.message(app, decision.outcome, decision.reasons, decision.note));
     })().catch((err) => logger.warn({ err, appId: app.id }, 'decision e-mail failed'));
   }
+
+  /** How the decisions on all of a developer's apps came out; the developers of one page ask together (two queries). */
+  readonly decisionCountsOf = perTickLoader(
+    async (ownerIds: string[]) => {
+      const appsOf = await appIdsOwnedByEach(this.db.manager, ownerIds);
+      const ownerOf = new Map([...appsOf].flatMap(([ownerId, appIds]) => appIds.map((appId) => [appId, ownerId] as const)));
+      const rows: { app_id: string; outcome: ReviewOutcome; decisions: number }[] = ownerOf.size
+        ? await this.db.query('SELECT app_id, outcome, count(*)::int AS decisions FROM review_decisions WHERE app_id = ANY($1::text[]) GROUP BY app_id, outcome', [
+            [...ownerOf.keys()],
+          ])
+        : [];
+      const counts = new Map(ownerIds.map((ownerId) => [ownerId, { approved: 0, rejected: 0 }]));
+      for (const row of rows) {
+        const ofOwner = counts.get(ownerOf.get(row.app_id)!)!;
+        if (row.outcome === ReviewOutcome.APPROVED) ofOwner.approved += row.decisions;
+        else ofOwner.rejected += row.decisions;
+      }
+      return counts;
+    },
+    (): DeveloperDecisionCounts => ({ approved: 0, rejected: 0 }),
+  );
 
   /** An app's decisions, oldest first; the apps of one list ask together (one query). */
   readonly history = perTickLoader(

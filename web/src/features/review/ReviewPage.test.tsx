@@ -30,6 +30,14 @@ function appUnderReview(revision: number, ownerId = 'dev-1'): Wire<NonNullable<R
     reviewDueAt: '2026-11-21T08:00:00.000Z',
     reviewOverdue: true,
     reviewDecisions: [],
+    developer: {
+      __typename: 'AppDeveloper',
+      id: ownerId,
+      name: 'quiz.maker',
+      email: 'quiz.maker@studio.example',
+      otherApps: [{ __typename: 'App', id: 'app-0', name: 'Word Hunt', status: 'REJECTED' }],
+      decisions: { __typename: 'DeveloperDecisionCounts', approved: 0, rejected: 2 },
+    },
     preChecks: {
       __typename: 'PreCheckReport',
       status: 'DONE',
@@ -85,6 +93,15 @@ describe('Review page', () => {
     expect(screen.getByText('The icon is 256x256')).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Preview' }).getAttribute('href')).toBe('/apps/app-1/open');
     expect(screen.getByText(/\(overdue\)/)).toBeTruthy();
+  });
+
+  it('says who the developer is: name and address, decisions on their apps, their other apps with states', async () => {
+    await renderReview();
+    const record = screen.getByRole('region', { name: 'Developer' });
+    expect(record.textContent).toContain('quiz.maker (quiz.maker@studio.example)');
+    expect(record.textContent).toContain('Approved: 0 · Rejected: 2');
+    expect(screen.getByRole('link', { name: 'Word Hunt' }).closest('li')!.textContent).toBe('Word Hunt Rejected');
+    expect(screen.getByText('Games')).toBeTruthy();
   });
 
   it('starts with no outcome chosen, and asks for one instead of sending', async () => {

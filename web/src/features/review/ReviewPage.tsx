@@ -9,6 +9,7 @@ import { ErrorMessage } from '../../ui/ErrorMessage';
 import { Link } from '../../ui/Link';
 import { announceDecision } from './decision-notice';
 import { DecisionForm } from './DecisionForm';
+import { DeveloperRecord } from './DeveloperRecord';
 import { PreCheckReport } from './PreCheckReport';
 import { ReviewHistory } from './ReviewHistory';
 import { ReviewAppQuery } from './review-operations';
@@ -47,6 +48,7 @@ export function ReviewPage({ appId, onDecided = () => navigate('/review') }: { a
           </a>
         </div>
       </section>
+      {app.developer && <DeveloperRecord developer={app.developer} />}
       <PreCheckReport report={app.preChecks} headingId="review-pre-checks-heading" />
       <ReviewHistory decisions={app.reviewDecisions} showRevision />
       <section className="card">

@@ -28,6 +28,14 @@ const queued = (id: string, name: string, overdue: boolean, ownerId = 'dev-1'): 
   submittedAt: '2026-11-20T08:00:00.000Z',
   reviewDueAt: '2026-11-21T08:00:00.000Z',
   reviewOverdue: overdue,
+  developer: {
+    __typename: 'AppDeveloper',
+    id: ownerId,
+    name: `maker-${ownerId}`,
+    email: `maker-${ownerId}@studio.example`,
+    otherApps: [{ __typename: 'App', id: `${id}-older`, name: 'Older', status: 'APPROVED' }],
+    decisions: { __typename: 'DeveloperDecisionCounts', approved: 3, rejected: 1 },
+  },
 });
 
 const page = (apps: QueuedApp[], endCursor: string | null): Reply<QueueAnswer> => ({
@@ -74,6 +82,18 @@ describe('Review queue', () => {
     expect(calls.map((call) => call.variables)).toEqual([{ first: 25 }, { first: 25, after: 'a' }]);
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull());
     expect(screen.queryByText('Your app: another reviewer decides')).toBeNull();
+  });
+
+  it('says who made each app and shows its category in words', async () => {
+    server.respondWith(graphqlResponder([respond(ReviewQueueQuery, page([queued('a', 'Alpha', false)], null))], []));
+    render(
+      <ApolloProvider client={createApolloClient()}>
+        <ReviewQueuePage />
+      </ApolloProvider>,
+    );
+    const entry = (await screen.findByRole('link', { name: 'Alpha' })).closest('li')!;
+    expect(entry.textContent).toContain('By maker-dev-1 · Other apps: 1 · Approved: 3 · Rejected: 1');
+    expect(entry.textContent).toContain('Games · Free');
   });
 
   it('marks the reviewer’s own app as one another reviewer decides', async () => {

@@ -1,12 +1,13 @@
 import { useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useEffect, useState } from 'react';
-import { useFormat, useT } from '../../i18n/i18n';
+import { codeLabel, useFormat, useT } from '../../i18n/i18n';
 import { reviewAppPath } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { Link } from '../../ui/Link';
 import { StatusMessage } from '../../ui/StatusMessage';
 import { decisionAnnounced, decisionToAnnounce } from './decision-notice';
+import { DeveloperLine } from './DeveloperRecord';
 import { REVIEW_PAGE_SIZE, ReviewQueueQuery } from './review-operations';
 
 type QueuedApp = ResultOf<typeof ReviewQueueQuery>['reviewQueue']['edges'][number]['node'];
@@ -70,8 +71,9 @@ function QueueEntry({ app, own }: { app: QueuedApp; own: boolean }) {
       {app.reviewOverdue && <span className="badge overdue-badge">{t('review.overdue')}</span>}
       {own && <span className="badge">{t('review.ownAppBadge')}</span>}
       <p>{app.shortDescription}</p>
+      {app.developer && <DeveloperLine developer={app.developer} />}
       <p className="hint">
-        {app.category} · {app.pricing === 'PAID' ? t('store.price', { points: app.pricePoints ?? 0 }) : t('store.free')} · {app.appUrl}
+        {codeLabel(t, 'category', app.category)} · {app.pricing === 'PAID' ? t('store.price', { points: app.pricePoints ?? 0 }) : t('store.free')} · {app.appUrl}
       </p>
       <dl className="facts">
         <dt>{t('dev.submitted')}</dt>

@@ -22,6 +22,9 @@ export const ReviewQueueQuery = graphql(`
           submittedAt
           reviewDueAt
           reviewOverdue
+          developer {
+            ...ReviewDeveloper
+          }
         }
       }
       pageInfo {
@@ -55,6 +58,9 @@ export const ReviewAppQuery = graphql(`
       reviewOverdue
       reviewDecisions {
         ...ReviewHistoryDecision
+      }
+      developer {
+        ...ReviewDeveloper
       }
       preChecks {
         status
