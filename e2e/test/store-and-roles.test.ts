@@ -131,7 +131,7 @@ describe('buying with the keyboard', () => {
 });
 
 describe('notifications', () => {
-  it('finding 15: a refunded buyer is told; each notification links to what it is about and is dated as the rest of the app is', async () => {
+  it('finding 15: a refunded buyer is told how many points came back; each notification links to what it is about and is dated as the rest of the app is', async () => {
     const REFUNDED_EMAIL = 'roles.refunded@plaza.test';
     const admin = await PlazaApi.signIn(plaza.origin, ADMIN_EMAIL);
     const refunded = await PlazaApi.signIn(plaza.origin, REFUNDED_EMAIL);
@@ -146,7 +146,7 @@ describe('notifications', () => {
     const page = await personAt(browser!, plaza.origin, REFUNDED_EMAIL);
     await page.getByRole('button', { name: 'Notifications, 1 unread' }).click();
     const panel = page.locator('.bell-panel');
-    const notice = panel.getByRole('link', { name: `Your purchase of "${PAID_APP}" was refunded: its points are back in your balance. Reason: Charged twice` });
+    const notice = panel.getByRole('link', { name: `Your purchase of "${PAID_APP}" was refunded: 30 points are back in your balance. Reason: Charged twice` });
     expect(await notice.getAttribute('href')).toBe(`/store/${ids.paid}`);
     // To the minute, as due dates and decisions are ("Nov 27, 2026, 3:04 PM"), not the log's seconds.
     expect(await panel.locator('time').first().textContent()).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/);
@@ -157,7 +157,7 @@ describe('notifications', () => {
 
     await chooseLanguage(page, 'Tiếng Việt');
     await page.locator('.bell-button').click();
-    await panel.getByRole('link', { name: `Giao dịch mua "${PAID_APP}" của bạn đã được hoàn tiền: số điểm đã trở lại số dư của bạn. Lý do: Charged twice` }).waitFor();
+    await panel.getByRole('link', { name: `Giao dịch mua "${PAID_APP}" của bạn đã được hoàn tiền: 30 điểm đã trở lại số dư của bạn. Lý do: Charged twice` }).waitFor();
     await page.context().close();
 
     const developer = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);

@@ -86,10 +86,10 @@ describe('migration 1796000031500 (the log’s statistics of app and status toge
     await plaza.stop();
     plaza = undefined;
 
-    // Undone: the statistics object goes, nothing else changes.
+    // Undone (with every later migration): the statistics object goes, nothing else changes.
     const undo = await migratedDataSource(url, MIGRATIONS);
     try {
-      await undo.undoLastMigration({ transaction: 'each' });
+      for (let i = migrationIndex(MINE); i < MIGRATIONS.length; i += 1) await undo.undoLastMigration({ transaction: 'each' });
       expect(await undo.query(`SELECT count(*)::int AS n FROM pg_statistic_ext WHERE stxname = 'stat_webhook_deliveries_app_status'`)).toEqual([{ n: 0 }]);
       expect(await undo.query('SELECT count(*)::int AS n FROM webhook_deliveries')).toEqual([{ n: APPS * PER_APP }]);
     } finally {

@@ -195,13 +195,13 @@ describe('refunds', () => {
     await buyer.ok(BUY, { appId: app.id });
   });
 
-  it('tell the buyer: a notification names the app and the reason, and only the buyer gets it', async () => {
+  it('tell the buyer: a notification names the app, the points that came back and the reason, and only the buyer gets it', async () => {
     const app = await paidApp();
     const buyer = await buyerWith(PRICE);
     const { purchaseApp } = await buyer.ok<{ purchaseApp: any }>(BUY, { appId: app.id });
     await admin.ok(REFUND, { purchaseId: purchaseApp.purchaseId, reason: 'charged twice' });
 
-    const NOTIFICATIONS = '{ notifications(first: 5) { edges { node { kind message appId appName note readAt } } } }';
+    const NOTIFICATIONS = '{ notifications(first: 5) { edges { node { kind message appId appName note points readAt } } } }';
     const { notifications } = await buyer.ok<{ notifications: { edges: { node: any }[] } }>(NOTIFICATIONS);
     expect(notifications.edges.map(({ node }) => node)).toEqual([
       {
@@ -210,6 +210,8 @@ describe('refunds', () => {
         appId: app.id,
         appName: app.name,
         note: 'charged twice',
+        // The figure as a fact too, for clients that say it in their reader's language.
+        points: PRICE,
         readAt: null,
       },
     ]);

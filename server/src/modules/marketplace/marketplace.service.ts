@@ -273,6 +273,7 @@ export class MarketplaceService {
         appId: purchase.appId,
         appName,
         note: purchase.refundReason,
+        points: purchase.pricePoints,
       });
       return purchase;
     });

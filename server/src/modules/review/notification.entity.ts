@@ -58,6 +58,10 @@ export class Notification {
   @Column({ type: 'integer', name: 'failed_deliveries', nullable: true })
   failedDeliveries: number | null;
 
+  @Field(() => Int, { nullable: true, description: 'PURCHASE_REFUNDED: how many points came back to your balance; null for other kinds and older refunds' })
+  @Column({ type: 'integer', nullable: true })
+  points: number | null;
+
   @Field({ description: 'When it was sent' })
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;

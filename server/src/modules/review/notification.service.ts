@@ -7,14 +7,14 @@ import { Notification } from './notification.entity.js';
 
 /** What a notification says: its English message and the facts it was written from (see Notification). */
 export type NotificationFields = { kind: string; message: string; appId: string | null } & Partial<
-  Pick<Notification, 'appName' | 'reasons' | 'note' | 'since' | 'lastError' | 'failedDeliveries'>
+  Pick<Notification, 'appName' | 'reasons' | 'note' | 'since' | 'lastError' | 'failedDeliveries' | 'points'>
 >;
 
 /** What NOTIFICATION_ADDED carries: the notification, or its id when it is too large for NOTIFY (under 8000 bytes with the envelope). */
 export type LiveNotification = Notification | { id: string; userId: string; byId: true };
 const INLINE_PAYLOAD_BYTES = 6000;
 
-const NO_FACTS = { appName: null, reasons: null, note: null, since: null, lastError: null, failedDeliveries: null };
+const NO_FACTS = { appName: null, reasons: null, note: null, since: null, lastError: null, failedDeliveries: null, points: null };
 
 export class NotificationService {
   constructor(

@@ -24,6 +24,7 @@ import { DeliveryEndpointBackfill1796000028500 } from './1796000028500-DeliveryE
 import { EndpointHourly1796000030000 } from './1796000030000-EndpointHourly.js';
 import { DeliveryTraceContext1796000031000 } from './1796000031000-DeliveryTraceContext.js';
 import { DeliveryLogStatistics1796000031500 } from './1796000031500-DeliveryLogStatistics.js';
+import { NotificationPoints1796000032500 } from './1796000032500-NotificationPoints.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -52,4 +53,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   EndpointHourly1796000030000,
   DeliveryTraceContext1796000031000,
   DeliveryLogStatistics1796000031500,
+  NotificationPoints1796000032500,
 ];

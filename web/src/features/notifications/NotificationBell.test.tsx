@@ -23,6 +23,7 @@ const notification = (id: string, message: string, readAt: string | null): Wire<
   since: null,
   lastError: null,
   failedDeliveries: null,
+  points: null,
   createdAt: '2030-01-01T00:00:00.000Z',
   readAt,
 });
@@ -144,11 +145,11 @@ describe('notifications bell', () => {
     expect(calls.filter((call) => call.operationName === 'MarkNotificationRead')).toEqual([{ operationName: 'MarkNotificationRead', variables: { id: 'ntf_2' } }]);
   });
 
-  it('says a review decision and a webhook alert in the reader’s language from their facts, and a kind it does not know as the server wrote it', async () => {
+  it('says a refund, a review decision and a webhook alert in the reader’s language from their facts, and a kind it does not know as the server wrote it', async () => {
     const facts = (
       id: string,
       kind: string,
-      extra: Partial<Pick<NotificationFieldsFragment, 'appName' | 'reasons' | 'note' | 'since' | 'lastError'>>,
+      extra: Partial<Pick<NotificationFieldsFragment, 'appName' | 'reasons' | 'note' | 'since' | 'lastError' | 'points'>>,
     ): Wire<NotificationFieldsFragment> => ({
       ...notification(id, `English text of ${kind}`, null),
       kind,
@@ -162,6 +163,7 @@ describe('notifications bell', () => {
             notifications: {
               __typename: 'NotificationConnection',
               edges: [
+                facts('ntf_5', 'PURCHASE_REFUNDED', { points: 1234, note: 'Charged twice' }),
                 facts('ntf_4', 'APP_REJECTED', { reasons: ['INVALID_ICON', 'OTHER'], note: 'The menu overlaps the recipe.' }),
                 facts('ntf_3', 'WEBHOOK_DISABLED', { since: '2030-01-02T03:04:00.000Z', lastError: 'HTTP 500' }),
                 facts('ntf_2', 'APP_FEATURED', {}),
@@ -181,8 +183,10 @@ describe('notifications bell', () => {
         </LocaleProvider>
       </ApolloProvider>,
     );
-    fireEvent.click(await screen.findByRole('button', { name: 'Thông báo, 4 chưa đọc' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Thông báo, 5 chưa đọc' }));
     const texts = screen.getAllByRole('link').map((link) => link.textContent);
+    // How many points came back, written the reader's way.
+    expect(texts.shift()).toBe('Giao dịch mua "Sổ Tay" của bạn đã được hoàn tiền: 1.234 điểm đã trở lại số dư của bạn. Lý do: Charged twice');
     expect(texts[0]).toBe(
       '"Sổ Tay" bị từ chối: Biểu tượng không phải ảnh 512×512 hợp lệ; Lý do khác (xem ghi chú). Ghi chú của người duyệt: The menu overlaps the recipe. Hãy sửa và gửi lại khi bạn sẵn sàng.',
     );

@@ -13,6 +13,7 @@ export interface NotificationFacts {
   since?: string | null;
   lastError?: string | null;
   failedDeliveries?: number | null;
+  points?: number | null;
 }
 
 /**
@@ -38,8 +39,11 @@ export function notificationText(t: Translate, format: LocaleFormat, n: Notifica
     case 'WEBHOOK_RECOVERED':
       if (!n.since) return n.message;
       return t(`notice.${n.kind}` satisfies MessageKey, { app, since: format.dateTime(n.since), error });
-    case 'PURCHASE_REFUNDED':
-      return n.note ? t('notice.PURCHASE_REFUNDED.note', { app, note: n.note }) : t('notice.PURCHASE_REFUNDED', { app });
+    case 'PURCHASE_REFUNDED': {
+      // Refunds older than the figure as a fact say it without the number (it is in their English message).
+      if (n.points == null) return n.note ? t('notice.PURCHASE_REFUNDED.note', { app, note: n.note }) : t('notice.PURCHASE_REFUNDED', { app });
+      return n.note ? t('notice.PURCHASE_REFUNDED.points.note', { app, points: n.points, note: n.note }) : t('notice.PURCHASE_REFUNDED.points', { app, points: n.points });
+    }
     default:
       return n.message;
   }

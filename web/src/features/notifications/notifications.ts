@@ -12,6 +12,7 @@ export const NotificationFields = graphql(`
     since
     lastError
     failedDeliveries
+    points
     createdAt
     readAt
   }
