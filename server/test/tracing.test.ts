@@ -1,93 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { findFreePort } from '../src/platform/embedded-postgres.js';
 import { createTestDatabase } from './helpers/database.js';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, TEST_ENCRYPTION_KEY } from './helpers/plaza.js';
 import { GraphQLTestClient } from './helpers/graphql-client.js';
 import { DECIDE, submitApp } from './helpers/factories.js';
 import { startPlazaProcess } from './helpers/process.js';
+import { CLIENT, OtlpReceiver, SERVER, type ExportedSpan } from './helpers/otlp-receiver.js';
 import { WebhookReceiver, type ReceivedRequest } from './helpers/webhook-receiver.js';
 import { DELIVERY, isFinal, waitForDelivery, WEBHOOK_REQUEST_HEADERS } from './helpers/webhooks.js';
-
-/** One span as an OTLP/HTTP JSON export carries it, with its process's service.name and its attributes flattened. */
-interface ExportedSpan {
-  service: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  kind: number;
-  status: { code?: number; message?: string };
-  attributes: Record<string, unknown>;
-  links: { traceId: string; spanId: string }[];
-}
-
-type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number; arrayValue?: { values?: OtlpValue[] } };
-const valueOf = (value: OtlpValue): unknown =>
-  value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue ?? value.arrayValue?.values?.map(valueOf)));
-const attributesOf = (list: { key: string; value: OtlpValue }[] = []) => Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]));
-
-/** A real OTLP/HTTP receiver, as a collector listens on :4318: it takes JSON exports on /v1/traces and keeps every span. */
-class OtlpReceiver {
-  readonly spans: ExportedSpan[] = [];
-  readonly contentTypes = new Set<string>();
-
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<OtlpReceiver> {
-    // eslint-disable-next-line prefer-const
-    let receiver!: OtlpReceiver;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        if (req.method !== 'POST' || req.url !== '/v1/traces') {
-          res.writeHead(404).end();
-          return;
-        }
-        receiver.contentTypes.add(String(req.headers['content-type']));
-        receiver.take(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new OtlpReceiver(server, `http://127.0.0.1:${(server.address() as { port: number }).port}`);
-    return receiver;
-  }
-
-  private take(body: { resourceSpans?: any[] }): void {
-    for (const resourceSpans of body.resourceSpans ?? []) {
-      const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name']);
-      for (const scope of resourceSpans.scopeSpans ?? []) {
-        for (const span of scope.spans ?? []) {
-          this.spans.push({
-            service,
-            traceId: span.traceId,
-            spanId: span.spanId,
-            parentSpanId: span.parentSpanId ?? '',
-            name: span.name,
-            kind: span.kind,
-            status: span.status ?? {},
-            attributes: attributesOf(span.attributes),
-            links: (span.links ?? []).map((link: { traceId: string; spanId: string }) => ({ traceId: link.traceId, spanId: link.spanId })),
-          });
-        }
-      }
-    }
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-/** OTLP's span kinds. */
-const SERVER = 2;
-const CLIENT = 3;
 
 const BUY = 'mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }';
 const RECOVER = 'mutation Recover($appId: ID!, $since: DateTime!) { recoverWebhookDeliveries(appId: $appId, since: $since) { deliveriesQueued } }';
@@ -174,10 +95,6 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     apiUrl = api.url;
     await startPlazaProcess(env, 'worker.js', /delivery worker started/, { readyWithinMs: 120_000 });
   }, 300_000);
-
-  afterAll(async () => {
-    await otlp?.close();
-  });
 
   it("one trace holds a purchase's GraphQL operation, its SQL, the event it recorded and the worker's two attempts, which the receiver joins", { timeout: 120_000 }, async () => {
     const { developer, buyer, app } = await marketplace(apiUrl, `${receiver.url()}?token=do-not-export-me`);
@@ -353,6 +270,52 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       expect(requestsFor(receiver, purchaseId).map((request) => request.headers.traceparent)).toEqual(attemptSpans().map((span) => `00-${bought.traceId}-${span.spanId}-01`));
     },
   );
+
+  it("the worker's batched writes of attempt results, and a developer's local forwards, are spans of their own", { timeout: 120_000 }, async () => {
+    const { developer, buyer, app } = await marketplace(apiUrl, receiver.url());
+    const purchaseId = await purchase(apiUrl, buyer, app.id);
+    await vi.waitFor(() => expect(requestsFor(receiver, purchaseId)).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    const deliveryId = String(requestsFor(receiver, purchaseId)[0]!.headers['x-platform-delivery']);
+    await waitForDelivery(developer, deliveryId, (d) => d.status === 'SUCCEEDED');
+
+    // Each attempt's result is written by one batched write: a span with the batch's size, linked to the attempts it recorded, its statement its child.
+    const attempts = () => otlp.spans.filter((span) => span.name === 'POST' && span.attributes['plaza.delivery.id'] === deliveryId);
+    await vi.waitFor(() => expect(attempts()).toHaveLength(2), { timeout: 20_000, interval: 100 });
+    const writes = () => otlp.spans.filter((span) => span.name === 'webhook.attempts.record');
+    await vi.waitFor(
+      () => {
+        for (const attempt of attempts()) expect(writes().filter((write) => write.links.some((link) => link.spanId === attempt.spanId))).toHaveLength(1);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    for (const attempt of attempts()) {
+      const write = writes().find((span) => span.links.some((link) => link.spanId === attempt.spanId))!;
+      expect(write).toMatchObject({ service: 'plaza-worker', parentSpanId: '' });
+      expect(write.attributes['messaging.batch.message_count']).toBeGreaterThanOrEqual(write.links.length);
+      expect(otlp.spans.filter((span) => span.parentSpanId === write.spanId).map((span) => span.name)).toContain('plaza_deliveries_write_results');
+    }
+
+    // plaza listen's three steps: the delivery signed for the local receiver, what it answered, and a sample event.
+    await traced(apiUrl, developer, 'query Forward($id: ID!) { webhookForwardRequest(deliveryId: $id) { deliveryId body } }', { id: deliveryId });
+    await traced(apiUrl, developer, 'mutation Report($id: ID!) { reportLocalForward(deliveryId: $id, statusCode: 204, durationMs: 12) { id } }', { id: deliveryId });
+    await traced(apiUrl, developer, 'mutation Trigger($appId: ID!) { triggerWebhookEvent(appId: $appId, event: APP_PURCHASED) { deliveryId } }', { appId: app.id });
+    const under = (name: string, operation: string) =>
+      vi.waitFor(
+        () => {
+          const span = otlp.spans.find((candidate) => candidate.name === name && otlp.spans.some((op) => op.spanId === candidate.parentSpanId && op.name === operation));
+          expect(span, `${name} under ${operation}`).toBeDefined();
+          return span!;
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+    expect((await under('webhook.local_forward', 'query Forward')).attributes).toMatchObject({ 'plaza.delivery.id': deliveryId });
+    expect((await under('webhook.local_forward.report', 'mutation Report')).attributes).toMatchObject({
+      'plaza.delivery.id': deliveryId,
+      'http.response.status_code': 204,
+      'plaza.local_forward.duration_ms': 12,
+    });
+    expect((await under('webhook.local_forward.trigger', 'mutation Trigger')).attributes).toMatchObject({ 'plaza.webhook.event': 'app.purchased' });
+  });
 });
 
 describe('with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {

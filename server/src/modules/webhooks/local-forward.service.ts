@@ -13,6 +13,7 @@ import { SigningSecrets } from './delivery/opened-secrets.js';
 import { appNamesAndOwners } from '../apps/index.js';
 import { sealedSecretsOf } from '../secrets/index.js';
 import { EVENT_WIRE_NAME, type WebhookEventType } from './webhook.types.js';
+import { inSpan } from '../../platform/tracing.js';
 
 const INSERT_TEST_EVENT = `INSERT INTO webhook_cli_events (id, app_id, event_type, payload, triggered_by, created_at) VALUES ($1, $2, $3, $4, $5, $6)`;
 const TEST_EVENT = `SELECT id, app_id FROM webhook_cli_events WHERE id = $1`;
@@ -93,7 +94,16 @@ export class LocalForwardService {
    * unless `principal` owns the app. Not for admins, who may read the log: a freshly signed request is
    * one the app's receiver accepts for its whole replay window, so it is the owner's alone to ask for.
    */
-  async forwardRequest(principal: Principal, deliveryId: string): Promise<WebhookForwardRequest | null> {
+  forwardRequest(principal: Principal, deliveryId: string): Promise<WebhookForwardRequest | null> {
+    // Spans of their own when tracing (the forward, the trigger, the local answer): a local forward is no attempt of the delivery's.
+    return inSpan(
+      'webhook.local_forward',
+      () => ({ 'plaza.delivery.id': deliveryId }),
+      () => this.signedRequest(principal, deliveryId),
+    );
+  }
+
+  private async signedRequest(principal: Principal, deliveryId: string): Promise<WebhookForwardRequest | null> {
     const delivery = await this.deliveryLog.get(asOwnerOnly(principal), deliveryId);
     if (!delivery) return null;
     const test = isTestPurchaseId(delivery.purchaseId);
@@ -112,7 +122,15 @@ export class LocalForwardService {
   }
 
   /** A sample event for the app's listening CLI sessions only; recorded in webhook_cli_events, the log of what was triggered. */
-  async trigger(userId: string, appId: string, type: WebhookEventType, amounts: { amountVnd: number; developerShareVnd: number }): Promise<WebhookForwardRequest> {
+  trigger(userId: string, appId: string, type: WebhookEventType, amounts: { amountVnd: number; developerShareVnd: number }): Promise<WebhookForwardRequest> {
+    return inSpan(
+      'webhook.local_forward.trigger',
+      () => ({ 'plaza.webhook.event': EVENT_WIRE_NAME[type] }),
+      () => this.recordTrigger(userId, appId, type, amounts),
+    );
+  }
+
+  private async recordTrigger(userId: string, appId: string, type: WebhookEventType, amounts: { amountVnd: number; developerShareVnd: number }): Promise<WebhookForwardRequest> {
     const now = new Date();
     const id = newWebhookId.delivery(now.getTime());
     const eventName = EVENT_WIRE_NAME[type];
@@ -135,7 +153,17 @@ export class LocalForwardService {
   }
 
   /** Records the local answer; checks the delivery (or triggered event) is one `principal` may see. */
-  async report(principal: Principal, input: LocalForwardReport): Promise<LocalForward> {
+  report(principal: Principal, input: LocalForwardReport): Promise<LocalForward> {
+    // The local answer's status, never its error text (the developer's machine wrote it).
+    const answer = () => ({
+      'plaza.delivery.id': input.deliveryId,
+      ...(Number.isInteger(input.statusCode) ? { 'http.response.status_code': input.statusCode! } : {}),
+      'plaza.local_forward.duration_ms': input.durationMs,
+    });
+    return inSpan('webhook.local_forward.report', answer, () => this.recordReport(principal, input));
+  }
+
+  private async recordReport(principal: Principal, input: LocalForwardReport): Promise<LocalForward> {
     if (input.statusCode !== null && input.statusCode !== undefined && (!Number.isInteger(input.statusCode) || input.statusCode < 100 || input.statusCode > 599)) {
       throw badInput('statusCode', 'statusCode must be an HTTP status from 100 to 599, or null when the local receiver did not answer');
     }

@@ -12,6 +12,7 @@ import { HELD_WHILE_PAUSED, WebhookEndpointState } from '../endpoints/webhook-en
 import { WRITE_RESULTS, databaseNow, isHeld, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
 import { attemptEnded, decide, retryDelay, stateOf } from './delivery-lifecycle.js';
+import { traceResultsWrite } from './delivery-tracing.js';
 import { storedHeaders } from './request-headers.js';
 
 /** One attempt as it ended, before it is written. */
@@ -121,7 +122,7 @@ export class AttemptResults {
       const results = this.pending.splice(0);
       if (results.length === 0) return;
       try {
-        await this.write(results);
+        await traceResultsWrite(results, () => this.write(results));
       } catch (err) {
         logger.error({ err, count: results.length }, 'delivery results could not be written; their claims will expire and they will be retried');
       } finally {

@@ -27,7 +27,7 @@ import {
   type ClaimedDelivery,
 } from './delivery-queries.js';
 import { SigningSecrets } from './opened-secrets.js';
-import { traceAttempt, traceClaim } from './delivery-tracing.js';
+import { traceAttempt, traceClaim, traceHandBack } from './delivery-tracing.js';
 
 export interface DeliveryEngineOptions {
   /** Delays before attempts 2..n, each counted from the end of the previous attempt. */
@@ -473,7 +473,7 @@ export class DeliveryEngine {
       this.unwritten.delete(delivery.id);
     }
     const claims = held.map((d) => ({ id: d.id, claim_token: d.claim_token, number: d.attempt_count }));
-    const release = () => this.pool.query(HAND_BACK, [JSON.stringify(claims)]);
+    const release = () => traceHandBack(held, () => this.pool.query(HAND_BACK, [JSON.stringify(claims)]));
     this.handingBack = this.handingBack.then(release).then(
       () => logger.warn({ deliveries: held.length }, 'shutdown deadline passed: handed back the deliveries whose attempts were still in flight'),
       // Not fatal: their claims expire after the lease and another worker takes them then.

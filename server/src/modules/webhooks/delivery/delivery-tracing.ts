@@ -13,6 +13,7 @@ import {
   type Link,
   type SpanContext,
 } from '../../../platform/tracing.js';
+import type { AttemptResult } from './attempt-results.js';
 import type { ClaimedDelivery } from './delivery-queries.js';
 
 /**
@@ -23,6 +24,19 @@ import type { ClaimedDelivery } from './delivery-queries.js';
 
 /** The claim span of each delivery claimed here, for its attempt's link. */
 const claimOf = new WeakMap<ClaimedDelivery, SpanContext>();
+
+/** The span of each delivery's attempt sent here (its latest), for the links of the write that records it or the hand-back that interrupts it. */
+const attemptOf = new WeakMap<ClaimedDelivery, SpanContext>();
+
+/** Links to the attempt spans of `deliveries` (the first MAX_CLAIM_LINKS that have one), each naming its delivery. */
+function attemptLinks(deliveries: Iterable<ClaimedDelivery>): Link[] {
+  const links: Link[] = [];
+  for (const delivery of deliveries) {
+    const attempt = attemptOf.get(delivery);
+    if (attempt && links.length < MAX_CLAIM_LINKS) links.push({ context: attempt, attributes: { 'plaza.delivery.id': delivery.id } });
+  }
+  return links;
+}
 
 /** One claim span links at most this many deliveries' traces (a batch can hold hundreds; the first ones say enough). */
 const MAX_CLAIM_LINKS = 128;
@@ -72,6 +86,7 @@ export function traceAttempt(
       };
     },
     async (span) => {
+      if (span) attemptOf.set(delivery, span.spanContext());
       const traceparent = span ? traceparentOf(span.spanContext()) : null;
       const response = await post(traceparent ? { ...headers, traceparent } : headers);
       if (span && response.statusCode !== null) span.setAttribute('http.response.status_code', response.statusCode);
@@ -81,4 +96,29 @@ export function traceAttempt(
     },
     { kind: SpanKind.CLIENT, parent: parent ? contextWithParent(parent) : undefined, links: recorded && sentBy ? [{ context: sentBy }] : [] },
   );
+}
+
+/**
+ * Runs one batched write of attempt results (`webhook.attempts.record`, its statements its children) as a span of
+ * its own, with the number of results and a link to each attempt it records. Off: `write()` as it is.
+ */
+export function traceResultsWrite(results: readonly AttemptResult[], write: () => Promise<void>): Promise<void> {
+  if (!tracingOn()) return write();
+  return inSpan('webhook.attempts.record', () => ({ 'messaging.batch.message_count': results.length }), write, {
+    // A write gathers many purchases' attempts: a trace of its own, linked to each, not a child of whichever came first.
+    parent: contextWithParent(undefined),
+    links: attemptLinks(results.map((result) => result.delivery)),
+  });
+}
+
+/**
+ * Runs a shutdown's hand-back of the deliveries whose attempts were still in flight (`webhook.deliveries.hand_back`)
+ * as a span, with their number and a link to each interrupted attempt. Off: `release()` as it is.
+ */
+export function traceHandBack<T>(held: readonly ClaimedDelivery[], release: () => Promise<T>): Promise<T> {
+  if (!tracingOn()) return release();
+  return inSpan('webhook.deliveries.hand_back', () => ({ 'messaging.batch.message_count': held.length }), release, {
+    parent: contextWithParent(undefined),
+    links: attemptLinks(held),
+  });
 }

@@ -1,0 +1,50 @@
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase } from './helpers/database.js';
+import { submitApp } from './helpers/factories.js';
+import { GraphQLTestClient } from './helpers/graphql-client.js';
+import { OtlpReceiver } from './helpers/otlp-receiver.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { purchaseEventProducer, startApiProcess, startWorkerProcess } from './faults/fault-helpers.js';
+
+// A traced worker stopped while an attempt hangs: what it did at shutdown is in the trace.
+
+/** A worker whose attempt outlives its grace: SIGTERM hands it back after a second, while the receiver still holds the request. */
+const STOPPING_WORKER = { SHUTDOWN_GRACE: '1s', WEBHOOK_TIMEOUT: '30s', WEBHOOK_CLAIM_LEASE: '31s' };
+
+describe('a traced worker stopped while an attempt hangs', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  });
+
+  it('records the hand-back of the attempt in flight as a span linked to that attempt', { timeout: 240_000 }, async () => {
+    const otlp = await OtlpReceiver.start();
+    const databaseUrl = await createTestDatabase();
+    // A first start migrates a new database: on a loaded machine that alone can take a minute.
+    const api = await startApiProcess(databaseUrl, {}, { readyWithinMs: 120_000 });
+    const worker = await startWorkerProcess(databaseUrl, { ...STOPPING_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100' }, { readyWithinMs: 120_000 });
+    const receiver = await WebhookReceiver.start(() => 'hang');
+    const developer = await GraphQLTestClient.signIn(api.url, 'hand-back@studio.test');
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const { purchase, close } = await purchaseEventProducer(databaseUrl, app.id, developer.userId);
+    cleanups.push(close);
+    await purchase();
+    await vi.waitFor(() => expect(receiver.hangingNow).toBe(1), { timeout: 30_000, interval: 50 });
+    // The attempt's span, as the receiver was given it.
+    const attemptSpan = String(receiver.requests[0]!.headers.traceparent).split('-')[2];
+
+    await worker.stop('SIGTERM');
+    const handBack = await vi.waitFor(
+      () => {
+        const span = otlp.spans.find((candidate) => candidate.name === 'webhook.deliveries.hand_back');
+        expect(span).toBeDefined();
+        return span!;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(handBack).toMatchObject({ service: 'plaza-worker', parentSpanId: '', links: [{ spanId: attemptSpan }] });
+    expect(handBack.attributes['messaging.batch.message_count']).toBe(1);
+    // Its statement is its child: the claim released and the attempt closed as interrupted.
+    expect(otlp.spans.filter((span) => span.parentSpanId === handBack.spanId).map((span) => span.attributes['db.operation.name'])).toEqual(['WITH']);
+  });
+});
