@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAccessibilityViolations } from '../support/accessibility.js';
 import { launchChromium, personAt } from '../support/browser.js';
 import { PlazaApi, publishApp } from '../support/plaza-api.js';
-import { REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
+import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
 
 // Issue 27, the reviewer's and the admin's side: finding 13 (a review starts with no outcome chosen; the queue
 // and the review page say who the developer is and show categories in words) and the small ones (admins find
@@ -13,12 +13,13 @@ const DEVELOPER_EMAIL = 'reviewed.dev@plaza.test';
 const PENDING_APP = 'Spelling Bee';
 const APPROVED_APP = 'Word Garden';
 const REJECTED_APP = 'Number Maze';
+const BUYER_EMAIL = 'refund.me@plaza.test';
 
 let plaza: PlazaProcess;
 let browser: Browser | undefined;
 let developer: PlazaApi;
 let reviewerApi: PlazaApi;
-const ids = { pending: '', approved: '', rejected: '' };
+const ids = { pending: '', approved: '', rejected: '', purchase: '', install: '' };
 
 const submitQuery = `mutation Submit($input: SubmitAppInput!) { submitApp(input: $input) { id } }`;
 const submitInput = (name: string, category: string) => ({
@@ -40,6 +41,17 @@ beforeAll(async () => {
   ids.approved = await publishApp(developer, reviewerApi, { name: APPROVED_APP, appUrl: 'https://garden.example/' });
   ids.rejected = (await developer.ok<{ submitApp: { id: string } }>(submitQuery, { input: submitInput(REJECTED_APP, 'games') })).submitApp.id;
   await reviewerApi.ok(`mutation Reject($appId: ID!) { decideReview(input: { appId: $appId, outcome: REJECTED, reasons: [INVALID_ICON] }) { id } }`, { appId: ids.rejected });
+  // A buyer who bought one app and installed another: the purchase an admin is asked to refund.
+  const admin = await PlazaApi.signIn(plaza.origin, ADMIN_EMAIL);
+  const buyer = await PlazaApi.signIn(plaza.origin, BUYER_EMAIL);
+  const paid = await publishApp(developer, reviewerApi, { name: 'Paid Puzzles', appUrl: 'https://puzzles.example/', pricePoints: 20 });
+  await admin.ok(`mutation Credit($userId: ID!) { creditPoints(userId: $userId, points: 50, reason: "e2e: refund") { points } }`, { userId: buyer.userId });
+  ids.purchase = (
+    await buyer.ok<{ purchaseApp: { purchaseId: string } }>(`mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }`, { appId: paid })
+  ).purchaseApp.purchaseId;
+  ids.install = (
+    await buyer.ok<{ installApp: { purchaseId: string } }>(`mutation Install($appId: ID!) { installApp(appId: $appId) { purchaseId } }`, { appId: ids.approved })
+  ).installApp.purchaseId;
   ids.pending = (await developer.ok<{ submitApp: { id: string } }>(submitQuery, { input: submitInput(PENDING_APP, 'education') })).submitApp.id;
   browser = await launchChromium();
 });
@@ -128,5 +140,50 @@ describe('who the developer is', () => {
       await prefer({ theme: 'light', locale: 'en' });
       await page.context().close();
     }
+  });
+});
+
+describe('the admin view', () => {
+  it('small ones: an admin finds a purchase by the buyer’s e-mail (any case) and refunds it from there; a malformed address is named', async () => {
+    const page = await personAt(browser!, plaza.origin, ADMIN_EMAIL);
+    await page.goto(`${plaza.origin}/admin`);
+    const refund = page.getByRole('region', { name: 'Refund a purchase' });
+    const email = refund.getByLabel('Buyer’s e-mail');
+
+    await email.fill('refund.me');
+    await refund.getByRole('button', { name: 'Find purchases' }).click();
+    await refund.getByText('email must be one e-mail address, such as ana@example.com').waitFor();
+    expect(await email.getAttribute('aria-invalid')).toBe('true');
+
+    await email.fill('Refund.Me@PLAZA.test');
+    await refund.getByRole('button', { name: 'Find purchases' }).click();
+    const found = refund.getByRole('region', { name: 'Purchases by Refund.Me@PLAZA.test' });
+    await found.waitFor();
+    // Newest first: the free install (nothing to refund), then the purchase.
+    const rows = await found.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 5).map((td) => td.textContent)));
+    expect(rows).toEqual([
+      [ids.install, ids.approved, 'Free install', '0', 'Completed'],
+      [ids.purchase, expect.any(String), 'Purchase', '20', 'Completed'],
+    ]);
+    expect(await found.getByRole('button', { name: `Refund ${ids.install}…` }).count()).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    await found.getByRole('button', { name: `Refund ${ids.purchase}…` }).click();
+    const purchaseId = refund.getByLabel('Purchase id');
+    expect(await purchaseId.inputValue()).toBe(ids.purchase);
+    expect(await purchaseId.evaluate((input) => input === document.activeElement)).toBe(true);
+    await refund.getByRole('button', { name: 'Refund', exact: true }).click();
+    await refund.getByText(`Refunded purchase ${ids.purchase}.`).waitFor();
+    const { purchasesByBuyerEmail } = await (
+      await PlazaApi.signIn(plaza.origin, ADMIN_EMAIL)
+    ).ok<{ purchasesByBuyerEmail: { edges: { node: { purchaseId: string; status: string } }[] } }>(
+      `query Find($email: String!) { purchasesByBuyerEmail(email: $email) { edges { node { purchaseId status } } } }`,
+      { email: BUYER_EMAIL },
+    );
+    expect(purchasesByBuyerEmail.edges.map((edge) => edge.node)).toEqual([
+      { purchaseId: ids.install, status: 'COMPLETED' },
+      { purchaseId: ids.purchase, status: 'REFUNDED' },
+    ]);
+    await page.context().close();
   });
 });

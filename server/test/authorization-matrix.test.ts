@@ -85,6 +85,12 @@ const MATRIX: Record<RootType, Record<string, MatrixRow>> = {
     myPointsBalance: { document: '{ myPointsBalance { userId } }', reveals: (f) => f.ownerId, expect: OWN_READ },
     myPurchases: { document: '{ myPurchases(first: 100) { edges { node { purchaseId } } } }', reveals: (f) => f.ownerInstallation.purchaseId, expect: OWN_READ },
     notifications: { document: '{ notifications(first: 100) { edges { node { id } } } }', reveals: (f) => f.notificationId, expect: OWN_READ },
+    // The buyer's purchases, found by the address they sign in with: an admin's refund starts there.
+    purchasesByBuyerEmail: {
+      document: '{ purchasesByBuyerEmail(email: "Buyer@plaza.test", first: 100) { edges { node { purchaseId } } } }',
+      reveals: (f) => f.purchaseId,
+      expect: ADMIN_ONLY,
+    },
     reviewQueue: {
       document: '{ reviewQueue(first: 100) { edges { node { id } } } }',
       reveals: (f) => f.apps.underReview,

@@ -1,11 +1,12 @@
 import { Arg, Args, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { requirePrincipal, type RequestContext } from '../../platform/auth/context.js';
-import { ConnectionType, PAGE_ARGS } from '../../platform/connection.js';
+import { ConnectionType, PAGE_ARGS, readPage, toConnection } from '../../platform/connection.js';
 import { marketplaceErrors } from './marketplace.errors.js';
 import { int32Field, SafeInt } from '../../platform/int64.js';
 import { App, AppStatus, isOwner, type AppService } from '../apps/index.js';
 import { Account, type IdentityService, type SessionTokenService } from '../identity/index.js';
 import { signedInPerson } from '../../platform/auth/principal.js';
+import { BuyerPurchasesArgs } from './dto/buyer-purchases.args.js';
 import { CreditPointsArgs } from './dto/credit-points.args.js';
 import { InstallAppArgs } from './dto/install-app.args.js';
 import { LaunchAppArgs } from './dto/launch-app.args.js';
@@ -155,6 +156,25 @@ export class MarketplaceResolver {
     @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
   ): Promise<PurchaseConnection> {
     return this.marketplace.purchases(requirePrincipal(context).userId, { appId, kind }, { first, after, last, before });
+  }
+
+  @Authorized('ADMIN')
+  @Query(() => PurchaseConnection, {
+    description: 'Admin: the purchases and free installs of the account that signs in with this e-mail address (exact, any case), newest first; empty when none does',
+  })
+  async purchasesByBuyerEmail(
+    @Args() { email }: BuyerPurchasesArgs,
+    @Arg('first', () => Int, { nullable: true, description: PAGE_ARGS.first }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: PAGE_ARGS.after }) after?: string | null,
+    @Arg('last', () => Int, { nullable: true, description: PAGE_ARGS.last }) last?: number | null,
+    @Arg('before', () => String, { nullable: true, description: PAGE_ARGS.before }) before?: string | null,
+  ): Promise<PurchaseConnection> {
+    // The account userByEmail finds for the same address, so a refund and a credit for one person's message agree on who that is.
+    const buyer = await this.identity.findAccountByEmail(email);
+    const page = { first, after, last, before };
+    // No account, no purchases; the page arguments are still checked as the list would check them.
+    if (!buyer) return toConnection([], readPage(page, ['string', 'string']), () => []);
+    return this.marketplace.purchases(buyer.id, {}, page);
   }
 
   @Authorized()

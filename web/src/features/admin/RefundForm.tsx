@@ -1,9 +1,10 @@
 import { useMutation } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { type Translate, useFormat, useT } from '../../i18n/i18n';
 import { serverProblem, type ServerProblem } from '../../ui/graphql-errors';
 import { RefundPurchaseMutation } from './admin-operations';
+import { BuyerPurchases } from './BuyerPurchases';
 import { problemProps } from './field-problem';
 
 type RefundedPurchase = ResultOf<typeof RefundPurchaseMutation>['refundPurchase'];
@@ -24,6 +25,16 @@ export function RefundForm() {
   const [missingId, setMissingId] = useState(false);
   const [problem, setProblem] = useState<ServerProblem | null>(null);
   const [refunded, setRefunded] = useState<RefundedPurchase | null>(null);
+  const idInput = useRef<HTMLInputElement>(null);
+
+  // The admin goes on with the reason and the Refund button, from the field now holding the chosen id.
+  function choose(chosen: string) {
+    setPurchaseId(chosen);
+    setMissingId(false);
+    setProblem(null);
+    setRefunded(null);
+    idInput.current?.focus();
+  }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -49,12 +60,15 @@ export function RefundForm() {
   return (
     <section className="card" aria-labelledby="admin-refund-heading">
       <h2 id="admin-refund-heading">{t('admin.refundHeading')}</h2>
+      <BuyerPurchases onChoose={choose} />
       {/* submit() shows its own failure in the form. */}
       <form onSubmit={(event) => void submit(event)} noValidate>
         <div className="field">
           <label htmlFor={idProps.id}>{t('admin.purchaseId')}</label>
           <input
             {...idProps}
+            ref={idInput}
+            className="input-id"
             aria-invalid={idProps['aria-invalid'] ?? (missingId || undefined)}
             aria-describedby={idProps['aria-describedby'] ?? (missingId ? 'refund-purchase-id-missing' : undefined)}
             value={purchaseId}

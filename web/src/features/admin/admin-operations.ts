@@ -95,3 +95,26 @@ export const RevokeRoleMutation = graphql(`
     }
   }
 `);
+
+/** How many of a buyer's purchases the admin view lists; a buyer with more is told to ask for the newest. */
+export const BUYER_PURCHASES_LIMIT = 50;
+
+export const PurchasesByBuyerEmailQuery = graphql(`
+  query PurchasesByBuyerEmail($email: String!, $first: Int!) {
+    purchasesByBuyerEmail(email: $email, first: $first) {
+      edges {
+        node {
+          purchaseId
+          appId
+          kind
+          pricePoints
+          status
+          createdAt
+        }
+      }
+      pageInfo {
+        hasNextPage
+      }
+    }
+  }
+`);

@@ -1,0 +1,81 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
+import type { GraphQLTestClient } from './helpers/graphql-client.js';
+import { DECIDE, submitApp } from './helpers/factories.js';
+
+// purchasesByBuyerEmail: an admin answering "refund my purchase" finds it by the address the buyer writes from,
+// not by a purchase id the buyer does not know.
+
+const SEARCH = `query($email: String!, $first: Int) {
+  purchasesByBuyerEmail(email: $email, first: $first) { edges { node { purchaseId appId userId kind status pricePoints } } pageInfo { hasNextPage } }
+}`;
+
+let plaza: TestPlaza;
+let admin: GraphQLTestClient;
+let buyer: GraphQLTestClient;
+const ids = { paidApp: '', freeApp: '', bought: '', installed: '' };
+
+beforeAll(async () => {
+  plaza = await startTestPlaza();
+  admin = await plaza.signIn(ADMIN_EMAIL);
+  const reviewer = await plaza.signIn(REVIEWER_EMAIL);
+  const developer = await plaza.signIn('seller@studio.test');
+  buyer = await plaza.signIn('tran.thi.mai@shop.test');
+  const bystander = await plaza.signIn('someone.else@shop.test');
+  ids.paidApp = (await submitApp(developer, { name: 'Paid Maps', pricing: 'PAID', pricePoints: 20 })).id;
+  ids.freeApp = (await submitApp(developer, { name: 'Free Notes' })).id;
+  for (const appId of [ids.paidApp, ids.freeApp]) await reviewer.ok(DECIDE, { input: { appId, outcome: 'APPROVED' } });
+  for (const person of [buyer, bystander])
+    await admin.ok(`mutation($userId: ID!) { creditPoints(userId: $userId, points: 50, reason: "test") { points } }`, { userId: person.userId });
+  ids.bought = (
+    await buyer.ok<{ purchaseApp: { purchaseId: string } }>(`mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }`, { appId: ids.paidApp })
+  ).purchaseApp.purchaseId;
+  ids.installed = (
+    await buyer.ok<{ installApp: { purchaseId: string } }>(`mutation($appId: ID!) { installApp(appId: $appId) { purchaseId } }`, { appId: ids.freeApp })
+  ).installApp.purchaseId;
+  // Another person's purchase of the same app, which the search must leave out.
+  await bystander.ok(`mutation($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }`, { appId: ids.paidApp });
+});
+
+describe('purchasesByBuyerEmail', () => {
+  it('finds the buyer’s purchases and installs, newest first, by their exact address in any case', async () => {
+    const { purchasesByBuyerEmail } = await admin.ok<{ purchasesByBuyerEmail: any }>(SEARCH, { email: 'Tran.Thi.Mai@SHOP.test' });
+    expect(purchasesByBuyerEmail.edges.map((edge: any) => edge.node)).toEqual([
+      { purchaseId: ids.installed, appId: ids.freeApp, userId: buyer.userId, kind: 'INSTALL', status: 'COMPLETED', pricePoints: 0 },
+      { purchaseId: ids.bought, appId: ids.paidApp, userId: buyer.userId, kind: 'PURCHASE', status: 'COMPLETED', pricePoints: 20 },
+    ]);
+    // Pages as every list does.
+    const first = (await admin.ok<{ purchasesByBuyerEmail: any }>(SEARCH, { email: 'tran.thi.mai@shop.test', first: 1 })).purchasesByBuyerEmail;
+    expect(first.edges.map((edge: any) => edge.node.purchaseId)).toEqual([ids.installed]);
+    expect(first.pageInfo.hasNextPage).toBe(true);
+  });
+
+  it('is exact: a part of an address, or one nobody signs in with, finds nothing', async () => {
+    for (const email of ['thi.mai@shop.test', 'tran.thi.mai@shop.tes', 'nobody@shop.test']) {
+      const { purchasesByBuyerEmail } = await admin.ok<{ purchasesByBuyerEmail: any }>(SEARCH, { email });
+      expect(purchasesByBuyerEmail, email).toEqual({ edges: [], pageInfo: { hasNextPage: false } });
+    }
+  });
+
+  it('refuses what is not one e-mail address with an error naming the field', async () => {
+    for (const email of ['', 'tran.thi.mai', 'tran thi mai@shop.test', '%@shop.test OR 1=1', `${'a'.repeat(320)}@shop.test`]) {
+      const error = await admin.error(SEARCH, { email });
+      expect(error.extensions, JSON.stringify(email)).toEqual({ code: 'BAD_USER_INPUT', field: 'email' });
+      expect(error.message).toMatch(/^email must /);
+    }
+  });
+
+  it('is for admins alone: the buyer, a developer, a reviewer and the public are refused', async () => {
+    const reviewer = await plaza.signIn(REVIEWER_EMAIL);
+    const developer = await plaza.signIn('seller@studio.test');
+    for (const [who, client, code] of [
+      ['buyer', buyer, 'FORBIDDEN'],
+      ['developer', developer, 'FORBIDDEN'],
+      ['reviewer', reviewer, 'FORBIDDEN'],
+      ['public', plaza.anonymous(), 'UNAUTHENTICATED'],
+    ] as const) {
+      const error = await client.error(SEARCH, { email: 'tran.thi.mai@shop.test' });
+      expect(error.extensions?.code, who).toBe(code);
+    }
+  });
+});
