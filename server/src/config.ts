@@ -412,6 +412,13 @@ export const SETTINGS = {
     echo: (raw) => redactUrl(raw),
     value: httpUrl,
   }),
+  OTEL_SDK_DISABLED: setting({
+    field: 'otelSdkDisabled',
+    doc: '`true` turns tracing off even with an endpoint set: nothing exported, no `traceparent` sent, no trace context stored',
+    default: 'false',
+    blankIsUnset: true,
+    value: flag,
+  }),
   OTEL_SERVICE_NAME: setting({
     field: 'otelServiceName',
     doc: "the traces' `service.name`",

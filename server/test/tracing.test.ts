@@ -6,6 +6,7 @@ import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, TEST_ENCRYPTION_KEY } from
 import { GraphQLTestClient } from './helpers/graphql-client.js';
 import { DECIDE, submitApp } from './helpers/factories.js';
 import { startPlazaProcess } from './helpers/process.js';
+import { openDatabase } from './faults/fault-helpers.js';
 import { CLIENT, OtlpReceiver, SERVER, type ExportedSpan } from './helpers/otlp-receiver.js';
 import { WebhookReceiver, type ReceivedRequest } from './helpers/webhook-receiver.js';
 import { DELIVERY, isFinal, waitForDelivery, WEBHOOK_REQUEST_HEADERS } from './helpers/webhooks.js';
@@ -330,5 +331,48 @@ describe('with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
     }
     const rows: { trace_parent: string | null }[] = await plaza.services.db.query('SELECT trace_parent FROM webhook_deliveries WHERE purchase_id = $1', [purchaseId]);
     expect(rows).toEqual([{ trace_parent: null }]);
+  });
+});
+
+describe('with OTEL_SDK_DISABLED=true (and OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
+  it('exports nothing, sends no traceparent and stores no trace context', { timeout: 240_000 }, async () => {
+    const otlp = await OtlpReceiver.start();
+    const receiver = await WebhookReceiver.start((_, index) => (index === 0 ? { status: 500 } : { status: 200 }));
+    // An API delivering in-process: every span Plaza makes, GraphQL to attempts, would come from this one process.
+    const disabledDatabase = await createTestDatabase();
+    const api = await startPlazaProcess(
+      {
+        DATABASE_URL: disabledDatabase,
+        PORT: String(await findFreePort()),
+        SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+        PLATFORM_REVIEWER_EMAILS: REVIEWER_EMAIL,
+        PLATFORM_ADMIN_EMAILS: ADMIN_EMAIL,
+        WEB_DIST_DIR: '/nonexistent',
+        WEBHOOK_RETRY_SCHEDULE: '300ms',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_SDK_DISABLED: 'true',
+      },
+      'main.js',
+      undefined,
+      { readyWithinMs: 120_000 },
+    );
+    const { developer, buyer, app } = await marketplace(api.url, receiver.url());
+    const purchaseId = await purchase(api.url, buyer, app.id, newTraceparent().traceparent);
+    await vi.waitFor(() => expect(requestsFor(receiver, purchaseId)).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    for (const request of requestsFor(receiver, purchaseId)) expect(Object.keys(request.headers).sort()).toEqual(['connection', ...WEBHOOK_REQUEST_HEADERS].sort());
+    const deliveryId = String(requestsFor(receiver, purchaseId)[0]!.headers['x-platform-delivery']);
+    await waitForDelivery(developer, deliveryId, (d) => d.status === 'SUCCEEDED');
+    // What the process would have exported by now (every 100 ms) it never sends: it is stopped and flushed, and still nothing came.
+    expect(await api.stop('SIGTERM')).toBe(0);
+    expect(otlp.spans).toEqual([]);
+    expect(api.stdout()).not.toContain('exporting traces');
+    const db = await openDatabase(disabledDatabase);
+    try {
+      expect((await db.query('SELECT trace_parent FROM webhook_deliveries WHERE id = $1', [deliveryId])).rows).toEqual([{ trace_parent: null }]);
+    } finally {
+      await db.end();
+    }
   });
 });

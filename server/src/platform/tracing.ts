@@ -19,7 +19,7 @@ import { logger } from './logger.js';
 
 /**
  * OpenTelemetry traces, exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Off, nothing but @opentelemetry/api is loaded and every
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set and OTEL_SDK_DISABLED is not true. Off, nothing but @opentelemetry/api is loaded and every
  * hook below returns at its first line: the SDK is imported only by startTracing, so a process that
  * does not trace pays nothing per request, statement or delivery.
  */
@@ -31,6 +31,8 @@ export interface TracingSettings {
   otlpTracesEndpoint: string | undefined;
   /** OTEL_SERVICE_NAME: unset names the process by its role. */
   otelServiceName: string | undefined;
+  /** OTEL_SDK_DISABLED: true turns tracing off whatever the endpoints say (OpenTelemetry's standard switch). */
+  otelSdkDisabled: boolean;
 }
 
 /** What a process is, for its default service.name. */
@@ -44,6 +46,7 @@ export const tracingOn = (): boolean => tracer !== undefined;
 
 /** Where traces are sent, as the OpenTelemetry variables say; undefined when tracing is off. */
 export function tracesUrl(settings: TracingSettings): string | undefined {
+  if (settings.otelSdkDisabled) return undefined;
   if (settings.otlpTracesEndpoint) return settings.otlpTracesEndpoint;
   if (settings.otlpEndpoint) return `${settings.otlpEndpoint.replace(/\/+$/, '')}/v1/traces`;
   return undefined;
