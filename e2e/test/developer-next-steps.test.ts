@@ -207,3 +207,55 @@ describe('Recover failed since the first failure', () => {
     }
   });
 });
+
+describe('empty lists say what to do next', () => {
+  it('My Apps, API tokens and Webhook Logs (no app, an app with none yet, filters that hide all) each offer the next step, in both languages', async () => {
+    const EMPTY_EMAIL = 'next.empty@plaza.test';
+    const newcomer = await PlazaApi.signIn(plaza.origin, EMPTY_EMAIL);
+    const page = await personAt(browser!, plaza.origin, EMPTY_EMAIL);
+    const main = page.locator('main');
+    try {
+      await page.goto(`${plaza.origin}/developer`);
+      await main.getByText('You have not submitted any apps yet.').waitFor();
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      await main.getByRole('link', { name: 'Submit your first app' }).click();
+      await page.waitForURL(`${plaza.origin}/developer/new`);
+
+      await page.goto(`${plaza.origin}/developer/tokens`);
+      await main.getByText(/^No tokens yet: a script or an integration calls Plaza’s API with one/).waitFor();
+      await main.getByRole('button', { name: 'Create your first token' }).click();
+      await poll(() => page.evaluate(() => document.activeElement?.id && document.querySelector(`label[for="${document.activeElement.id}"]`)?.textContent)).toBe('Token name');
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+      await page.goto(`${plaza.origin}/developer/webhooks`);
+      await main.getByText(/^No deliveries yet: Plaza sends one each time one of your apps is installed/).waitFor();
+      expect(await main.getByRole('link', { name: 'Open one of your apps to send a test event' }).getAttribute('href')).toBe('/developer');
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+      const appId = await publishApp(newcomer, reviewer, { name: 'Quiet Hooks', appUrl: `${receiver.origin}/`, webhookUrl: `${receiver.origin}/quiet` });
+      await page.goto(`${plaza.origin}/developer/webhooks?appId=${encodeURIComponent(appId)}`);
+      await main.getByText(/^No deliveries for this app yet/).waitFor();
+      await main.getByRole('button', { name: 'Send a test event now' }).click();
+      const rows = page.locator('.delivery-table tbody tr');
+      await poll(() => rows.count()).toBe(1);
+
+      // Filters that hide the one delivery: cleared in one press, the app kept.
+      await page.goto(`${plaza.origin}/developer/webhooks?appId=${encodeURIComponent(appId)}&status=FAILED`);
+      await main.getByText('No deliveries match these filters.').waitFor();
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      await main.getByRole('button', { name: 'Clear filters' }).click();
+      await page.waitForURL(`${plaza.origin}/developer/webhooks?appId=${encodeURIComponent(appId)}`);
+      await poll(() => rows.count()).toBe(1);
+
+      await newcomer.ok(`mutation Prefs($theme: String, $locale: String) { updatePreferences(theme: $theme, locale: $locale) { id } }`, { theme: 'dark', locale: 'vi' });
+      await page.goto(`${plaza.origin}/developer/tokens`);
+      await main.getByRole('button', { name: 'Tạo mã đầu tiên' }).waitFor();
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      await page.goto(`${plaza.origin}/developer/webhooks?appId=${encodeURIComponent(appId)}&status=FAILED`);
+      await main.getByRole('button', { name: 'Xóa bộ lọc' }).waitFor();
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});

@@ -40,7 +40,10 @@ export function MyAppList() {
       {loading && !data && <p aria-live="polite">{t('myApps.loading')}</p>}
       {data &&
         (data.myApps.length === 0 ? (
-          <p>{t('myApps.empty')}</p>
+          // The next step, not just "nothing": the one way to have an app here.
+          <p>
+            {t('myApps.empty')} <Link href="/developer/new">{t('myApps.submitFirst')}</Link>
+          </p>
         ) : (
           <table>
             <thead>

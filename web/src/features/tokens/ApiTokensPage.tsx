@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@apollo/client/react';
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { useFormat, useT } from '../../i18n/i18n';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorMessage } from '../../ui/ErrorMessage';
@@ -13,6 +13,8 @@ export function ApiTokensPage() {
   const [revoke] = useMutation(RevokeApiTokenMutation, { refetchQueries: [ApiTokensQuery] });
   const [problem, setProblem] = useState<string | null>(null);
   const connection = tokens.data?.myApiTokens;
+  // The empty list's next step is the form above it: its button takes the person to the token's name.
+  const nameField = useRef<HTMLInputElement>(null);
 
   function loadMore() {
     if (!connection?.pageInfo.endCursor) return;
@@ -31,7 +33,7 @@ export function ApiTokensPage() {
     <>
       <h1>{t('tokens.heading')}</h1>
       <p className="hint">{t('tokens.lede')}</p>
-      <CreateTokenForm />
+      <CreateTokenForm nameField={nameField} />
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">{t('tokens.list')}</h2>
         {/* A retry that fails shows as the query's error again. */}
@@ -39,7 +41,12 @@ export function ApiTokensPage() {
         {problem && <ErrorMessage message={problem} />}
         {connection &&
           (connection.edges.length === 0 ? (
-            <p>{t('tokens.none')}</p>
+            <p>
+              {t('tokens.none')}{' '}
+              <button type="button" className="secondary" onClick={() => nameField.current?.focus()}>
+                {t('tokens.createFirst')}
+              </button>
+            </p>
           ) : (
             // Focusable, so keyboard users can scroll a table wider than the screen (axe: scrollable-region-focusable).
             <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="tokens-heading">
@@ -97,7 +104,7 @@ export function ApiTokensPage() {
   );
 }
 
-function CreateTokenForm() {
+function CreateTokenForm({ nameField }: { nameField: RefObject<HTMLInputElement | null> }) {
   const t = useT();
   const nameId = useId();
   const [name, setName] = useState('');
@@ -128,7 +135,7 @@ function CreateTokenForm() {
       {/* submit() shows its own failure in the form. */}
       <form onSubmit={(event) => void submit(event)} noValidate>
         <label htmlFor={nameId}>{t('tokens.name')}</label>
-        <input id={nameId} value={name} onChange={(event) => setName(event.target.value)} />
+        <input id={nameId} ref={nameField} value={name} onChange={(event) => setName(event.target.value)} />
         <fieldset>
           <legend>{t('tokens.scopes')}</legend>
           {TOKEN_SCOPES.map((scope) => (

@@ -5,6 +5,7 @@ import { useT } from '../../i18n/i18n';
 import { navigate } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem } from '../../ui/graphql-errors';
+import { Link } from '../../ui/Link';
 import { deliveryFilterOf, filterFormFromQuery, matchesFilter, PAGE_SIZE, queryFromFilterForm, type DeliveryFilterForm } from './delivery-filters';
 import { DeliveryFilters } from './DeliveryFilters';
 import { DeliveryTable } from './DeliveryTable';
@@ -107,7 +108,15 @@ export function WebhookLogsPage({ query }: { query: string }) {
       ) : !connection ? (
         <p aria-live="polite">{t('loading')}</p>
       ) : connection.edges.length === 0 ? (
-        <p>{t('webhooks.empty')}</p>
+        <EmptyLog
+          form={form}
+          onClearFilters={() => changeFilters({ ...filterFormFromQuery(''), appId: form.appId })}
+          onSendTest={() =>
+            // Its failure shows from sendTestState (sendTestProblem), as the heading's button's does.
+            void sendTest({ variables: { appId: form.appId, ...(testEndpointId ? { endpointId: testEndpointId } : {}) } }).catch(() => undefined)
+          }
+          sending={sendTestState.loading}
+        />
       ) : (
         <DeliveryTable deliveries={connection.edges.map((edge) => edge.node)} apps={appsOnRows} />
       )}
@@ -118,5 +127,40 @@ export function WebhookLogsPage({ query }: { query: string }) {
         </button>
       )}
     </>
+  );
+}
+
+/**
+ * An empty log with the next step for why it is empty: filters that hide every delivery can be cleared
+ * (the app stays chosen); an app with none yet can be sent a test event; with no app chosen, its page is
+ * where one is sent from.
+ */
+function EmptyLog({ form, onClearFilters, onSendTest, sending }: { form: DeliveryFilterForm; onClearFilters: () => void; onSendTest: () => void; sending: boolean }) {
+  const t = useT();
+  const narrowed = (['endpointId', 'status', 'event', 'purchaseId', 'since', 'until'] as const).some((field) => form[field].trim() !== '');
+  if (narrowed) {
+    return (
+      <p>
+        {t('webhooks.empty')}{' '}
+        <button type="button" className="secondary" onClick={onClearFilters}>
+          {t('webhooks.clearFilters')}
+        </button>
+      </p>
+    );
+  }
+  if (form.appId) {
+    return (
+      <p>
+        {t('webhooks.emptyApp')}{' '}
+        <button type="button" className="secondary" onClick={onSendTest} disabled={sending}>
+          {t('webhooks.sendFirstTest')}
+        </button>
+      </p>
+    );
+  }
+  return (
+    <p>
+      {t('webhooks.emptyAll')} <Link href="/developer">{t('webhooks.emptyAllNext')}</Link>
+    </p>
   );
 }
