@@ -5,6 +5,7 @@ import { connectionError, logger } from './logger.js';
 import { AfterCommitHooks } from './after-commit.js';
 import { readTimestamptzFast } from './timestamptz.js';
 import { buildConcurrentIndexes } from './migrations/concurrent-indexes.js';
+import { applyContractSteps, pendingContractSteps } from './migrations/contract-steps.js';
 import { whileHoldingSchemaLock } from './startup-lock.js';
 import { traceQueries } from './tracing.js';
 
@@ -50,14 +51,28 @@ export async function connectDatabase(url: string, entities: EntityList, poolSiz
   // Statements made inside a span (a GraphQL request's, a delivery's) become its children; nothing when not tracing.
   traceQueries(databasePool(dataSource));
   const session = dataSource.createQueryRunner();
+  let builtFromNothing: boolean;
   try {
     const ran = await whileHoldingSchemaLock(session, () => dataSource.runMigrations({ transaction: 'each' }));
     if (ran.length) logger.info({ migrations: ran.map((m) => m.name) }, 'database migrated');
+    builtFromNothing = ran.length === MIGRATIONS.length;
   } finally {
     await session.release();
   }
   // After the schema-setup lock is released (concurrent-indexes.ts says why).
   const built = await buildConcurrentIndexes(dataSource);
   if (built.length) logger.info({ indexes: built }, 'indexes built');
+  if (builtFromNothing) {
+    // No process of an earlier release ever used this database: what only earlier releases need goes at once.
+    const contracted = await applyContractSteps(dataSource);
+    if (contracted.length) logger.info({ removed: contracted }, 'what only earlier releases used is removed (new database)');
+  } else {
+    const pending = await pendingContractSteps(dataSource);
+    if (pending.length)
+      logger.info(
+        { pending: pending.map((step) => `${step.name}: ${step.why}`) },
+        'the previous release may still run beside this one: once none of its processes runs, `pnpm migrate:contract` removes what only it used',
+      );
+  }
   return dataSource;
 }

@@ -16,8 +16,8 @@ import { DeliveryStatus, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './web
 @Index('idx_webhook_deliveries_endpoint_queue', ['endpointId', 'nextAttemptAt'], { where: 'next_attempt_at IS NOT NULL' })
 // An endpoint's held deliveries, counted for its health: few rows, only while something is held.
 @Index('idx_webhook_deliveries_endpoint_held', ['endpointId'], { where: 'held_reason IS NOT NULL' })
-// The same per app: what the release before endpoints claims by, kept while its workers may run beside this one's (rolling upgrade).
-@Index('idx_webhook_deliveries_app_queue', ['appId', 'nextAttemptAt'], { where: 'next_attempt_at IS NOT NULL' })
+// (The release before endpoints claims by a per-app queue index: kept on an upgraded database while its workers may
+// run beside this one's, then removed by `pnpm migrate:contract`; platform/migrations/contract-steps.ts.)
 // The Webhook Logs: newest first per app, by status, by purchase.
 @Index('idx_webhook_deliveries_app', ['appId', 'id'])
 @Index('idx_webhook_deliveries_app_status', ['appId', 'status', 'id'])

@@ -16,8 +16,11 @@ export const CONCURRENT_INDEXES: readonly { name: string; definition: string }[]
   { name: 'idx_webhook_deliveries_endpoint_held', definition: `ON "webhook_deliveries" ("endpoint_id") WHERE held_reason IS NOT NULL` },
 ];
 
-/** Taken without waiting by the one process building; an arbitrary constant beside the schema-setup lock's. */
-const INDEX_BUILD_LOCK = 7_146_993_013;
+/**
+ * Taken without waiting by the one process building (or dropping: contract-steps.ts) an index concurrently;
+ * an arbitrary constant beside the schema-setup lock's.
+ */
+export const INDEX_BUILD_LOCK = 7_146_993_013;
 const POLL_MS = 200;
 
 /** Builds every index of CONCURRENT_INDEXES that is not there and valid yet; returns once each is. */

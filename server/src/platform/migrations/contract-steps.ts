@@ -1,0 +1,80 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import { INDEX_BUILD_LOCK } from './concurrent-indexes.js';
+
+/**
+ * The "contract" of expand, backfill, switch, contract: what this release no longer uses but the previous
+ * release still does, removed only once no process of the previous release can be running. A migration
+ * cannot know that (the previous release's workers run beside a rolling upgrade), so these steps run
+ * at once only on a database this start built from nothing (nothing older ever served it), and otherwise
+ * when the operator says the upgrade is over (`pnpm migrate:contract`). Each step is idempotent: it is
+ * pending while what it removes is there.
+ */
+export interface ContractStep {
+  /** What the step removes, as the database names it. */
+  name: string;
+  /** Why it goes, for the operator reading the start-up log. */
+  why: string;
+  /** One row with `pending`: whether what the step removes is still there. */
+  pendingSql: string;
+  /** The removal, holding no lock that writes wait for (run outside a transaction). */
+  sql: string;
+}
+
+export const CONTRACT_STEPS: readonly ContractStep[] = [
+  {
+    // One index entry fewer for every delivery recorded and every claim that is not a HOT update.
+    name: 'idx_webhook_deliveries_app_queue',
+    why: 'the per-app queue the release before endpoints claims by; this release claims per endpoint (idx_webhook_deliveries_endpoint_queue)',
+    pendingSql: `SELECT to_regclass('idx_webhook_deliveries_app_queue') IS NOT NULL AS pending`,
+    sql: 'DROP INDEX CONCURRENTLY IF EXISTS "idx_webhook_deliveries_app_queue"',
+  },
+];
+
+const POLL_MS = 200;
+
+async function isPending(session: QueryRunner, step: ContractStep): Promise<boolean> {
+  return ((await session.query(step.pendingSql)) as { pending: boolean }[])[0]!.pending;
+}
+
+/** The steps whose removal has not run on this database. */
+export async function pendingContractSteps(dataSource: DataSource): Promise<ContractStep[]> {
+  const session = dataSource.createQueryRunner();
+  try {
+    const pending: ContractStep[] = [];
+    for (const step of CONTRACT_STEPS) if (await isPending(session, step)) pending.push(step);
+    return pending;
+  } finally {
+    await session.release();
+  }
+}
+
+/**
+ * Runs every pending step, one process at a time (the concurrent index builds' lock: a concurrent drop and
+ * build on one table would wait for each other); returns the names of those it ran here.
+ */
+export async function applyContractSteps(dataSource: DataSource): Promise<string[]> {
+  const ran: string[] = [];
+  const session = dataSource.createQueryRunner();
+  try {
+    for (const step of CONTRACT_STEPS) {
+      while (await isPending(session, step)) {
+        const [lock] = (await session.query('SELECT pg_try_advisory_lock($1) AS got', [INDEX_BUILD_LOCK])) as { got: boolean }[];
+        if (!lock?.got) {
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+          continue;
+        }
+        try {
+          if (await isPending(session, step)) {
+            await session.query(step.sql);
+            ran.push(step.name);
+          }
+        } finally {
+          await session.query('SELECT pg_advisory_unlock($1)', [INDEX_BUILD_LOCK]);
+        }
+      }
+    }
+  } finally {
+    await session.release();
+  }
+  return ran;
+}
