@@ -5,6 +5,7 @@ import react from 'eslint-plugin-react';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { fileURLToPath } from 'node:url';
+import plaza from './rules/void-says-why.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -12,6 +13,7 @@ export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'web/src/gql/**', '**/*.d.ts', '.data/**', 'docs/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
+    plugins: { plaza },
     languageOptions: {
       parserOptions: {
         // Each file is typed by the tsconfig that compiles it (the nearest tsconfig.json); the two root
@@ -23,8 +25,9 @@ export default tseslint.config(
     rules: {
       // A promise nobody awaits turns its rejection into an unhandled rejection, which ends the process
       // (or, in the browser, loses the error). `void p` is allowed only where the line above says why
-      // nothing is lost.
+      // nothing is lost (plaza/void-says-why, rules/void-says-why.js).
       '@typescript-eslint/no-floating-promises': 'error',
+      'plaza/void-says-why': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
       // A `default:` does not count: a new member of a union (a route, a phase, a status) must be placed

@@ -10,6 +10,7 @@ import type { Services } from './services.js';
 export async function startOpsServer(port: number, services: Services): Promise<{ close(): Promise<void> }> {
   const scrapeMetrics = metricsEndpoint(services.metrics, services.config.metricsToken);
   const server: Server = createServer((req, res) => {
+    // Never rejects: its catch below logs the failure and answers 500.
     void (async () => {
       const path = (req.url ?? '/').split('?', 1)[0];
       if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();

@@ -139,6 +139,7 @@ export class PostgresPubSub implements PubSub {
       logger.warn({ routingKey }, 'live update dropped: listener connection is down');
       return;
     }
+    // Never rejects: a NOTIFY that fails is logged by its catch; the live update is lost, never the row it announces.
     void client.query('SELECT pg_notify($1, $2)', [CHANNEL, this.encode(routingKey as Topic, id, payload)]).catch((err) => logger.warn({ err }, 'live update not published'));
   }
 

@@ -89,6 +89,7 @@ export class ReviewService {
   /** After commit and off the request path: the e-mail is a courtesy copy of the notification. */
   private emailDeveloper(app: App, decision: ReviewDecision): void {
     if (!this.mailer.enabled) return;
+    // Never rejects: a failed e-mail is logged by the catch below (the notification is already stored).
     void (async () => {
       const owner = await this.identity.findAccount(app.ownerId);
       if (!owner) return;

@@ -159,6 +159,7 @@ export class WebhookHealthService {
   /** After commit and off the sweep: the e-mail is a courtesy copy of the notification. */
   private email(mails: { ownerId: string; subject: string; text: string }[]): void {
     if (!this.mailer.enabled || mails.length === 0) return;
+    // Never rejects: a failed e-mail is logged by the catch below (the notifications are already stored).
     void (async () => {
       for (const mail of mails) {
         const owner = await this.identity.findAccount(mail.ownerId);

@@ -70,6 +70,7 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
             {me && SPENDING_ROUTES.has(route.kind) && <PointsBadge points={me.points} />}
             {me && <NotificationBell key={me.id} />}
             {me ? (
+              // Never rejects: signed out or not, the session is read again (sessionChanged on either outcome).
               <AccountMenu email={me.email} onSignOut={() => void signOut().then(sessionChanged, sessionChanged)}>
                 <PreferenceSwitches locale={locale} theme={theme} onChange={setOverride} />
               </AccountMenu>

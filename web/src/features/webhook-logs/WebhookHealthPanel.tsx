@@ -150,9 +150,11 @@ export function WebhookHealthPanel({ appId, recovery: showRecovery = true }: { a
               type="button"
               disabled={resumeState.loading}
               onClick={() =>
+                // Never rejects: a failed resume shows as `problem` (resumeState.error), caught here.
                 void resume({ variables: { id: endpoint.id } })
                   .then(() => {
                     setResumedUrl(endpoint.url);
+                    // A failed refetch shows in the query's own state (state.error).
                     void state.refetch();
                   })
                   .catch(() => undefined)
