@@ -12,12 +12,16 @@ const fromLint = createRequire(path.join(LINT, 'package.json'));
 const load = async <T>(specifier: string): Promise<T> => (await import(pathToFileURL(fromLint.resolve(specifier)).href)) as T;
 
 type Lint = (source: string) => Promise<{ line: number; ruleId: string | null }[]>;
+/** The little of ESLint's API used here (its types belong to tools/lint, not to the server). */
+interface ESLintApi {
+  ESLint: new (options: Record<string, unknown>) => { lintFiles(files: string[]): Promise<{ messages: { line: number; ruleId: string | null }[] }[]> };
+}
 let dir: string;
 let lint: Lint;
 
 beforeAll(async () => {
-  const { ESLint } = await load<typeof import('eslint')>('eslint');
-  const tseslint = (await load<{ default: typeof import('typescript-eslint') }>('typescript-eslint')).default;
+  const { ESLint } = await load<ESLintApi>('eslint');
+  const tseslint = (await load<{ default: { parser: unknown } }>('typescript-eslint')).default;
   const plaza = (await import(pathToFileURL(path.join(LINT, 'rules/void-says-why.js')).href)) as { default: Record<string, unknown> };
   dir = mkdtempSync(path.join(tmpdir(), 'void-says-why-'));
   writeFileSync(
