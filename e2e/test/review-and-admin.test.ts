@@ -44,7 +44,9 @@ beforeAll(async () => {
   // A buyer who bought one app and installed another: the purchase an admin is asked to refund.
   const admin = await PlazaApi.signIn(plaza.origin, ADMIN_EMAIL);
   const buyer = await PlazaApi.signIn(plaza.origin, BUYER_EMAIL);
-  const paid = await publishApp(developer, reviewerApi, { name: 'Paid Puzzles', appUrl: 'https://puzzles.example/', pricePoints: 20 });
+  // Another developer's app, so the reviewed developer's record stays two apps.
+  const seller = await PlazaApi.signIn(plaza.origin, 'seller@plaza.test');
+  const paid = await publishApp(seller, reviewerApi, { name: 'Paid Puzzles', appUrl: 'https://puzzles.example/', pricePoints: 20 });
   await admin.ok(`mutation Credit($userId: ID!) { creditPoints(userId: $userId, points: 50, reason: "e2e: refund") { points } }`, { userId: buyer.userId });
   ids.purchase = (
     await buyer.ok<{ purchaseApp: { purchaseId: string } }>(`mutation Buy($appId: ID!) { purchaseApp(appId: $appId) { purchaseId } }`, { appId: paid })
@@ -184,6 +186,56 @@ describe('the admin view', () => {
       { purchaseId: ids.install, status: 'COMPLETED' },
       { purchaseId: ids.purchase, status: 'REFUNDED' },
     ]);
+    await page.context().close();
+  });
+});
+
+describe('admin inputs', () => {
+  it('small ones: each input is sized for what it holds: e-mail fields a long address, the points field a number, ids in a monospaced font', async () => {
+    const page = await personAt(browser!, plaza.origin, ADMIN_EMAIL);
+    await page.goto(`${plaza.origin}/admin`);
+    const region = (name: string) => page.getByRole('region', { name });
+    const refund = region('Refund a purchase');
+    const credit = region('Credit points');
+    const roles = region('Users and roles');
+    const longAddress = 'nguyen.thi.thanh.huong@example.com.vn';
+    const purchaseId = 'APP-1764254000000-7ZQ4MX';
+    const inputs = [
+      { name: 'refund buyer', input: refund.getByLabel('Buyer’s e-mail'), value: longAddress },
+      { name: 'credit e-mail', input: credit.getByLabel('User’s e-mail'), value: longAddress },
+      { name: 'roles e-mail', input: roles.getByLabel('User’s e-mail'), value: longAddress },
+      { name: 'purchase id', input: refund.getByLabel('Purchase id'), value: purchaseId },
+      { name: 'points', input: credit.getByLabel('Points'), value: '10000000' },
+    ];
+    const measured: Record<string, { width: number; fits: boolean; monospace: boolean }> = {};
+    for (const { name, input, value } of inputs) {
+      await input.fill(value);
+      measured[name] = await input.evaluate((element: HTMLInputElement) => ({
+        width: Math.round(element.getBoundingClientRect().width),
+        // The whole value is in view: nothing scrolled out of the box.
+        fits: element.scrollWidth <= element.clientWidth,
+        monospace: getComputedStyle(element).fontFamily.includes('monospace'),
+      }));
+    }
+    for (const name of ['refund buyer', 'credit e-mail', 'roles e-mail']) {
+      expect(measured[name], name).toMatchObject({ fits: true });
+      // Sized for an address, not the page: well under the 1280 px window's content.
+      expect(measured[name]!.width, name).toBeLessThanOrEqual(520);
+    }
+    expect(measured['purchase id']).toMatchObject({ fits: true, monospace: true });
+    expect(measured['purchase id']!.width).toBeLessThanOrEqual(400);
+    // Eight digits fit; the field is a number's width, not a sentence's.
+    expect(measured.points).toMatchObject({ fits: true });
+    expect(measured.points!.width).toBeLessThanOrEqual(160);
+    expect(measured.points!.width).toBeLessThan(measured['credit e-mail']!.width / 2);
+
+    // Ids shown in the admin's tables are monospaced too.
+    await refund.getByLabel('Buyer’s e-mail').fill(BUYER_EMAIL);
+    await refund.getByRole('button', { name: 'Find purchases' }).click();
+    const idCell = refund.locator('tbody td').first();
+    await idCell.waitFor();
+    expect(await idCell.evaluate((cell) => getComputedStyle(cell).fontFamily.includes('monospace'))).toBe(true);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.context().close();
   });
 });

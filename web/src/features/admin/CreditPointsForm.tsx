@@ -109,17 +109,17 @@ export function CreditPointsForm() {
       <form onSubmit={(event) => void review(event)} noValidate>
         <div className="field">
           <label htmlFor="credit-email">{t('admin.email')}</label>
-          <input {...inputProps('email')} type="email" value={email} onChange={(event) => edit('email', setEmail)(event.target.value)} autoComplete="off" />
+          <input {...inputProps('email')} className="input-email" type="email" value={email} onChange={(event) => edit('email', setEmail)(event.target.value)} autoComplete="off" />
           {fieldMessage('email')}
         </div>
         <div className="field">
           <label htmlFor="credit-points">{t('admin.points')}</label>
-          <input {...inputProps('points')} inputMode="numeric" value={points} onChange={(event) => edit('points', setPoints)(event.target.value)} />
+          <input {...inputProps('points')} className="input-points" inputMode="numeric" value={points} onChange={(event) => edit('points', setPoints)(event.target.value)} />
           {fieldMessage('points')}
         </div>
         <div className="field">
           <label htmlFor="credit-reason">{t('admin.creditReason')}</label>
-          <input {...inputProps('reason')} value={reason} onChange={(event) => edit('reason', setReason)(event.target.value)} />
+          <input {...inputProps('reason')} className="input-reason" value={reason} onChange={(event) => edit('reason', setReason)(event.target.value)} />
           {fieldMessage('reason')}
         </div>
         {formProblem && (

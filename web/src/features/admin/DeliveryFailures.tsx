@@ -41,9 +41,9 @@ export function DeliveryFailures() {
                 <tbody>
                   {data.failed.edges.map(({ node }) => (
                     <tr key={node.id}>
-                      <td>{node.appId}</td>
+                      <td className="id-text">{node.appId}</td>
                       <td>{node.eventName}</td>
-                      <td>{node.purchaseId}</td>
+                      <td className="id-text">{node.purchaseId}</td>
                       <td>{node.attemptCount}</td>
                       <td>
                         <time dateTime={node.createdAt}>{format.dateTime(node.createdAt)}</time>

@@ -88,7 +88,7 @@ export function RefundForm() {
         </div>
         <div className="field">
           <label htmlFor={reasonProps.id}>{t('admin.refundReason')}</label>
-          <input {...reasonProps} value={reason} onChange={(event) => setReason(event.target.value)} />
+          <input {...reasonProps} className="input-reason" value={reason} onChange={(event) => setReason(event.target.value)} />
           {fieldProblem?.field === 'reason' && (
             <p id="refund-reason-problem" className="field-problem">
               {fieldProblem.message}
@@ -118,9 +118,9 @@ export function RefundForm() {
           </p>
           <dl className="facts">
             <dt>{t('admin.appId')}</dt>
-            <dd className="break-anywhere">{refunded.appId}</dd>
+            <dd className="break-anywhere id-text">{refunded.appId}</dd>
             <dt>{t('admin.userId')}</dt>
-            <dd className="break-anywhere">{refunded.userId}</dd>
+            <dd className="break-anywhere id-text">{refunded.userId}</dd>
             <dt>{t('admin.points')}</dt>
             <dd>{refunded.pricePoints}</dd>
             <dt>{t('admin.status')}</dt>

@@ -79,6 +79,7 @@ export function UserRoles() {
           <label htmlFor="roles-email">{t('admin.email')}</label>
           <input
             id="roles-email"
+            className="input-email"
             type="email"
             value={email}
             onChange={(event) => {
