@@ -4,7 +4,7 @@ import { submitApp } from './helpers/factories.js';
 import { GraphQLTestClient } from './helpers/graphql-client.js';
 import { OtlpReceiver } from './helpers/otlp-receiver.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { purchaseEventProducer, startApiProcess, startWorkerProcess } from './faults/fault-helpers.js';
+import { openDatabase, purchaseEventProducer, startApiProcess, startWorkerProcess } from './faults/fault-helpers.js';
 
 // A traced worker stopped while an attempt hangs: what it did at shutdown is in the trace.
 
@@ -46,5 +46,45 @@ describe('a traced worker stopped while an attempt hangs', () => {
     expect(handBack.attributes['messaging.batch.message_count']).toBe(1);
     // Its statement is its child: the claim released and the attempt closed as interrupted.
     expect(otlp.spans.filter((span) => span.parentSpanId === handBack.spanId).map((span) => span.attributes['db.operation.name'])).toEqual(['WITH']);
+  });
+
+  it('past its hard deadline, exits only after sending the spans of the attempt that was cut off', { timeout: 240_000 }, async () => {
+    const otlp = await OtlpReceiver.start();
+    const databaseUrl = await createTestDatabase();
+    const db = await openDatabase(databaseUrl);
+    cleanups.push(() => db.end());
+    const api = await startApiProcess(databaseUrl, {}, { readyWithinMs: 120_000 });
+    // Spans queued for ten minutes: only a flush at exit sends them.
+    const worker = await startWorkerProcess(
+      databaseUrl,
+      { ...STOPPING_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '600000' },
+      { readyWithinMs: 120_000 },
+    );
+    const receiver = await WebhookReceiver.start(() => 'hang');
+    const developer = await GraphQLTestClient.signIn(api.url, 'hard-exit@studio.test');
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const { purchase, close } = await purchaseEventProducer(databaseUrl, app.id, developer.userId);
+    cleanups.push(close);
+    await purchase();
+    await vi.waitFor(() => expect(receiver.hangingNow).toBe(1), { timeout: 30_000, interval: 50 });
+    const attemptSpan = String(receiver.requests[0]!.headers.traceparent).split('-')[2];
+    // The delivery's row held by another transaction: the hand-back at the grace waits for it, so the stop misses its hard deadline.
+    const holder = await db.connect();
+    cleanups.push(async () => holder.release());
+    await holder.query('BEGIN');
+    cleanups.push(() => holder.query('ROLLBACK'));
+    await holder.query('SELECT 1 FROM webhook_deliveries WHERE app_id = $1 FOR UPDATE', [app.id]);
+
+    expect(await worker.stop('SIGTERM')).toBe(1);
+    expect(worker.stdout()).toContain('did not stop in time');
+    // Sent before the exit: the attempt, ended as interrupted, and the claim that took it; nothing was exported before.
+    const attempt = otlp.spans.find((span) => span.name === 'POST');
+    expect(attempt).toMatchObject({ service: 'plaza-worker', spanId: attemptSpan, status: { code: 2, message: 'interrupted' } });
+    expect(attempt!.attributes['error.type']).toBe('interrupted');
+    const claim = otlp.spans.find((span) => span.name === 'webhook.deliveries.claim')!;
+    // Its event was recorded outside any trace (straight in the database), so the attempt continues its claim's.
+    expect(attempt).toMatchObject({ traceId: claim.traceId, parentSpanId: claim.spanId });
+    // The hand-back that waited on the row, cut off too.
+    expect(otlp.spans.find((span) => span.name === 'webhook.deliveries.hand_back')?.status.message).toBe('interrupted');
   });
 });

@@ -1,22 +1,34 @@
 import { logger } from './logger.js';
-import { flushTracing } from './tracing.js';
+import { flushTracing, flushTracingBeforeExit } from './tracing.js';
+
+/** How long a hard exit waits for its last spans to reach the collector (none when not tracing). */
+const HARD_EXIT_FLUSH_MS = 2000;
 
 /**
  * SIGINT/SIGTERM handling for a Plaza process, installed before start-up finishes: a signal during
  * start-up waits for it, then stops in order; a second signal exits at once. A stop that takes longer
  * than `hardDeadlineMs` (something hangs, e.g. an unreachable database) exits with 1 rather than
- * outliving the orchestrator's patience; the delivery claims it held then expire with their lease.
+ * outliving the orchestrator's patience; the delivery claims it held then expire with their lease. Either
+ * way out sends the last spans first (a hard exit waits for them at most HARD_EXIT_FLUSH_MS).
  */
 export function stopOnSignals(processName: string, started: Promise<{ stop(): Promise<void> }>, hardDeadlineMs: number): void {
   let signalled = false;
+  let exitingHard = false;
+  // The spans of what was cut off (an attempt in flight) are sent first, within a bound; asked again meanwhile, it exits at once.
+  const exitHard = () => {
+    if (exitingHard) process.exit(1);
+    exitingHard = true;
+    // Never rejects (a failed send is logged); the process exits either way.
+    void flushTracingBeforeExit(HARD_EXIT_FLUSH_MS).finally(() => process.exit(1));
+  };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
-      if (signalled) process.exit(1);
+      if (signalled) return exitHard();
       signalled = true;
       logger.info({ signal }, `${processName} shutting down`);
       setTimeout(() => {
         logger.error({ hardDeadlineMs }, `${processName} did not stop in time; exiting`);
-        process.exit(1);
+        exitHard();
       }, hardDeadlineMs).unref();
       started
         .then((running) => running.stop())

@@ -40,6 +40,8 @@ export type ProcessRole = 'plaza-api' | 'plaza-worker';
 
 let tracer: Tracer | undefined;
 let flush: (() => Promise<void>) | undefined;
+/** Spans inSpan started and has not ended: what a hard exit ends as interrupted (an attempt whose receiver hangs) before its last flush. */
+const openSpans = new Set<Span>();
 
 /** Whether this process exports traces: every hook asks this first. */
 export const tracingOn = (): boolean => tracer !== undefined;
@@ -94,6 +96,22 @@ export async function flushTracing(): Promise<void> {
   await done?.().catch((err: Error) => logger.warn({ err: err.message }, 'could not send the last traces'));
 }
 
+/**
+ * A hard exit's last flush (a stop past its deadline, a second signal): ends the spans still open as interrupted, so
+ * the work that was cut off shows in its trace, and sends what is queued, waiting at most `withinMs` for the collector.
+ */
+export async function flushTracingBeforeExit(withinMs: number): Promise<void> {
+  if (flush === undefined) return;
+  for (const span of openSpans) {
+    recordFailureKind(span, 'interrupted');
+    span.end();
+  }
+  openSpans.clear();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([flushTracing(), new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
+  clearTimeout(timer);
+}
+
 /** A URL without credentials or query (either can carry secrets): what a span or a log line may show. */
 export function redactedUrl(raw: string): string {
   try {
@@ -138,6 +156,7 @@ export async function inSpan<T>(
   if (tracer === undefined) return work(undefined);
   const parent = options.parent ?? context.active();
   const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: attributes(), links: options.links }, parent);
+  openSpans.add(span);
   try {
     return await context.with(trace.setSpan(parent, span), () => work(span));
   } catch (err) {
@@ -145,6 +164,7 @@ export async function inSpan<T>(
     recordFailureKind(span, (err as { code?: unknown }).code?.toString() ?? (err instanceof Error ? err.name : 'error'));
     throw err;
   } finally {
+    openSpans.delete(span);
     span.end();
   }
 }
