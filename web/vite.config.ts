@@ -91,12 +91,33 @@ function inlineGraphqlDocuments(): Plugin {
   };
 }
 
+const STRINGS_FILE = path.resolve(import.meta.dirname, 'src/i18n/strings.ts');
+const VIETNAMESE_ENTRY = path.resolve(import.meta.dirname, 'src/i18n/strings-vi.ts');
+
+/**
+ * Both languages' words are written side by side in strings.ts, but a page needs only one: strings-vi.ts
+ * re-exports the Vietnamese table from a second copy of strings.ts (its own module id), where nothing reads
+ * the English table, so the bundler drops it there, as it drops the Vietnamese one from the copy every page
+ * imports. A bundler splits modules, not exports: through one module, either chunk would carry both.
+ */
+function splitLocaleStrings(): Plugin {
+  return {
+    name: 'plaza-split-locale-strings',
+    apply: 'build',
+    enforce: 'pre',
+    async resolveId(source, importer) {
+      if (importer !== VIETNAMESE_ENTRY || source !== './strings') return null;
+      return `${STRINGS_FILE}?words=vi`;
+    },
+  };
+}
+
 // In development the API runs separately on :4000; proxying keeps the app same-origin,
 // so the session cookie and CSRF rules behave as they do when the server serves web/dist.
 const apiServer = 'http://localhost:4000';
 
 export default defineConfig({
-  plugins: [inlineGraphqlDocuments(), react(), precompress()],
+  plugins: [inlineGraphqlDocuments(), splitLocaleStrings(), react(), precompress()],
   server: {
     proxy: {
       '/graphql': { target: apiServer, ws: true },

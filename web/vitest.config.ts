@@ -5,5 +5,6 @@ export default defineProject({
     name: 'web',
     environment: 'happy-dom',
     include: ['src/**/*.test.tsx'],
+    setupFiles: ['src/test-support/both-languages.ts'],
   },
 });

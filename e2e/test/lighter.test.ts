@@ -11,7 +11,18 @@ const STORE_SCRIPT_BEFORE = 677_065;
 /** Chunks of pages a store visitor never sees. */
 const PORTAL_CHUNKS =
   /\/(MyAppsPage|SubmitAppPage|DeveloperAppPage|ApiTokensPage|WebhookLogsPage|DeliveryDetailPage|ReviewQueuePage|ReviewPage|AdminPage|GraphiQLPage|draw-chart)-/;
+/** What a visitor reading the store in English does not use: the Vietnamese words, the live socket's client, the notifications bell. */
+const NOT_FOR_AN_ENGLISH_VISITOR = /\/(strings-vi|live-link|NotificationBell)-/;
+/** The words every page's first load used to carry in both languages, now one (strings.ts's English table). */
+const VIETNAMESE_WORDS = /\/strings-vi-/;
+/**
+ * The share of STORE_SCRIPT_BEFORE the store's first load may take. The issue aims at 60%; React DOM (about
+ * 207 KB) and Apollo Client with its rxjs, graphql and optimism (about 175 KB) alone are 56% of it, so the
+ * first load holds at most this much of everything else; BENCHMARKS.md ("Web app: the store's first load").
+ */
+const STORE_SHARE = 0.7;
 const DEVELOPER_EMAIL = 'lighter.dev@plaza.test';
+const VIETNAMESE_EMAIL = 'lighter.vi@plaza.test';
 
 let plaza: PlazaProcess;
 let browser: Browser | undefined;
@@ -38,18 +49,46 @@ const scriptsOf = (page: Page) =>
   );
 
 describe('the store’s first load', () => {
-  it('fetches no developer-portal code and at most 80% of the script it did when one bundle served both', async () => {
+  it('fetches no developer-portal code, no Vietnamese words, no live client and at most 70% of the script it did when one bundle served both', async () => {
     const page = await visitorAt(browser!);
     await page.goto(plaza.origin);
     await page.locator('.app-card').first().waitFor();
     const scripts = await scriptsOf(page);
-    expect(scripts.filter((script) => PORTAL_CHUNKS.test(script.path)).map((script) => script.path)).toEqual([]);
+    expect(scripts.filter((script) => PORTAL_CHUNKS.test(script.path) || NOT_FOR_AN_ENGLISH_VISITOR.test(script.path)).map((script) => script.path)).toEqual([]);
     const decoded = scripts.reduce((sum, script) => sum + script.decoded, 0);
     const encoded = scripts.reduce((sum, script) => sum + script.encoded, 0);
     console.info(
       `store first load: ${scripts.length} scripts, ${decoded} bytes decoded (${Math.round((100 * decoded) / STORE_SCRIPT_BEFORE)}% of ${STORE_SCRIPT_BEFORE}), ${encoded} over the wire`,
     );
-    expect(decoded).toBeLessThanOrEqual(0.8 * STORE_SCRIPT_BEFORE);
+    expect(decoded).toBeLessThanOrEqual(STORE_SHARE * STORE_SCRIPT_BEFORE);
+  });
+
+  it('a visitor who chooses Tiếng Việt gets the Vietnamese words then, and the page keeps what was typed', async () => {
+    const page = await visitorAt(browser!);
+    await page.goto(plaza.origin);
+    await page.locator('.app-card').first().waitFor();
+    await page.getByLabel('Search apps').first().fill('Feather');
+    await page.getByLabel('Language').selectOption({ label: 'Tiếng Việt' });
+    await page.getByRole('heading', { name: 'Cửa hàng' }).waitFor();
+    await expect.poll(async () => (await scriptsOf(page)).filter((script) => VIETNAMESE_WORDS.test(script.path))).toHaveLength(1);
+    expect(await page.getByLabel('Tìm ứng dụng').first().inputValue()).toBe('Feather');
+  });
+
+  it('a person whose language is Vietnamese sees the store in Vietnamese from its first paint, not in English first', async () => {
+    const page = await personAt(browser!, plaza.origin, VIETNAMESE_EMAIL);
+    await (await PlazaApi.signIn(plaza.origin, VIETNAMESE_EMAIL)).ok(`mutation { updatePreferences(locale: "vi") { id } }`);
+    // The store's heading each time the page's main region changes, from the document's start.
+    await page.addInitScript(() => {
+      const seen: string[] = ((window as unknown as { headingsSeen: string[] }).headingsSeen = []);
+      new MutationObserver(() => {
+        const heading = document.querySelector('#store-heading')?.textContent;
+        if (heading && seen.at(-1) !== heading) seen.push(heading);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    await page.goto(plaza.origin);
+    await page.locator('.app-card').first().waitFor();
+    expect(await page.evaluate(() => (window as unknown as { headingsSeen: string[] }).headingsSeen)).toEqual(['Cửa hàng']);
+    expect((await scriptsOf(page)).filter((script) => VIETNAMESE_WORDS.test(script.path))).toHaveLength(1);
   });
 
   it('the developer portal loads its own page and not the store’s', async () => {

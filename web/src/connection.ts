@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from 'react';
-import { STRINGS, type Locale } from './i18n/strings';
+import type { Locale } from './i18n/strings';
+import { wordsOf } from './i18n/words';
 
 /**
  * Whether Plaza can be reached from this page (without it, with the server gone a page said
@@ -112,7 +113,7 @@ export class PlazaUnreachableError extends Error {
     super('', { cause });
     this.name = 'PlazaUnreachableError';
     // Read when shown, so a language chosen after the error still applies.
-    Object.defineProperty(this, 'message', { get: () => STRINGS[errorLocale][action ? 'connection.actionUnknown' : 'connection.lost'] });
+    Object.defineProperty(this, 'message', { get: () => (wordsOf(errorLocale) ?? wordsOf('en')!)[action ? 'connection.actionUnknown' : 'connection.lost'] });
   }
 }
 

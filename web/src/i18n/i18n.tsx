@@ -1,11 +1,46 @@
-import { createContext, useContext, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { onReconnect, plazaUnreachable } from '../connection';
 import { localeFormat, type LocaleFormat } from './dates';
-import { STRINGS, type Locale, type MessageKey } from './strings';
+import type { Locale, MessageKey } from './strings';
+import { isMessageKey, loadWords, onWordsLoaded, wordsOf } from './words';
 
 const LocaleContext = createContext<Locale>('en');
 
+/**
+ * Speaks `locale` once its words are here, and until then the language it spoke before (English at first):
+ * a switch to Vietnamese fetches its words, and the page changes language when they arrive.
+ */
 export function LocaleProvider({ locale, children }: { locale: Locale; children: ReactNode }) {
-  return <LocaleContext.Provider value={locale}>{children}</LocaleContext.Provider>;
+  const ready = useWordsReady(locale);
+  const [before, setBefore] = useState<Locale>('en');
+  if (ready && before !== locale) setBefore(locale);
+  return <LocaleContext.Provider value={ready ? locale : before}>{children}</LocaleContext.Provider>;
+}
+
+/** Whether the language's words are here; asks for them if not, and again once Plaza answers if that failed. */
+export function useWordsReady(locale: Locale): boolean {
+  const ready = useSyncExternalStore(onWordsLoaded, () => wordsOf(locale) !== undefined);
+  useEffect(() => {
+    if (ready) return;
+    let stopped = false;
+    let stopWaiting = () => {};
+    const attempt = () =>
+      loadWords(locale).catch(() => {
+        if (stopped) return;
+        // Like a page's code: the shell says Plaza cannot be reached, and the words are asked for when it answers.
+        plazaUnreachable();
+        stopWaiting = onReconnect(() => {
+          stopWaiting();
+          attempt();
+        });
+      });
+    attempt();
+    return () => {
+      stopped = true;
+      stopWaiting();
+    };
+  }, [locale, ready]);
+  return ready;
 }
 
 /** The person's language, for Intl formatting of numbers and dates in it (charts, their tables and summaries). */
@@ -26,7 +61,8 @@ export type Translate = (key: MessageKey, values?: Record<string, string | numbe
  */
 export function useT(): Translate {
   const locale = useContext(LocaleContext);
-  const table = STRINGS[locale];
+  // The provider speaks only a language whose words are here.
+  const table = wordsOf(locale)!;
   const { number } = localeFormat(locale);
   return (key, values = {}) =>
     table[key].replace(/\{(\w+)\}/g, (_match, name: string) => {
@@ -42,5 +78,5 @@ export function useT(): Translate {
  */
 export function codeLabel(t: Translate, prefix: string, code: string, fallback: string = code): string {
   const key = `${prefix}.${code}`;
-  return key in STRINGS.en ? t(key as MessageKey) : fallback;
+  return isMessageKey(key) ? t(key) : fallback;
 }

@@ -1,6 +1,7 @@
 import { CombinedGraphQLErrors } from '@apollo/client/errors';
 import { useLocale, useT } from '../i18n/i18n';
-import { STRINGS, type MessageKey } from '../i18n/strings';
+import type { MessageKey } from '../i18n/strings';
+import { isMessageKey } from '../i18n/words';
 
 export interface ServerProblem {
   message: string;
@@ -43,7 +44,7 @@ export function useProblemText(): (problem: ServerProblem) => string {
     if (locale === 'en' || !problem.code) return problem.message;
     const field = problem.field?.replace(/^input\./, '');
     const keys = [problem.reason && `serverError.${problem.code}.${problem.reason}`, field && `serverError.${problem.code}.${field}`, `serverError.${problem.code}`];
-    const key = keys.find((candidate): candidate is MessageKey => !!candidate && candidate in STRINGS.en);
+    const key = keys.find((candidate): candidate is MessageKey => !!candidate && isMessageKey(candidate));
     if (!key || (key === 'serverError.RATE_LIMITED' && problem.retryAfterSeconds === undefined)) return problem.message;
     return t(key, { seconds: problem.retryAfterSeconds ?? 0 });
   };

@@ -1,5 +1,5 @@
 import { codeLabel, useLocale, useT } from '../../i18n/i18n';
-import { STRINGS, type MessageKey } from '../../i18n/strings';
+import { isMessageKey } from '../../i18n/words';
 
 interface PreCheckReportProps {
   report: { status: string; results: readonly { check: string; outcome: string; detail: string }[] } | null | undefined;
@@ -43,10 +43,10 @@ export function PreCheckReport({ report, headingId }: PreCheckReportProps) {
 function PreCheckDetail({ check, outcome, detail, english }: { check: string; outcome: string; detail: string; english: boolean }) {
   const t = useT();
   const key = `preCheck.detail.${check}.${outcome}`;
-  if (english || !(key in STRINGS.en)) return <p className="hint">{detail}</p>;
+  if (english || !isMessageKey(key)) return <p className="hint">{detail}</p>;
   return (
     <>
-      <p className="hint">{t(key as MessageKey)}</p>
+      <p className="hint">{t(key)}</p>
       <details className="hint">
         <summary>{t('preCheck.serverDetail')}</summary>
         <p lang="en">{detail}</p>

@@ -1,12 +1,12 @@
 import { useApolloClient, useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { setErrorLocale } from '../../connection';
-import { LocaleProvider, useT } from '../../i18n/i18n';
+import { LocaleProvider, useT, useWordsReady } from '../../i18n/i18n';
 import { asLocale, type Locale, type MessageKey } from '../../i18n/strings';
+import { lazyPage } from '../../lazy-page';
 import type { Route } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
-import { NotificationBell } from '../notifications/NotificationBell';
 import { CurrentViewerQuery } from '../session/current-viewer';
 import { SessionPanel } from '../session/SessionPanel';
 import { signOut } from '../session/auth-api';
@@ -15,6 +15,9 @@ import { PreferenceSwitches } from './PreferenceSwitches';
 import { TopNav } from './TopNav';
 import { AccountMenu } from './AccountMenu';
 import { ConnectionBanner } from './ConnectionBanner';
+
+// Only a signed-in person has notifications: a visitor's first load of the store does not carry the bell.
+const NotificationBell = lazyPage(() => import('../notifications/NotificationBell').then((module) => module.NotificationBell));
 
 export type Viewer = NonNullable<ResultOf<typeof CurrentViewerQuery>['me']>;
 
@@ -37,8 +40,14 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
   const theme = override?.theme ?? asTheme(me?.theme);
   // Transport errors are made outside React; they are told in the page's language.
   useEffect(() => setErrorLocale(locale), [locale]);
-  // Judged by data rather than `loading`, so a later refetch does not tear down the page it feeds.
-  const checkingSession = viewer.data === undefined && viewer.error === undefined;
+  // A Vietnamese reader's first page waits for its words rather than showing in English first; a later
+  // switch of language keeps the page (and what was typed in it) and changes its words when they arrive.
+  // The session is judged by data rather than `loading`, so a later refetch does not tear down the page it feeds.
+  const sessionUnknown = viewer.data === undefined && viewer.error === undefined;
+  const wordsReady = useWordsReady(locale);
+  const [pageWordsShown, setPageWordsShown] = useState(false);
+  if (!sessionUnknown && wordsReady && !pageWordsShown) setPageWordsShown(true);
+  const checkingSession = sessionUnknown || !pageWordsShown;
   const main = useRef<HTMLElement>(null);
   const firstRoute = useRef(route);
   // A client-side navigation changes no document, so screen readers and keyboards would stay on the old link.
@@ -68,7 +77,11 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
           <div className="shell-tools">
             {/* Points where they can be spent: the store and one's library, not the developer portal (finding 15). */}
             {me && SPENDING_ROUTES.has(route.kind) && <PointsBadge points={me.points} />}
-            {me && <NotificationBell key={me.id} />}
+            {me && (
+              <Suspense fallback={null}>
+                <NotificationBell key={me.id} />
+              </Suspense>
+            )}
             {me ? (
               // Never rejects: signed out or not, the session is read again (sessionChanged on either outcome).
               <AccountMenu email={me.email} onSignOut={() => void signOut().then(sessionChanged, sessionChanged)}>
