@@ -24,7 +24,7 @@ export function useWordsReady(locale: Locale): boolean {
     if (ready) return;
     let stopped = false;
     let stopWaiting = () => {};
-    const attempt = () =>
+    const attempt = () => {
       loadWords(locale).catch(() => {
         if (stopped) return;
         // Like a page's code: the shell says Plaza cannot be reached, and the words are asked for when it answers.
@@ -34,6 +34,7 @@ export function useWordsReady(locale: Locale): boolean {
           attempt();
         });
       });
+    };
     attempt();
     return () => {
       stopped = true;
