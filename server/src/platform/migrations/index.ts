@@ -25,6 +25,7 @@ import { EndpointHourly1796000030000 } from './1796000030000-EndpointHourly.js';
 import { DeliveryTraceContext1796000031000 } from './1796000031000-DeliveryTraceContext.js';
 import { DeliveryLogStatistics1796000031500 } from './1796000031500-DeliveryLogStatistics.js';
 import { NotificationPoints1796000032500 } from './1796000032500-NotificationPoints.js';
+import { DeliveryClaimRoom1796000033000 } from './1796000033000-DeliveryClaimRoom.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -54,4 +55,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   DeliveryTraceContext1796000031000,
   DeliveryLogStatistics1796000031500,
   NotificationPoints1796000032500,
+  DeliveryClaimRoom1796000033000,
 ];
