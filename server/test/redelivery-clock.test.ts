@@ -49,9 +49,7 @@ describe("an API process whose clock is an hour behind the database's", () => {
     await waitForDelivery(developer, deliveryId, (d) => d.status === 'SUCCEEDED', 30_000);
 
     const { redeliverWebhook } = await developer.ok<any>(REDELIVER, { id: deliveryId });
-    const {
-      rows: [{ now }],
-    } = await db.query<{ now: Date }>('SELECT clock_timestamp() AS now');
+    const now = (await db.query<{ now: Date }>('SELECT clock_timestamp() AS now')).rows[0]!.now;
     expect(receiver.requests).toHaveLength(2);
     // The redelivery's webhook-timestamp (seconds) is the database's now, as the worker's first attempt's was.
     const signedAt = receiver.requests.map((request) => Number(request.headers['webhook-timestamp']) * 1000);
