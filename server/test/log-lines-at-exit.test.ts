@@ -93,6 +93,7 @@ describe('log lines when a Plaza process exits', () => {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE apps IN ACCESS EXCLUSIVE MODE');
       const body = JSON.stringify({ query: '{ storeApps(first: 5) { edges { node { id } } } }' });
+      // Left waiting on the lock: its answer never comes, since the process exits past its deadline under it.
       void fetch(`${plaza.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => {});
       const waiting = async () => (await locker.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'apps'::regclass`)).rows[0]!.n;
       await expect.poll(waiting, { timeout: 20_000 }).toBe(1);
