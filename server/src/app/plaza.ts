@@ -69,12 +69,10 @@ async function start(config: Config, options: { listenPort?: number }, started: 
     () => services.http.close(),
   );
   const schema = await buildPlazaSchema({ pubSub, services });
-  // myApps is unpaged: the query cost estimate counts it (and myEarnings, a row per app, and a reviewer's look at a
-  // developer's other apps) by the per-account limit.
+  // myApps is unpaged: the query cost estimate counts it (and myEarnings, a row per app) by the per-account limit.
   declareListBounds(schema, {
     'Query.myApps': config.maxAppsPerDeveloper,
     'Query.myEarnings': config.maxAppsPerDeveloper,
-    'AppDeveloper.otherApps': config.maxAppsPerDeveloper,
     'App.webhookEndpoints': config.webhookEndpointsPerApp,
   });
   const http = await createHttpServer(services, schema);

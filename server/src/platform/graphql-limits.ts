@@ -166,6 +166,8 @@ export const LIST_BOUNDS: Readonly<Record<string, number>> = {
   /** The 10 apps failing most (FAILING_APPS_LIMIT). */
   'PlatformStats.appsFailingMost': 10,
   'Query.myLibrary': 100,
+  /** A developer's newest other apps, as a reviewer sees them (the review feature's OTHER_APPS_SHOWN). */
+  'AppDeveloper.otherApps': 20,
 };
 
 /** What an undeclared list is counted as: a default page. */

@@ -3,6 +3,12 @@ import { App, type AppService } from '../apps/index.js';
 import { AppDeveloper, DeveloperDecisionCounts } from './app-developer.type.js';
 import type { ReviewService } from './review.service.js';
 
+/**
+ * How many of a developer's other apps a reviewer is shown, newest first: enough to judge a record, and a bound the
+ * query cost estimate can count on (platform/graphql-limits.ts) for a queue of many developers.
+ */
+export const OTHER_APPS_SHOWN = 20;
+
 /** AppDeveloper's fields; App.developer (app-review-fields.resolver.ts) has already checked that a reviewer asks. */
 @Resolver(() => AppDeveloper)
 export class AppDeveloperResolver {
@@ -11,9 +17,9 @@ export class AppDeveloperResolver {
     private readonly apps: AppService,
   ) {}
 
-  @FieldResolver(() => [App], { description: 'Their other apps, newest first, each as it is now (its status included)' })
+  @FieldResolver(() => [App], { description: 'Their other apps, the 20 newest, each as it is now (its status included)' })
   async otherApps(@Root() developer: AppDeveloper): Promise<App[]> {
-    return (await this.apps.mine(developer.id)).filter((app) => app.id !== developer.appId);
+    return (await this.apps.mine(developer.id)).filter((app) => app.id !== developer.appId).slice(0, OTHER_APPS_SHOWN);
   }
 
   @FieldResolver(() => DeveloperDecisionCounts, { description: 'The review decisions on all their apps, this one’s earlier ones included' })
