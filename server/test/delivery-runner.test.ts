@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DeliveryRunner, RunState } from '../src/modules/webhooks/delivery/delivery-runner.js';
 import { sqlLiterals } from '../src/platform/sql-literals.js';
 import { createJobRuntime } from '../src/platform/jobs.js';
+import { DELIVER_WEBHOOKS_JOB, defineDeliverWebhooksJob } from '../src/modules/webhooks/jobs/deliver-webhooks.job.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza } from './helpers/plaza.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -78,6 +79,48 @@ describe('the delivery engine along its seams', () => {
     } finally {
       await jobs.close();
       await receiver.close();
+    }
+  });
+
+  it('leaves a run another worker asked for to that worker while its own run goes on, instead of holding it locked for a minute', async () => {
+    // Each worker asks for a run on a commit, and any worker may take a run from the shared job store. A worker
+    // whose own run is still going (it goes on until the queue has been quiet for a while) can start no other
+    // (concurrency 1); were it to lock one all the same, the worker that asked would sit idle until the lock
+    // ran out (a minute) while the busy one sent everything. A three-worker fault test saw one worker send nothing.
+    const plaza = await startTestPlaza({ RUN_WORKER: 'false' });
+    const busy = await createJobRuntime(plaza.services.config, plaza.databaseUrl, 'busy-worker');
+    let idle: Awaited<ReturnType<typeof createJobRuntime>> | undefined;
+    let releaseBusyRun!: () => void;
+    const busyRunGoesOn = new Promise<void>((resolve) => (releaseBusyRun = resolve));
+    let busyRuns = 0;
+    try {
+      defineDeliverWebhooksJob(busy.agenda, async () => {
+        busyRuns += 1;
+        await busyRunGoesOn;
+        return 0;
+      });
+      await busy.agenda.start();
+      await busy.agenda.now(DELIVER_WEBHOOKS_JOB, {});
+      await vi.waitFor(() => expect(busyRuns).toBe(1), { timeout: 10_000, interval: 20 });
+      // The second worker's request for a run, while the first is busy: the busy worker polls the store every
+      // second, and before the fix locked this job on its next poll (three polls are left to it here).
+      await busy.agenda.now(DELIVER_WEBHOOKS_JOB, {});
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+
+      idle = await createJobRuntime(plaza.services.config, plaza.databaseUrl, 'idle-worker');
+      let idleRuns = 0;
+      defineDeliverWebhooksJob(idle.agenda, async () => {
+        idleRuns += 1;
+        return 0;
+      });
+      await idle.agenda.start();
+      // Well inside the minute a lock held by the busy worker would last.
+      await vi.waitFor(() => expect(idleRuns).toBe(1), { timeout: 15_000, interval: 50 });
+      expect(busyRuns).toBe(1);
+    } finally {
+      releaseBusyRun();
+      await idle?.close();
+      await busy.close();
     }
   });
 });

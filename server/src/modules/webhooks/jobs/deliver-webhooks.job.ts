@@ -25,6 +25,9 @@ export function defineDeliverWebhooksJob(agenda: Agenda, run: (keepAlive: () => 
         throw err;
       }
     },
-    { concurrency: 1, lockLifetime: JOB_LOCK_LIFETIME_MS },
+    // lockLimit 1 as well as concurrency 1: while this process's run goes on, a run another worker asked for
+    // stays free for that worker. Agenda would otherwise lock it here, where it cannot start, for a lock's
+    // lifetime (a minute), and the worker that asked would sit idle while this one sends everything.
+    { concurrency: 1, lockLimit: 1, lockLifetime: JOB_LOCK_LIFETIME_MS },
   );
 }
