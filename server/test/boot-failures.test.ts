@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../src/config.js';
 import { findFreePort } from '../src/platform/embedded-postgres.js';
 import { createTestDatabase } from './helpers/database.js';
 import { startPlazaProcess } from './helpers/process.js';
+import { runBuiltToExit } from './helpers/script-process.js';
 
 const dirs: string[] = [];
 const held: Server[] = [];
@@ -23,21 +22,11 @@ function dataDir(): string {
   return dir;
 }
 
-/** `node server/dist/<entry>` (as `pnpm start`) run to its exit: code, stdout, stderr. */
-async function runToExit(env: Record<string, string>, entry = 'main.js'): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const script = path.join(REPO_ROOT, 'server/dist', entry);
-  if (!existsSync(script)) throw new Error(`${script} is missing: run pnpm build first`);
+/** `node server/dist/<entry>` (as `pnpm start`) run to its exit, with none of this run's database or job store settings. */
+function runToExit(env: Record<string, string>, entry = 'main.js'): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const inherited = { ...process.env };
   for (const name of ['DATABASE_URL', 'NODE_ENV', 'JOBS_BACKEND', 'MONGODB_URL']) delete inherited[name];
-  const child = spawn(process.execPath, [script], { env: { ...inherited, LOG_LEVEL: 'info', WEB_DIST_DIR: '/nonexistent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-  const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));
-  clearTimeout(killer);
-  return { code, stdout, stderr };
+  return runBuiltToExit(entry, { ...inherited, LOG_LEVEL: 'info', WEB_DIST_DIR: '/nonexistent', ...env });
 }
 
 /** A PostgreSQL process still running on the cluster in `dir`, if any (its postmaster.pid names it). */

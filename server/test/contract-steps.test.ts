@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectPlazaDatabase } from '../src/app/entities.js';
-import { REPO_ROOT } from '../src/config.js';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { createTestDatabase, migratedDataSource, migrationIndex } from './helpers/database.js';
+import { runBuiltToExit } from './helpers/script-process.js';
 
 const APP_QUEUE_INDEX = 'idx_webhook_deliveries_app_queue';
 
@@ -21,15 +20,8 @@ async function indexExists(url: string, name: string): Promise<boolean> {
 
 /** `pnpm migrate:contract` as an operator runs it: its exit code and what it printed. */
 async function runContract(databaseUrl: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'server/dist/scripts/contract.js')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, output };
+  const run = await runBuiltToExit('scripts/contract.js', { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' });
+  return { code: run.code, output: run.stdout + run.stderr };
 }
 
 describe('what only the previous release used (contract steps)', () => {
@@ -61,14 +53,9 @@ describe('what only the previous release used (contract steps)', () => {
   it('refuses plainly without a database to contract', async () => {
     // A data directory no `pnpm start` runs in: no embedded database to join.
     const dataDir = mkdtempSync(path.join(tmpdir(), 'plaza-contract-'));
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'server/dist/scripts/contract.js')], {
-      env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
+    const run = await runBuiltToExit('scripts/contract.js', { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     rmSync(dataDir, { recursive: true, force: true });
-    expect(stderr).toMatch(/DATABASE_URL is not set/);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/DATABASE_URL is not set/);
   }, 60_000);
 });

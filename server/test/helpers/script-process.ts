@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll } from 'vitest';
+import { REPO_ROOT } from '../../src/config.js';
 
 const running: ScriptProcess[] = [];
 // Whatever a test leaves running is killed after its file, so no receiver outlives the run.
@@ -52,4 +55,23 @@ export function startScript(command: string, args: string[], options: { cwd: str
   };
   running.push(script);
   return script;
+}
+
+/**
+ * A built entry point, `node server/dist/<entry>`, run to its exit as an operator runs it (`pnpm start`,
+ * `pnpm migrate:contract`): its exit code, stdout and stderr. Killed after `killAfterMs`, so a hang fails the
+ * test with what the process printed rather than the test's timeout.
+ */
+export async function runBuiltToExit(entry: string, env: NodeJS.ProcessEnv, killAfterMs = 90_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const script = path.join(REPO_ROOT, 'server/dist', entry);
+  if (!existsSync(script)) throw new Error(`${script} is missing: run pnpm build first`);
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));
+  clearTimeout(killer);
+  return { code, stdout, stderr };
 }

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 
 /**
  * Indexes on tables that grow with the history, built with CREATE INDEX CONCURRENTLY after the migrations: a
@@ -23,31 +23,48 @@ export const CONCURRENT_INDEXES: readonly { name: string; definition: string }[]
 export const INDEX_BUILD_LOCK = 7_146_993_013;
 const POLL_MS = 200;
 
+/**
+ * Runs `work` on `session` unless `isDone` says it is done already, in one process at a time: INDEX_BUILD_LOCK is
+ * taken without waiting, and the others ask `isDone` again every POLL_MS with short statements only (a lock
+ * waited for would hold a snapshot, which a concurrent build or drop waits for in turn). `isDone` is asked again
+ * under the lock, since another process may have done it meanwhile. Returns whether `work` ran here.
+ */
+export async function byOneProcessAtATime(session: QueryRunner, isDone: () => Promise<boolean>, work: () => Promise<void>): Promise<boolean> {
+  for (;;) {
+    if (await isDone()) return false;
+    const [lock] = (await session.query('SELECT pg_try_advisory_lock($1) AS got', [INDEX_BUILD_LOCK])) as { got: boolean }[];
+    if (!lock?.got) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      continue;
+    }
+    try {
+      if (await isDone()) return false;
+      await work();
+      return true;
+    } finally {
+      await session.query('SELECT pg_advisory_unlock($1)', [INDEX_BUILD_LOCK]);
+    }
+  }
+}
+
 /** Builds every index of CONCURRENT_INDEXES that is not there and valid yet; returns once each is. */
 export async function buildConcurrentIndexes(dataSource: DataSource): Promise<string[]> {
   const built: string[] = [];
   const session = dataSource.createQueryRunner();
   try {
     for (const index of CONCURRENT_INDEXES) {
-      for (;;) {
-        const state = async () =>
-          ((await session.query(`SELECT (SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)) AS valid`, [index.name])) as { valid: boolean | null }[])[0]!.valid;
-        if ((await state()) === true) break;
-        const [lock] = (await session.query('SELECT pg_try_advisory_lock($1) AS got', [INDEX_BUILD_LOCK])) as { got: boolean }[];
-        if (!lock?.got) {
-          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-          continue;
-        }
-        try {
-          const valid = await state();
-          if (valid === true) break;
-          if (valid === false) await session.query(`DROP INDEX CONCURRENTLY IF EXISTS "${index.name}"`);
+      const validity = async () =>
+        ((await session.query(`SELECT (SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)) AS valid`, [index.name])) as { valid: boolean | null }[])[0]!.valid;
+      const builtHere = await byOneProcessAtATime(
+        session,
+        async () => (await validity()) === true,
+        async () => {
+          // Left invalid by a build that failed: dropped and built again.
+          if ((await validity()) === false) await session.query(`DROP INDEX CONCURRENTLY IF EXISTS "${index.name}"`);
           await session.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${index.name}" ${index.definition}`);
-          built.push(index.name);
-        } finally {
-          await session.query('SELECT pg_advisory_unlock($1)', [INDEX_BUILD_LOCK]);
-        }
-      }
+        },
+      );
+      if (builtHere) built.push(index.name);
     }
   } finally {
     await session.release();

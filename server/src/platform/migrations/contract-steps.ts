@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { INDEX_BUILD_LOCK } from './concurrent-indexes.js';
+import { byOneProcessAtATime } from './concurrent-indexes.js';
 
 /**
  * The "contract" of expand, backfill, switch, contract: what this release no longer uses but the previous
@@ -30,8 +30,6 @@ export const CONTRACT_STEPS: readonly ContractStep[] = [
   },
 ];
 
-const POLL_MS = 200;
-
 async function isPending(session: QueryRunner, step: ContractStep): Promise<boolean> {
   return ((await session.query(step.pendingSql)) as { pending: boolean }[])[0]!.pending;
 }
@@ -57,21 +55,14 @@ export async function applyContractSteps(dataSource: DataSource): Promise<string
   const session = dataSource.createQueryRunner();
   try {
     for (const step of CONTRACT_STEPS) {
-      while (await isPending(session, step)) {
-        const [lock] = (await session.query('SELECT pg_try_advisory_lock($1) AS got', [INDEX_BUILD_LOCK])) as { got: boolean }[];
-        if (!lock?.got) {
-          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-          continue;
-        }
-        try {
-          if (await isPending(session, step)) {
-            await session.query(step.sql);
-            ran.push(step.name);
-          }
-        } finally {
-          await session.query('SELECT pg_advisory_unlock($1)', [INDEX_BUILD_LOCK]);
-        }
-      }
+      const ranHere = await byOneProcessAtATime(
+        session,
+        async () => !(await isPending(session, step)),
+        async () => {
+          await session.query(step.sql);
+        },
+      );
+      if (ranHere) ran.push(step.name);
     }
   } finally {
     await session.release();
