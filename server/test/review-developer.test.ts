@@ -1,7 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { DECIDE, submitApp } from './helpers/factories.js';
+import { OTHER_APPS_SHOWN } from '../src/modules/review/app-developer.resolver.js';
 
 // App.developer: who made an app, as a reviewer weighs a submission (their other apps with their states, how
 // the decisions on their apps came out); reviewers and admins only.
@@ -49,6 +50,28 @@ describe('App.developer', () => {
     const byApp = new Map(reviewQueue.edges.map((edge: any) => [edge.node.id, edge.node.developer]));
     expect(byApp.get(ids.pending)).toMatchObject({ name: 'ana.nguyen', decisions: { approved: 1, rejected: 1 } });
     expect(byApp.get(ids.newcomersApp)).toMatchObject({ name: 'first.timer', otherApps: [], decisions: { approved: 0, rejected: 0 } });
+  });
+
+  it('shows the 20 newest other apps of a developer with more, and reads every queued developer’s together', async () => {
+    const prolific = await plaza.signIn('prolific@studio.test');
+    const made: string[] = [];
+    for (let i = 0; i < OTHER_APPS_SHOWN + 2; i++) made.push((await submitApp(prolific, { name: `Tool ${i}` })).id);
+    const asked = made.at(-1)!;
+    const { app } = await reviewer.ok<{ app: any }>(APP_DEVELOPER, { id: asked });
+    // Newest first, the app asked from left out, and the oldest one past the twenty.
+    expect(app.developer.otherApps.map((other: { id: string }) => other.id)).toEqual(made.slice(1, -1).reverse());
+
+    const reads = vi.spyOn(plaza.services.apps, 'newestOfEach');
+    try {
+      const { reviewQueue } = await reviewer.ok<{ reviewQueue: any }>(QUEUE_DEVELOPERS);
+      const developers = new Set(reviewQueue.edges.map((edge: any) => edge.node.developer.id));
+      expect(developers.size).toBeGreaterThanOrEqual(3);
+      // One read for the whole page, however many developers it names.
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect(new Set(reads.mock.calls[0]![0])).toEqual(developers);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('is refused to the developer themselves, another developer, a buyer and the public, and to a reviewer’s API token', async () => {

@@ -229,6 +229,23 @@ export class AppService {
     return this.db.getRepository(App).find({ where: { ownerId }, order: { createdAt: 'DESC' }, take: this.config.maxAppsPerDeveloper });
   }
 
+  /**
+   * Each of these owners' newest apps, at most `limit` each, newest first: two statements for any number of owners
+   * (a reviewer's queue page asks for the developer of every queued app at once).
+   */
+  async newestOfEach(ownerIds: readonly string[], limit: number): Promise<Map<string, App[]>> {
+    const newest = new Map(ownerIds.map((ownerId) => [ownerId, [] as App[]]));
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY owner_id ORDER BY created_at DESC, id DESC) AS rank FROM apps WHERE owner_id = ANY($1::text[])) ranked
+        WHERE rank <= $2`,
+      [ownerIds, limit],
+    );
+    if (rows.length === 0) return newest;
+    const apps = await this.db.getRepository(App).find({ where: { id: In(rows.map((row) => row.id)) }, order: { createdAt: 'DESC', id: 'DESC' } });
+    for (const app of apps) newest.get(app.ownerId)?.push(app);
+    return newest;
+  }
+
   /** Store pages kept in memory for a moment; ReviewService says when an approval has committed (storeListingChanged). */
   readonly storePages = new StorePageCache();
   /** Whole answers to signed-out store reads (app/store-response-cache.ts), emptied with the pages. */
