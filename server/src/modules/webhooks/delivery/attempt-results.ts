@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { isDatabaseUnavailable, unavailableReason } from '../../../platform/database-unavailable.js';
 import { isTestPurchaseId } from '../../../platform/ids.js';
 import { logger } from '../../../platform/logger.js';
 import type { PlazaMetrics } from '../../../platform/metrics.js';
@@ -9,11 +11,24 @@ import type { GuardedResponse } from '../../../platform/outbound-http/guarded-ht
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import { DeliveryStatus } from '../webhook.types.js';
 import { HELD_WHILE_PAUSED, WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
-import { WRITE_RESULTS, databaseNow, isHeld, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
+import { RESULTS_ALREADY_WRITTEN, WRITE_RESULTS, databaseNow, isHeld, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
 import { attemptEnded, decide, retryDelay, stateOf } from './delivery-lifecycle.js';
 import { traceResultsWrite } from './delivery-tracing.js';
 import { storedHeaders } from './request-headers.js';
+
+/**
+ * SQLSTATEs of a statement PostgreSQL rolled back for another transaction's sake (a deadlock, a serialization
+ * failure): nothing of it was written, and run again it goes through.
+ */
+const ROLLED_BACK_FOR_ANOTHER = new Set(['40P01', '40001']);
+/** Waits between tries of a result write that failed for a while: doubling from the first, up to the last. */
+const FIRST_RETRY_MS = 25;
+const LONGEST_RETRY_MS = 1000;
+
+/** By key, delivery id first: every writer locks the rows of its batch in this one order (see WRITE_RESULTS). */
+const byDeliveryAndNumber = (a: { delivery_id: string; number: number }, b: { delivery_id: string; number: number }) =>
+  a.delivery_id < b.delivery_id ? -1 : a.delivery_id > b.delivery_id ? 1 : a.number - b.number;
 
 /** One attempt as it ended, before it is written. */
 export interface AttemptResult {
@@ -124,6 +139,7 @@ export class AttemptResults {
       try {
         await traceResultsWrite(results, () => this.write(results));
       } catch (err) {
+        // Only an error that is not the database's passing state (writeRetried tried again while the claims stood).
         logger.error({ err, count: results.length }, 'delivery results could not be written; their claims will expire and they will be retried');
       } finally {
         // The written results may have set the next due time (a retry); look again now rather than after the idle wait.
@@ -170,6 +186,7 @@ export class AttemptResults {
         held_reason: heldReason,
       };
     });
+    rows.sort(byDeliveryAndNumber);
     const { hourly, minutely, endpointHourly } = rollUp(
       results.map(({ delivery, startedAt, response }) => ({
         appId: delivery.app_id,
@@ -179,13 +196,7 @@ export class AttemptResults {
         durationMs: response.durationMs,
       })),
     );
-    const updated = await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [
-      JSON.stringify(rows),
-      this.options.leaseMs,
-      hourly,
-      minutely,
-      endpointHourly,
-    ]);
+    const updated = await this.writeRetried(JSON.stringify(rows), [this.options.leaseMs, hourly, minutely, endpointHourly]);
     const localAt = performance.now();
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
     if (updated[0]?.health_changed) this.hooks.healthChanged();
@@ -222,6 +233,36 @@ export class AttemptResults {
           scheduled_attempts_done: delivery.scheduled_attempts_done + 1,
           wait_ms: Math.max(0, row.next_attempt_at!.getTime() - databaseNow(kept).getTime()),
         });
+      }
+    }
+  }
+
+  /**
+   * WRITE_RESULTS, tried again while the error is the database's passing state (a deadlock or serialization failure
+   * it rolled back, a lost connection, a restart or failover): for up to a lease, while the engine still renews
+   * these deliveries' claims (until `written`). Given up, the attempts' outcomes were lost and each delivery sent
+   * again once its claim ran out: a second request to the receiver for a write the database refused once.
+   * After a lost connection the statement may have committed unseen; it is written again only if its attempts are
+   * not recorded as it records them (RESULTS_ALREADY_WRITTEN), so the rollups never count an attempt twice. Then
+   * nothing comes back to move on here: what it moved stays moved, a kept retry is claimed again after its lease.
+   */
+  private async writeRetried(rows: string, rest: unknown[]): Promise<UpdatedRow[]> {
+    const since = performance.now();
+    let mayHaveCommitted = false;
+    for (let tries = 1; ; tries++) {
+      try {
+        if (mayHaveCommitted && (await runPrepared<{ written: boolean }>(this.pool, 'plaza_deliveries_results_written', RESULTS_ALREADY_WRITTEN, [rows]))[0]!.written) return [];
+        return await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [rows, ...rest]);
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        const rolledBack = typeof code === 'string' && ROLLED_BACK_FOR_ANOTHER.has(code);
+        if ((!rolledBack && !isDatabaseUnavailable(err)) || performance.now() - since >= this.options.leaseMs) throw err;
+        mayHaveCommitted ||= !rolledBack;
+        logger.warn(
+          { error: rolledBack ? { code, message: (err as Error).message } : unavailableReason(err), tries },
+          'delivery results could not be written this time; written again while their claims stand',
+        );
+        await sleep(Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** (tries - 1)));
       }
     }
   }

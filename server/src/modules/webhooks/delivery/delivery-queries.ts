@@ -307,6 +307,7 @@ export const WRITE_RESULTS = `WITH r AS (
                 updated_at = clock_timestamp()
            FROM r
           -- Only while this run still holds the claim: after a takeover the new holder's outcome stands.
+          -- r comes sorted by delivery id (attempt-results.ts): read first by the join, it locks the deliveries in that order.
           -- The delivery's status (d.), not the input's new one (r.status).
           WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND ${isOpenSql('d')}
           RETURNING d.id, d.app_id, d.endpoint_id, d.status, d.recovering, d.attempt_count, d.next_attempt_at, d.updated_at, r.keep
@@ -317,6 +318,17 @@ export const WRITE_RESULTS = `WITH r AS (
        SELECT id, status, recovering, attempt_count - CASE WHEN keep THEN 1 ELSE 0 END AS attempt_count, next_attempt_at, updated_at, keep,
               (SELECT count(*) FROM (SELECT 1 FROM failing WHERE failed_deliveries > 0 UNION ALL SELECT 1 FROM recovered) changed) > 0 AS health_changed
          FROM moved_on`;
+
+/**
+ * Whether a result write ($1, WRITE_RESULTS' rows) committed although its connection was lost before the answer: its
+ * attempts are recorded as it records them (a statement writes all of them or none; a takeover's close as interrupted
+ * keeps the claim's start, never this run's start and duration).
+ */
+export const RESULTS_ALREADY_WRITTEN = `SELECT EXISTS (
+         SELECT 1 FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id text, number int, started_at timestamptz, duration_ms int)
+           JOIN webhook_attempts a ON a.delivery_id = r.delivery_id AND a.number = r.number
+          WHERE a.finished AND a.started_at = r.started_at AND a.duration_ms = r.duration_ms
+       ) AS written`;
 
 /**
  * Renews for $2 ms the claims in $1 (a JSON array of id, claim_token) that this run still holds: its deliveries whose
