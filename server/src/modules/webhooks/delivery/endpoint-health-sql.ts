@@ -57,9 +57,10 @@ export const ENDPOINT_HEALTH = `outcomes AS (
                 recovered_at = COALESCE(EXCLUDED.recovered_at, h.recovered_at)
          RETURNING h.failed_deliveries
        ), recovered AS (
+         -- Among the rows locked above only: a healthy endpoint's row (most of a batch's) is not looked up again.
          UPDATE webhook_endpoint_health h SET failing_since = NULL, failed_deliveries = 0, recovered_at = o.succeeded_at
-           FROM outcomes o
-          WHERE h.endpoint_id = o.endpoint_id AND o.succeeded_at > COALESCE(o.failed_at, '-infinity') AND h.failing_since IS NOT NULL
+           FROM health_locked l JOIN outcomes o ON o.endpoint_id = l.endpoint_id
+          WHERE h.endpoint_id = l.endpoint_id AND o.succeeded_at > COALESCE(o.failed_at, '-infinity') AND h.failing_since IS NOT NULL
             AND (SELECT n FROM health_lock_taken) >= 0
          RETURNING h.endpoint_id
        )`;
