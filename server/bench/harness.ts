@@ -154,11 +154,16 @@ export interface Receiver {
   count(): Promise<{ verified: number; rejected: number; requests: number }>;
   /** [purchase_id, arrival ms] of each delivery's first request. */
   arrivals(): Promise<[string, number][]>;
+  /** Ids of the deliveries answered 200 since the last call (with `recordVerified`; one entry per 200), and how many deliveries `failEvery` refused once so far. */
+  verifiedIds(): Promise<{ ids: string[]; failedOnce: number }>;
   reset(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startReceiver(secretsByAppId: Record<string, string>, options: { port?: number; recordArrivals?: boolean; failFirst?: number } = {}): Promise<Receiver> {
+export async function startReceiver(
+  secretsByAppId: Record<string, string>,
+  options: { port?: number; recordArrivals?: boolean; failFirst?: number; failEvery?: number; recordVerified?: boolean } = {},
+): Promise<Receiver> {
   const worker = new Worker(path.join(path.dirname(fileURLToPath(import.meta.url)), 'receiver-thread.js'), { workerData: { secretsByAppId, ...options } });
   const next = <T>() => new Promise<T>((resolve) => worker.once('message', resolve));
   const { port } = await next<{ port: number }>();
@@ -172,6 +177,7 @@ export async function startReceiver(secretsByAppId: Record<string, string>, opti
     port,
     count: () => ask('count'),
     arrivals: async () => (await ask<{ arrivals: [string, number][] }>('arrivals')).arrivals,
+    verifiedIds: () => ask('verified-ids'),
     reset: async () => void (await ask('reset')),
     close: async () => void (await worker.terminate()),
   };

@@ -14,6 +14,13 @@ let arrivals: [string, number][] = [];
 /** Requests seen per delivery id, so the first `failFirst` attempts of each can be refused. */
 const attemptsByDelivery = new Map<string, number>();
 const failFirst: number = workerData.failFirst ?? 0;
+/** Every `failEvery`-th delivery (by first arrival) answers its first attempt 500, as a receiver that fails now and then. */
+const failEvery: number = workerData.failEvery ?? 0;
+let deliveriesSeen = 0;
+/** Deliveries that failed their first attempt on purpose (`failEvery`). */
+const failedOnce = new Set<string>();
+/** Ids of the deliveries answered 200 and not yet handed over (`recordVerified`), for a check that none is missing. */
+let verifiedIds: string[] = [];
 
 const server = createServer((req, res) => {
   // The first byte of the request: measured before the body is read.
@@ -36,11 +43,14 @@ const server = createServer((req, res) => {
     const seen = (attemptsByDelivery.get(deliveryId) ?? 0) + 1;
     attemptsByDelivery.set(deliveryId, seen);
     if (workerData.recordArrivals && seen === 1) arrivals.push([/"purchase_id":"([^"]+)"/.exec(body.toString('utf8'))?.[1] ?? '', arrivedAt]);
-    if (seen <= failFirst) {
+    if (seen === 1) deliveriesSeen += 1;
+    if (seen === 1 && failEvery > 0 && deliveriesSeen % failEvery === 0) failedOnce.add(deliveryId);
+    if (seen <= failFirst || (seen === 1 && failedOnce.has(deliveryId))) {
       res.writeHead(500).end();
       return;
     }
     verified += 1;
+    if (workerData.recordVerified) verifiedIds.push(deliveryId);
     res.writeHead(200).end();
   });
 });
@@ -52,6 +62,10 @@ parentPort!.on('message', (message: { type: string }) => {
   if (message.type === 'arrivals') {
     parentPort!.postMessage({ arrivals });
     arrivals = [];
+  }
+  if (message.type === 'verified-ids') {
+    parentPort!.postMessage({ ids: verifiedIds, failedOnce: failedOnce.size });
+    verifiedIds = [];
   }
   if (message.type === 'reset') {
     verified = 0;

@@ -20,6 +20,7 @@ import { subscriptionsBenchmark, subscriptionsReport } from './subscriptions.ben
 import { footprintBenchmark, footprintReport } from './footprint.bench.js';
 import { chartsBenchmark, chartsReport } from './charts.bench.js';
 import { cliStartupBenchmark, cliStartupReport } from './cli-startup.bench.js';
+import { soakBenchmark, soakReport } from './soak.bench.js';
 
 const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const size: BenchSize = argument('--size') === 'tiny' ? 'tiny' : 'full';
@@ -56,6 +57,8 @@ const sections: Record<number, () => Promise<string>> = {
   7: async () => footprintReport(await footprintBenchmark(size)),
   8: async () => chartsReport(await chartsBenchmark(size)),
   9: async () => cliStartupReport(await cliStartupBenchmark(size)),
+  // SOAK_MINUTES (default 30) at SOAK_DELIVERIES_PER_SECOND (default 200): the longest section by far.
+  10: async () => soakReport(await soakBenchmark(size)),
 };
 
 const reports: string[] = [];
