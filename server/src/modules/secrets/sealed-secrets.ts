@@ -28,8 +28,13 @@ export interface SealedSecrets {
   previous_valid_until: Date | null;
 }
 
-/** The sealed secrets of app `appId`, null when it has none. */
-export async function sealedSecretsOf(manager: EntityManager, appId: string): Promise<SealedSecrets | null> {
-  const [row] = (await manager.query(`SELECT ${SEALED_SECRETS('s')} FROM client_secrets s WHERE s.app_id = $1`, [appId])) as SealedSecrets[];
+/**
+ * The sealed secrets of app `appId`, null when it has none, with the database's time as they were read (db_now): a
+ * request signed with them is stamped by that clock, as an attempt is by its claim's, never by the process's own.
+ */
+export async function sealedSecretsOf(manager: EntityManager, appId: string): Promise<(SealedSecrets & { db_now: Date }) | null> {
+  const [row] = (await manager.query(`SELECT ${SEALED_SECRETS('s')}, clock_timestamp() AS db_now FROM client_secrets s WHERE s.app_id = $1`, [appId])) as (SealedSecrets & {
+    db_now: Date;
+  })[];
   return row ?? null;
 }

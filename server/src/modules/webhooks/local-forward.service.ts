@@ -11,7 +11,7 @@ import { webhookPayload } from './webhook-events.service.js';
 import { webhookHeaders } from './webhook-signing.js';
 import { SigningSecrets } from './delivery/opened-secrets.js';
 import { appNamesAndOwners } from '../apps/index.js';
-import { sealedSecretsOf } from '../secrets/index.js';
+import { sealedSecretsOf, type SealedSecrets } from '../secrets/index.js';
 import { EVENT_WIRE_NAME, type WebhookEventType } from './webhook.types.js';
 import { inSpan } from '../../platform/tracing.js';
 
@@ -78,12 +78,24 @@ export class LocalForwardService {
     this.secrets = new SigningSecrets(encryptionKeys);
   }
 
-  private async headers(appId: string, deliveryId: string, eventName: string, attemptNumber: number, body: string, test: boolean): Promise<{ name: string; value: string }[]> {
-    // The current secret, and the replaced one while a rotation's overlap runs, as a claim reads them for attempts.
+  /**
+   * The current secret, and the replaced one while a rotation's overlap runs, as a claim reads them for attempts,
+   * with the database's time now: what a forward is signed with and stamped by (webhook-timestamp), as an attempt
+   * is by its claim's clock. An API process whose own clock is off would sign a timestamp its receiver refuses.
+   */
+  private async signing(appId: string): Promise<{ sealed: SealedSecrets; now: Date }> {
     const row = await sealedSecretsOf(this.db.manager, appId);
     if (!row) throw new Error(`app ${appId} has no client secret`);
-    const now = new Date();
-    const { secret: clientSecret, previousSecret } = this.secrets.open(appId, row, now);
+    return { sealed: row, now: row.db_now };
+  }
+
+  private headers(
+    appId: string,
+    { sealed, now }: { sealed: SealedSecrets; now: Date },
+    request: { deliveryId: string; eventName: string; attemptNumber: number; body: string; test: boolean },
+  ): { name: string; value: string }[] {
+    const { secret: clientSecret, previousSecret } = this.secrets.open(appId, sealed, now);
+    const { deliveryId, eventName, attemptNumber, body, test } = request;
     const headers = webhookHeaders({ deliveryId, eventName, attemptNumber, body, clientSecret, previousSecret, now });
     if (test) headers['x-platform-test'] = 'true';
     return Object.entries(headers).map(([name, value]) => ({ name, value }));
@@ -116,7 +128,13 @@ export class LocalForwardService {
       eventName: delivery.eventType,
       test,
       body,
-      headers: await this.headers(delivery.appId, delivery.id, delivery.eventType, Math.max(1, delivery.attemptCount), body, test),
+      headers: this.headers(delivery.appId, await this.signing(delivery.appId), {
+        deliveryId: delivery.id,
+        eventName: delivery.eventType,
+        attemptNumber: Math.max(1, delivery.attemptCount),
+        body,
+        test,
+      }),
       createdAt: delivery.createdAt,
     });
   }
@@ -131,7 +149,9 @@ export class LocalForwardService {
   }
 
   private async recordTrigger(userId: string, appId: string, type: WebhookEventType, amounts: { amountVnd: number; developerShareVnd: number }): Promise<WebhookForwardRequest> {
-    const now = new Date();
+    // Its id, body, signature and log row all on the database's clock, as a real event's delivery is.
+    const signing = await this.signing(appId);
+    const { now } = signing;
     const id = newWebhookId.delivery(now.getTime());
     const eventName = EVENT_WIRE_NAME[type];
     const body = webhookPayload({ type, appId, userId, purchaseId: newTestPurchaseId(now.getTime()), ...amounts }, now);
@@ -141,7 +161,7 @@ export class LocalForwardService {
       eventName,
       test: true,
       body,
-      headers: await this.headers(appId, id, eventName, 1, body, true),
+      headers: this.headers(appId, signing, { deliveryId: id, eventName, attemptNumber: 1, body, test: true }),
       createdAt: now,
     });
     await this.db.transaction(async (manager) => {
