@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { AttemptResults, type AttemptResult } from '../src/modules/webhooks/delivery/attempt-results.js';
 import type { ClaimedDelivery } from '../src/modules/webhooks/delivery/delivery-queries.js';
@@ -164,9 +164,15 @@ describe('two workers writing results for the same endpoints at once', () => {
     const [delivery] = await claimedDeliveries('aborted-once', [endpoint]);
     const results = writer(pool);
     // Another transaction holds the health row, so the write, once it has locked the delivery, waits for it...
-    const other = await pool.connect();
+    // As the cluster's superuser, so that this transaction may wait longer than the write before it looks for a
+    // deadlock: PostgreSQL aborts the one that finds it, and it is to be the write, every time.
+    const adminUrl = new URL(inject('adminDatabaseUrl'));
+    adminUrl.pathname = new URL(plaza.databaseUrl).pathname;
+    const other = new pg.Client({ connectionString: adminUrl.toString() });
+    await other.connect();
     try {
       await other.query('BEGIN');
+      await other.query(`SET LOCAL deadlock_timeout = '60s'`);
       await other.query('SELECT 1 FROM webhook_endpoint_health WHERE endpoint_id = $1 FOR UPDATE', [endpoint]);
       results.add(outcome(delivery!, true));
       const written = results.flush();
@@ -177,13 +183,13 @@ describe('two workers writing results for the same endpoints at once', () => {
           { timeout: 30_000, interval: 20 },
         )
         .toBe(1);
-      // ...and then asks for the delivery's row: each waits for the other. PostgreSQL aborts the write (it began
-      // waiting first, so its deadlock check runs first); this transaction gets the row only once the write let go.
+      // ...and then asks for the delivery's row: each waits for the other. PostgreSQL aborts the write (its deadlock
+      // check runs after a second, this transaction's after a minute); this one gets the row once the write let go.
       await other.query('SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [delivery!.id]);
       await other.query('ROLLBACK');
       await written;
     } finally {
-      other.release();
+      await other.end();
     }
     const [row] = await db.query(
       `SELECT d.status, d.claim_token, a.finished, a.status_code FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id WHERE d.id = $1`,
