@@ -140,6 +140,14 @@ export interface LossCounts {
   subscriberErrors: number;
 }
 
+/**
+ * Samples after warm-up in which the subscriber got no update although its app had deliveries settle since the
+ * previous sample: a stalled machine that settles none in a sample is not a silent subscriber.
+ */
+export function silentSamples(samples: { atSeconds: number; subscriberUpdates: number; subscribedSettled: number }[], warmUpSeconds: number): number {
+  return samples.filter((s, i) => s.atSeconds > warmUpSeconds + 1e-6 && s.subscriberUpdates === 0 && s.subscribedSettled > (samples[i - 1]?.subscribedSettled ?? 0)).length;
+}
+
 /** (4) Nothing lost: every committed event and every purchase answered OK delivered and received, the subscriber hearing throughout. */
 export const nothingLost = (c: LossCounts) =>
   c.missing === 0 && c.failed === 0 && c.unsettled === 0 && c.notReceived === 0 && c.subscriberSilentWindows === 0 && c.subscriberErrors === 0;

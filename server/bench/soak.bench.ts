@@ -20,6 +20,7 @@ import {
   latencyVerdict,
   memoryVerdicts,
   nothingLost,
+  silentSamples,
   soakWindows,
   storageVerdict,
   MEMORY_TOLERANCE,
@@ -80,6 +81,8 @@ export interface SoakRow extends SoakSample {
   backlog: number;
   received: number;
   subscriberUpdates: number;
+  /** The subscribed app's deliveries settled (SUCCEEDED or FAILED) so far: each is an update the subscriber should get. */
+  subscribedSettled: number;
   /** CPU so far (ms) of the API process, the worker process, PostgreSQL, and this process (producers, clients, the receiver's thread). */
   cpuMs: { api: number; worker: number; postgres: number; bench: number };
 }
@@ -103,6 +106,8 @@ export interface SoakResult {
   /** Each log table's growth per delivery, beside section 4's figure for it. */
   tableBytesPerDelivery: { table: string; measured: number; section4: number }[];
   losses: LossCounts;
+  /** After warm-up: updates the subscriber got, and its app's deliveries settled (one SUCCEEDED or FAILED update each, at least). */
+  subscriber: { updates: number; settled: number };
   failedOnce: number;
   producer: { committed: number; errors: number; firstError?: string; lagP50Ms: number; lagP99Ms: number; lagMaxMs: number };
   purchases: { answeredOk: number; refused: number; firstRefusal?: string };
@@ -115,6 +120,10 @@ export interface SoakResult {
   drained: boolean;
   cpuMsPerDelivery: { api: number; worker: number; postgres: number; bench: number };
   loadAverage: { start: number[]; end: number[] };
+  /** PostgreSQL's shared_buffers: its Pss grows as its processes touch them, up to this much. */
+  sharedBuffersMiB: number;
+  /** webhook_deliveries at the end: heap and index bytes per row, dead rows, and how often autovacuum ran on it. */
+  deliveriesTable: { heapBytesPerRow: number; indexBytesPerRow: number; liveRows: number; deadRows: number; autovacuums: number };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -287,7 +296,7 @@ class SoakRun {
       attemptBytes: SECTION_4_ATTEMPT_BYTES,
     });
     const afterWarmUp = this.rows.filter((r) => r.atSeconds > warmUpSeconds + 1e-6);
-    const losses = await this.losses(afterWarmUp);
+    const losses = await this.losses();
     return {
       minutes: this.settings.minutes,
       ratePerSecond,
@@ -309,6 +318,7 @@ class SoakRun {
         section4,
       })),
       losses,
+      subscriber: { updates: afterWarmUp.reduce((n, r) => n + r.subscriberUpdates, 0), settled: loadEnd.subscribedSettled - baseline.subscribedSettled },
       failedOnce: this.failedOnce,
       producer: {
         committed: this.deliveryIds.length,
@@ -327,7 +337,30 @@ class SoakRun {
       drained: last.backlog === 0,
       cpuMsPerDelivery: { api: per('api'), worker: per('worker'), postgres: per('postgres'), bench: per('bench') },
       loadAverage: { start: loadStart, end: loadavg() },
+      sharedBuffersMiB: await this.sharedBuffersMiB(),
+      deliveriesTable: await this.deliveriesTable(final.recorded),
     };
+  }
+
+  /** Where webhook_deliveries' bytes are: the row an engine claims and updates is not the row section 4 seeds. */
+  private async deliveriesTable(rows: number): Promise<SoakResult['deliveriesTable']> {
+    const [table] = await this.producer.services.db.query(
+      `SELECT pg_relation_size('webhook_deliveries') AS heap, pg_indexes_size('webhook_deliveries') AS indexes,
+              n_live_tup AS live, n_dead_tup AS dead, autovacuum_count AS autovacuums
+         FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'`,
+    );
+    return {
+      heapBytesPerRow: Number(table.heap) / Math.max(1, rows),
+      indexBytesPerRow: Number(table.indexes) / Math.max(1, rows),
+      liveRows: Number(table.live),
+      deadRows: Number(table.dead),
+      autovacuums: Number(table.autovacuums),
+    };
+  }
+
+  private async sharedBuffersMiB(): Promise<number> {
+    const [{ bytes }] = await this.producer.services.db.query("SELECT pg_size_bytes(current_setting('shared_buffers')) AS bytes");
+    return Number(bytes) / 2 ** 20;
   }
 
   /** One scheduled event in its own transaction, as a purchase records its own. */
@@ -415,13 +448,17 @@ class SoakRun {
     return latencies;
   }
 
-  private async counts(): Promise<{ recorded: number; attempts: number; backlog: number }> {
+  private async counts(): Promise<{ recorded: number; attempts: number; backlog: number; subscribedSettled: number }> {
     const db = this.producer.services.db;
-    const byStatus: { status: string; n: number }[] = await db.query('SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status');
+    const byStatus: { status: string; n: number; subscribed: number }[] = await db.query(
+      'SELECT status, count(*)::int AS n, (count(*) FILTER (WHERE app_id = $1))::int AS subscribed FROM webhook_deliveries GROUP BY status',
+      [this.appIds[0]],
+    );
     const [{ attempts }] = await db.query('SELECT count(*)::int AS attempts FROM webhook_attempts');
     const recorded = byStatus.reduce((n, r) => n + r.n, 0);
     const backlog = byStatus.filter((r) => r.status === 'PENDING' || r.status === 'RETRYING').reduce((n, r) => n + r.n, 0);
-    return { recorded, attempts, backlog };
+    const subscribedSettled = byStatus.filter((r) => r.status === 'SUCCEEDED' || r.status === 'FAILED').reduce((n, r) => n + r.subscribed, 0);
+    return { recorded, attempts, backlog, subscribedSettled };
   }
 
   /** Bytes of every webhook table, its indexes, TOAST and partitions included; the log's tables and the rollups apart. */
@@ -445,7 +482,9 @@ class SoakRun {
 
   private async sample(atSeconds: number): Promise<SoakRow> {
     const postgresPids = descendantPids(process.pid).filter((pid) => processName(pid) === 'postgres');
-    const memoryMiB = { API: residentMiB(this.api.pid), worker: residentMiB(this.worker.pid), PostgreSQL: proportionalMiB(postgresPids) };
+    // PostgreSQL's processes are below this one when it is the embedded one; another (DATABASE_URL) is not measured.
+    const memoryMiB: Record<string, number> = { API: residentMiB(this.api.pid), worker: residentMiB(this.worker.pid) };
+    if (postgresPids.length) memoryMiB.PostgreSQL = proportionalMiB(postgresPids);
     const latenciesMs = await this.collectReceipts();
     const readerMs = this.readerMs;
     this.readerMs = [];
@@ -464,13 +503,13 @@ class SoakRun {
       cpuMs: { api: processCpuMs(this.api.pid), worker: processCpuMs(this.worker.pid), postgres: workProcessesCpuMs().postgres, bench: (own.user + own.system) / 1000 },
     };
     process.stderr.write(
-      `soak ${Math.round(atSeconds)} s: API ${memoryMiB.API.toFixed(0)} MiB, worker ${memoryMiB.worker.toFixed(0)} MiB, PostgreSQL ${memoryMiB.PostgreSQL.toFixed(0)} MiB, p99 ${percentile(latenciesMs, 99)} ms of ${latenciesMs.length}, backlog ${row.backlog}, load ${row.load1.toFixed(1)}\n`,
+      `soak ${Math.round(atSeconds)} s: API ${memoryMiB.API!.toFixed(0)} MiB, worker ${memoryMiB.worker!.toFixed(0)} MiB, PostgreSQL ${memoryMiB.PostgreSQL?.toFixed(0) ?? 'n/a'} MiB, p99 ${percentile(latenciesMs, 99)} ms of ${latenciesMs.length}, backlog ${row.backlog}, load ${row.load1.toFixed(1)}\n`,
     );
     return row;
   }
 
   /** (4): every committed event's delivery and every purchase's SUCCEEDED and received, the subscriber hearing in every sample. */
-  private async losses(afterWarmUp: SoakRow[]): Promise<LossCounts> {
+  private async losses(): Promise<LossCounts> {
     const rows: { id: string; purchase_id: string; status: string }[] = await this.producer.services.db.query('SELECT id, purchase_id, status FROM webhook_deliveries');
     const byId = new Map(rows.map((r) => [r.id, r]));
     const byPurchase = new Map(rows.map((r) => [r.purchase_id, r]));
@@ -481,7 +520,7 @@ class SoakRun {
       failed: 0,
       unsettled: 0,
       notReceived: 0,
-      subscriberSilentWindows: afterWarmUp.filter((r) => r.subscriberUpdates === 0).length,
+      subscriberSilentWindows: silentSamples(this.rows, this.settings.warmUpSeconds),
       subscriberErrors: this.subscriber.errors(),
     };
     const check = (row: { id: string; status: string } | undefined) => {
@@ -502,17 +541,24 @@ class SoakRun {
  */
 async function openLoop(ratePerSecond: number, stopped: () => boolean, lagsMs: number[], run: (i: number) => Promise<void>): Promise<void> {
   const started = Date.now();
-  const inFlight = new Set<Promise<void>>();
+  let inFlight = 0;
+  let slotFreed: (() => void) | undefined;
+  let allDone: (() => void) | undefined;
   for (let i = 0; ; i++) {
     const dueAt = started + (i * 1000) / ratePerSecond;
     await sleep(dueAt - Date.now());
-    while (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+    while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => (slotFreed = resolve));
     if (stopped()) break;
     lagsMs.push(Date.now() - dueAt);
-    const running: Promise<void> = run(i).finally(() => inFlight.delete(running));
-    inFlight.add(running);
+    inFlight += 1;
+    // run() settles its own errors; a count and a callback, so a waiting producer costs nothing per run in flight.
+    void run(i).finally(() => {
+      inFlight -= 1;
+      slotFreed?.();
+      if (inFlight === 0) allDone?.();
+    });
   }
-  await Promise.all(inFlight);
+  if (inFlight > 0) await new Promise<void>((resolve) => (allDone = resolve));
 }
 
 /** `APPS` approved paid apps (1 point) of the bench developer, each with `webhookUrl`; their ids and signing secrets. */
@@ -653,7 +699,7 @@ warm-up with the last ${windowText}. Load average ${r.loadAverage.start.map((x) 
 ${shown
   .map(
     (s) =>
-      `| ${Math.round(s.atSeconds)} s${s.atSeconds <= r.warmUpSeconds + 1e-6 ? ' (warm-up)' : ''} | ${s.load1.toFixed(1)} | ${s.memoryMiB.API!.toFixed(0)} MiB | ${s.memoryMiB.worker!.toFixed(0)} MiB | ${s.memoryMiB.PostgreSQL!.toFixed(0)} MiB | ${ms(percentile(s.latenciesMs, 50))} / ${ms(percentile(s.latenciesMs, 99))} (${fmt(s.latenciesMs.length)}) | ${ms(percentile(s.readerMs, 99))} | ${mib(s.webhookBytes)} MiB (${mib(s.logBytes)}) | ${fmt(s.recorded)} / ${fmt(s.received)} | ${fmt(s.backlog)} | ${fmt(s.subscriberUpdates)} |`,
+      `| ${Math.round(s.atSeconds)} s${s.atSeconds <= r.warmUpSeconds + 1e-6 ? ' (warm-up)' : ''} | ${s.load1.toFixed(1)} | ${s.memoryMiB.API!.toFixed(0)} MiB | ${s.memoryMiB.worker!.toFixed(0)} MiB | ${s.memoryMiB.PostgreSQL?.toFixed(0) ?? 'n/a'} MiB | ${ms(percentile(s.latenciesMs, 50))} / ${ms(percentile(s.latenciesMs, 99))} (${fmt(s.latenciesMs.length)}) | ${ms(percentile(s.readerMs, 99))} | ${mib(s.webhookBytes)} MiB (${mib(s.logBytes)}) | ${fmt(s.recorded)} / ${fmt(s.received)} | ${fmt(s.backlog)} | ${fmt(s.subscriberUpdates)} |`,
   )
   .join('\n')}
 ${shown.length < r.rows.length ? `\n${shown.length} of ${r.rows.length} samples shown, evenly spaced; latencies and updates are those since the previous sample (of all samples).\n` : ''}
@@ -663,7 +709,7 @@ ${r.memory.map((m) => `| (1) ${m.name} memory (${m.name === 'PostgreSQL' ? 'Pss,
 | (2) Commit to receipt, p99 of the deliveries received | ${ms(r.latency.firstP99Ms)} (${fmt(r.latency.firstCount)}) | ${ms(r.latency.lastP99Ms)} (${fmt(r.latency.lastCount)}) | <= ${P99_TOLERANCE}x or +${P99_SLACK_MS} ms: ${verdict(r.latency.met)} |
 | Webhook Logs reader, p99 (${fmt(r.reader.requests)} requests, ${r.reader.errors} errors) | ${ms(r.reader.firstP99Ms)} | ${ms(r.reader.lastP99Ms)} | (reported) |
 | (3) Storage: log tables' growth per delivery (${fmt(r.storage.deliveries)} deliveries, ${r.storage.attemptsPerDelivery.toFixed(2)} attempts each) | predicted ${fmt(r.storage.predictedBytesPerDelivery)} bytes (section 4: ${fmt(r.storage.statedBytesPerDelivery)} at 3 attempts) | **${fmt(r.storage.bytesPerDelivery)} bytes** (${r.storage.ratioToPredicted.toFixed(2)}x predicted, ${r.storage.ratioToStated.toFixed(2)}x section 4's) | within ${STORAGE_TOLERANCE * 100}%: ${verdict(r.storage.met)} |
-| (4) Nothing lost: ${fmt(l.committed)} events committed, ${fmt(l.purchasesAnsweredOk)} purchases answered OK | | missing ${l.missing}, FAILED ${l.failed}, unsettled ${l.unsettled}, SUCCEEDED but never received ${l.notReceived}; subscriber silent in ${l.subscriberSilentWindows} samples, ${l.subscriberErrors} errors | 0: ${verdict(lost)} |
+| (4) Nothing lost: ${fmt(l.committed)} events committed, ${fmt(l.purchasesAnsweredOk)} purchases answered OK | | missing ${l.missing}, FAILED ${l.failed}, unsettled ${l.unsettled}, SUCCEEDED but never received ${l.notReceived}; subscriber silent in ${l.subscriberSilentWindows} samples, ${l.subscriberErrors} errors (${fmt(r.subscriber.updates)} updates for ${fmt(r.subscriber.settled)} of its app's deliveries settled) | 0: ${verdict(lost)} |
 
 Rate: ${fmt(r.recordedPerSecond)} deliveries recorded/s and ${fmt(r.settledPerSecond)} settled/s after warm-up (asked ${fmt(r.ratePerSecond)}/s); the producers
 started p50 ${ms(r.producer.lagP50Ms)}, p99 ${ms(r.producer.lagP99Ms)} (max ${ms(r.producer.lagMaxMs)}) behind their schedule; the backlog (PENDING or RETRYING) was ${fmt(r.maxBacklog)} at
@@ -672,9 +718,11 @@ ${r.producer.errors ? `Producer errors: ${r.producer.errors} (first: ${r.produce
 CPU per delivery after warm-up: API ${r.cpuMsPerDelivery.api.toFixed(3)} ms, worker ${r.cpuMsPerDelivery.worker.toFixed(3)} ms, PostgreSQL ${r.cpuMsPerDelivery.postgres.toFixed(3)} ms;
 this process (producers, clients, the receiver's thread) ${r.cpuMsPerDelivery.bench.toFixed(3)} ms.
 Storage per delivery by table, here / section 4: ${r.tableBytesPerDelivery.map((t) => `${t.table} ${fmt(t.measured)} / ${fmt(t.section4)}`).join(', ')}; the rollup tables ${fmt(r.rollupBytesPerDelivery)}.
+webhook_deliveries at the end: ${fmt(r.deliveriesTable.heapBytesPerRow)} bytes of heap and ${fmt(r.deliveriesTable.indexBytesPerRow)} of indexes per row (every row since the start), ${fmt(r.deliveriesTable.deadRows)} dead rows beside ${fmt(r.deliveriesTable.liveRows)} live (statistics' estimate), autovacuumed ${r.deliveriesTable.autovacuums} times.
 
 Memory is each process's VmRSS, PostgreSQL's the sum of Pss over the postmaster and its children (RSS would
-count the shared buffers once per backend). Latency is the commit of a scheduled event returning to the first byte
+count the shared buffers once per backend); that sum includes the shared buffers the processes have touched, so it
+grows with the data read and written until shared_buffers (${fmt(r.sharedBuffersMiB)} MiB here) are all in use. Latency is the commit of a scheduled event returning to the first byte
 of its first attempt at the receiver (0 when it arrives first); the purchases' deliveries are checked for loss but
 not timed (this process does not see their commit). Storage is \`pg_total_relation_size\` over section 4's tables
 (webhook_events, webhook_deliveries, webhook_attempts, webhook_request_headers) and their partitions, from the end of

@@ -60,6 +60,17 @@ describe('soak verdicts', () => {
     }
   });
 
+  it("call a subscriber silent only in a sample in which its app's deliveries settled", () => {
+    const samples = [
+      { atSeconds: 30, subscriberUpdates: 0, subscribedSettled: 5 }, // warm-up: not counted
+      { atSeconds: 60, subscriberUpdates: 4, subscribedSettled: 9 },
+      { atSeconds: 90, subscriberUpdates: 0, subscribedSettled: 9 }, // the machine stalled: nothing settled, nothing to hear
+      { atSeconds: 120, subscriberUpdates: 0, subscribedSettled: 12 }, // silent
+      { atSeconds: 150, subscriberUpdates: 3, subscribedSettled: 15 },
+    ];
+    expect(verdicts.silentSamples(samples, 45)).toBe(1);
+  });
+
   it('size the windows and samples from SOAK_MINUTES, and refuse a run that is all warm-up', () => {
     expect(soakSettings('full', {})).toMatchObject({ minutes: 30, ratePerSecond: 200, warmUpSeconds: 120, windowSeconds: 300, sampleSeconds: 30 });
     expect(soakSettings('full', { SOAK_MINUTES: '3' })).toMatchObject({ windowSeconds: 30, sampleSeconds: 6 });
