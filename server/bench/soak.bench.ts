@@ -156,7 +156,8 @@ export async function soakBenchmark(size: BenchSize): Promise<SoakResult> {
   const settings = soakSettings(size);
   const { purchasesPerSecond, durationSeconds, retrySchedule } = settings;
   const loadStart = loadavg();
-  // Ctrl-C ends the load early; the report and the clean-up below still run.
+  // SIGINT to this process (kill -INT) ends the load early, with its report; Ctrl-C in a terminal reaches the
+  // children as well, and then only the clean-up below is sure to run.
   let interrupted = false;
   const onSignal = () => void (interrupted = true);
   process.once('SIGINT', onSignal);
