@@ -1,10 +1,12 @@
 import react from '@vitejs/plugin-react';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
+import { isFirstLoadWord } from './src/i18n/first-load-words.ts';
 
 /** What gets a .br and .gz beside it; the server (server/src/platform/web-surface.ts) serves those. */
 const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|txt|map|ttf|ico|webmanifest)$/;
@@ -93,12 +95,34 @@ function inlineGraphqlDocuments(): Plugin {
 
 const STRINGS_FILE = path.resolve(import.meta.dirname, 'src/i18n/strings.ts');
 const VIETNAMESE_ENTRY = path.resolve(import.meta.dirname, 'src/i18n/strings-vi.ts');
+const ENGLISH_REST_ENTRY = path.resolve(import.meta.dirname, 'src/i18n/strings-en-rest.ts');
+const ENGLISH_REST = `${STRINGS_FILE}?words=en-rest`;
+/** The English table as strings.ts writes it: `export const en = {`, one entry (or comment) per two-space indent, `} as const;`. */
+const ENGLISH_TABLE = /^export const en = \{\n([\s\S]*?)^\} as const;$/m;
+/** An entry's key, quoted or bare, at the start of its first line. */
+const ENTRY_KEY = /^ {2}(?:'((?:[^'\\]|\\.)*)'|(\w+)):/;
+
+/** strings.ts with its English table keeping only the entries whose key `keep` accepts. */
+function englishEntries(code: string, keep: (key: string) => boolean): string {
+  const table = ENGLISH_TABLE.exec(code);
+  if (!table) throw new Error(`${STRINGS_FILE}: no English table (export const en = { … } as const;) to split`);
+  // Each entry or comment starts at two spaces; a long value continues on the lines indented further.
+  const items = table[1]!.split(/^(?= {2}\S)/m);
+  const kept = items.filter((item) => {
+    const key = ENTRY_KEY.exec(item);
+    return key ? keep(key[1] ?? key[2]!) : false;
+  });
+  const start = table.index + table[0].indexOf(table[1]!);
+  return code.slice(0, start) + kept.join('') + code.slice(start + table[1]!.length);
+}
 
 /**
  * Both languages' words are written side by side in strings.ts, but a page needs only one: strings-vi.ts
  * re-exports the Vietnamese table from a second copy of strings.ts (its own module id), where nothing reads
  * the English table, so the bundler drops it there, as it drops the Vietnamese one from the copy every page
  * imports. A bundler splits modules, not exports: through one module, either chunk would carry both.
+ * The English table is split the same way: the copy every page imports keeps the words of the store's first
+ * load (i18n/first-load-words.ts), and strings-en-rest.ts reads the others from a third copy.
  */
 function splitLocaleStrings(): Plugin {
   return {
@@ -106,11 +130,24 @@ function splitLocaleStrings(): Plugin {
     apply: 'build',
     enforce: 'pre',
     async resolveId(source, importer) {
-      if (importer !== VIETNAMESE_ENTRY || source !== './strings') return null;
-      return `${STRINGS_FILE}?words=vi`;
+      if (source !== './strings') return null;
+      if (importer === VIETNAMESE_ENTRY) return `${STRINGS_FILE}?words=vi`;
+      if (importer === ENGLISH_REST_ENTRY) return ENGLISH_REST;
+      return null;
+    },
+    transform(code, id) {
+      if (id === STRINGS_FILE) return englishEntries(code, isFirstLoadWord);
+      if (id === ENGLISH_REST) return englishEntries(code, (key) => !isFirstLoadWord(key));
+      return null;
     },
   };
 }
+
+/**
+ * rxjs's ES2015 build, for the browsers Vite builds for: its default (ES5) build writes each class out
+ * through tslib's helpers, which come with it whole, and is larger itself.
+ */
+const RXJS_ES2015 = path.join(path.dirname(createRequire(import.meta.url).resolve('rxjs/package.json')), 'dist/esm/index.js');
 
 // In development the API runs separately on :4000; proxying keeps the app same-origin,
 // so the session cookie and CSRF rules behave as they do when the server serves web/dist.
@@ -118,6 +155,7 @@ const apiServer = 'http://localhost:4000';
 
 export default defineConfig({
   plugins: [inlineGraphqlDocuments(), splitLocaleStrings(), react(), precompress()],
+  resolve: { alias: [{ find: /^rxjs$/, replacement: RXJS_ES2015 }] },
   server: {
     proxy: {
       '/graphql': { target: apiServer, ws: true },

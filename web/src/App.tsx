@@ -6,7 +6,7 @@ import { useLocationRoute, type Route } from './routes';
 
 // Each page's code loads with the page: a store visitor downloads the store, not the developer portal,
 // the review queue or the admin view, and the other way round (issue 27, "lighter").
-const StorePage = lazyPage(() => import('./features/store/StorePage').then((module) => module.StorePage));
+const StorePage = lazyPage(() => import('./features/store/StorePage').then((module) => module.StorePage), { firstLoadWords: true });
 const StoreAppPage = lazyPage(() => import('./features/store/StoreAppPage').then((module) => module.StoreAppPage));
 const LibraryPage = lazyPage(() => import('./features/library/LibraryPage').then((module) => module.LibraryPage));
 const MyAppsPage = lazyPage(() => import('./features/developer/MyAppsPage').then((module) => module.MyAppsPage));

@@ -12,6 +12,7 @@ const loaders: Record<Exclude<Locale, 'en'>, () => Promise<Words>> = {
   vi: () => import('./strings-vi').then((module) => module.vi),
 };
 const pending = new Map<Locale, Promise<Words>>();
+let allEnglish: Promise<void> | undefined;
 const listeners = new Set<() => void>();
 
 /** The language's words if this page has them yet. */
@@ -42,6 +43,23 @@ export function loadWords(locale: Locale): Promise<Words> {
   return load;
 }
 
+/**
+ * The English words the store's first load leaves out (first-load-words.ts), fetched once: a page other
+ * than the store's list loads them with its code, so they are here before it draws a word, in English or
+ * after a switch to it. A failed fetch may be asked for again.
+ */
+export function loadAllWords(): Promise<void> {
+  return (allEnglish ??= import('./strings-en-rest').then(
+    (module) => {
+      loaded.en = { ...module.en, ...loaded.en };
+    },
+    (error: unknown) => {
+      allEnglish = undefined;
+      throw error;
+    },
+  ));
+}
+
 /** Called each time a language's words arrive. */
 export function onWordsLoaded(listener: () => void): () => void {
   listeners.add(listener);
@@ -50,5 +68,5 @@ export function onWordsLoaded(listener: () => void): () => void {
 
 /** Whether this build has words for `key` (the same keys in every language). */
 export function isMessageKey(key: string): key is MessageKey {
-  return key in en;
+  return key in loaded.en!;
 }
