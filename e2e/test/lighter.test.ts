@@ -92,6 +92,16 @@ describe('the store’s first load', () => {
     expect((await scriptsOf(page)).filter((script) => VIETNAMESE_WORDS.test(script.path))).toHaveLength(1);
   });
 
+  it('a signed-in person’s store, with its notifications bell, brings no other page’s words', async () => {
+    const page = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
+    await page.goto(plaza.origin);
+    await page.locator('.app-card').first().waitFor();
+    await page.getByRole('button', { name: /^Notifications, \d+ unread$/ }).waitFor();
+    const paths = (await scriptsOf(page)).map((script) => script.path);
+    expect(paths.filter((path) => /\/NotificationBell-/.test(path))).toHaveLength(1);
+    expect(paths.filter((path) => /\/strings-en-rest-/.test(path))).toEqual([]);
+  });
+
   it('the developer portal loads its own page and not the store’s', async () => {
     const page = await personAt(browser!, plaza.origin, DEVELOPER_EMAIL);
     await page.goto(`${plaza.origin}/developer/webhooks`);

@@ -7,10 +7,10 @@ import { en } from './strings';
 
 const SRC = path.resolve(import.meta.dirname, '..');
 /**
- * Where the store's first load starts: the entry, the store's list (the one page drawn with the first load's
- * words only) and GraphiQL's page (loaded without lazy-page.ts, so without the rest of the words).
+ * Where the store's first load starts: the entry, the store's list and the notifications bell (drawn with the
+ * first load's words only) and GraphiQL's page (loaded without lazy-page.ts, so without the rest of the words).
  */
-const FIRST_LOAD_ROOTS = ['main.tsx', 'features/store/StorePage.tsx', 'features/graphiql/GraphiQLPage.tsx'];
+const FIRST_LOAD_ROOTS = ['main.tsx', 'features/store/StorePage.tsx', 'features/notifications/NotificationBell.tsx', 'features/graphiql/GraphiQLPage.tsx'];
 const STATIC_IMPORT = /^import (?!type )[^;]*?from '(\.[^']+)';$/gm;
 
 /** The app's own files these import statically, transitively (a dynamic import() is a chunk of its own). */

@@ -17,7 +17,7 @@ import { AccountMenu } from './AccountMenu';
 import { ConnectionBanner } from './ConnectionBanner';
 
 // Only a signed-in person has notifications: a visitor's first load of the store does not carry the bell.
-const NotificationBell = lazyPage(() => import('../notifications/NotificationBell').then((module) => module.NotificationBell));
+const NotificationBell = lazyPage(() => import('../notifications/NotificationBell').then((module) => module.NotificationBell), { firstLoadWords: true });
 
 export type Viewer = NonNullable<ResultOf<typeof CurrentViewerQuery>['me']>;
 
