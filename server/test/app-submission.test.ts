@@ -78,6 +78,18 @@ describe('submitApp', () => {
     ['webhook URL on the metadata address', { webhookUrl: 'https://169.254.169.254/latest' }, 'webhookUrl', /internal address/, 'WEBHOOK_INTERNAL_ADDRESS'],
     ['webhook URL on localhost', { webhookUrl: 'https://localhost/hook' }, 'webhookUrl', /internal host name/, 'WEBHOOK_INTERNAL_ADDRESS'],
     ['webhook URL that is not a URL', { webhookUrl: 'hooks' }, 'webhookUrl', /absolute URL/],
+    ['long description over 4,000 characters', { longDescription: 'ả'.repeat(4001) }, 'longDescription', /at most 4000 characters \(it has 4001\)/],
+    ['long description with a text-direction override', { longDescription: 'Safe\u202Etxt.exe' }, 'longDescription', /invisible or text-direction characters \(found U\+202E\)/],
+    [
+      'a second screenshot over http',
+      { screenshotUrls: ['https://apps.example.com/1.png', 'http://apps.example.com/2.png'] },
+      'screenshotUrls[1]',
+      /^screenshotUrls\[1\] must use HTTPS/,
+    ],
+    ['a screenshot that is not a URL', { screenshotUrls: ['shot.png'] }, 'screenshotUrls[0]', /absolute URL/],
+    ['six screenshots', { screenshotUrls: [1, 2, 3, 4, 5, 6].map((n) => `https://apps.example.com/${n}.png`) }, 'screenshotUrls[5]', /at most 5 screenshots \(6 given\)/],
+    ['support URL over http', { supportUrl: 'http://apps.example.com/help' }, 'supportUrl', /^supportUrl must use HTTPS/],
+    ['privacy policy URL with credentials', { privacyPolicyUrl: 'https://user:pw@apps.example.com/privacy' }, 'privacyPolicyUrl', /user name or password/],
   ];
   it.each(invalid)('refuses %s, naming the field and storing nothing', async (_case, override, field, why, reason) => {
     const [apps, secrets] = [await storedAppCount(), await storedSecretCount()];
@@ -86,6 +98,20 @@ describe('submitApp', () => {
     expect(error.message).toMatch(why);
     expect(await storedAppCount()).toBe(apps);
     expect(await storedSecretCount()).toBe(secrets);
+  });
+
+  it('stores the app page details: a multi-line long description, screenshots in order, support and privacy pages; none is empty', async () => {
+    const details = {
+      longDescription: '  Quizzes every morning.\n\nScores kept per family.  ',
+      screenshotUrls: ['https://apps.example.com/quiz/2.png', 'https://apps.example.com/quiz/1.png'],
+      supportUrl: 'https://apps.example.com/quiz/help',
+      privacyPolicyUrl: 'https://apps.example.com/quiz/privacy',
+    };
+    const query = `query($id: ID!) { app(id: $id) { longDescription screenshotUrls supportUrl privacyPolicyUrl } }`;
+    const app = await submitApp(developer, details);
+    expect((await developer.ok<{ app: any }>(query, { id: app.id })).app).toEqual({ ...details, longDescription: 'Quizzes every morning.\n\nScores kept per family.' });
+    const plain = await submitApp(developer, { longDescription: '   ', supportUrl: '' });
+    expect((await developer.ok<{ app: any }>(query, { id: plain.id })).app).toEqual({ longDescription: null, screenshotUrls: [], supportUrl: null, privacyPolicyUrl: null });
   });
 
   it('refuses an unknown pricing value through the GraphQL type, naming the field', async () => {
@@ -114,6 +140,17 @@ describe('updateApp', () => {
     const { app: after } = await developer.ok<{ app: any }>(`query($id: ID!) { app(id: $id) { ${APP_FIELDS} } }`, { id: app.id });
     expect(after.name).toBe(app.name);
     expect(after.revision).toBe(app.revision);
+  });
+
+  it('refuses a sixth screenshot or an http support page on edit, naming it, and changes nothing', async () => {
+    const shots = ['https://apps.example.com/1.png', 'https://apps.example.com/2.png'];
+    const app = await submitApp(developer, { screenshotUrls: shots, supportUrl: 'https://apps.example.com/help' });
+    const tooMany = await developer.error(UPDATE_APP, { id: app.id, input: { screenshotUrls: [...shots, ...shots, ...shots], name: 'Renamed' } });
+    expect(tooMany.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'screenshotUrls[5]' });
+    const http = await developer.error(UPDATE_APP, { id: app.id, input: { supportUrl: 'http://apps.example.com/help' } });
+    expect(http.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'supportUrl' });
+    const { app: after } = await developer.ok<{ app: any }>(`query($id: ID!) { app(id: $id) { name revision screenshotUrls supportUrl } }`, { id: app.id });
+    expect(after).toEqual({ name: app.name, revision: app.revision, screenshotUrls: shots, supportUrl: 'https://apps.example.com/help' });
   });
 
   it('refuses switching to PAID without a price, and clears the price when switching to FREE', async () => {

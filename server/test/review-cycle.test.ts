@@ -88,6 +88,49 @@ describe('the review cycle', () => {
     expect(after.map((e: any) => [e.node.name, e.node.shortDescription])).toEqual([['Steady Notes Pro', 'Notes that sync across devices']]);
   });
 
+  it('sends an approved app back to review when its page details change; visitors see the approved details and what it receives', async () => {
+    const PAGE = `query($id: ID!) { app(id: $id) { status longDescription screenshotUrls supportUrl privacyPolicyUrl receives { sessionFields webhookEvents } webhookEndpoints { url } } }`;
+    const app = await submitApp(developer, {
+      longDescription: 'Plan a week of meals.',
+      screenshotUrls: ['https://apps.example.com/plan/1.png'],
+      webhookUrl: 'https://hooks.example.com/plan',
+      webhookEvents: ['APP_REFUNDED', 'APP_PURCHASED'],
+    });
+    await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+
+    for (const change of [
+      { longDescription: 'Plan a month of meals.' },
+      { screenshotUrls: ['https://apps.example.com/plan/1.png', 'https://apps.example.com/plan/2.png'] },
+      { supportUrl: 'https://apps.example.com/plan/help' },
+      { privacyPolicyUrl: 'https://apps.example.com/plan/privacy' },
+    ]) {
+      const { updateApp } = await developer.ok<{ updateApp: any }>(UPDATE_APP, { id: app.id, input: change });
+      expect(updateApp.status, JSON.stringify(change)).toBe('PENDING_REVIEW');
+      await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+    }
+    // The same screenshots again change nothing and send nothing to review.
+    const { updateApp: same } = await developer.ok<{ updateApp: any }>(UPDATE_APP, {
+      id: app.id,
+      input: { screenshotUrls: ['https://apps.example.com/plan/1.png', 'https://apps.example.com/plan/2.png'] },
+    });
+    expect(same.status).toBe('APPROVED');
+
+    await developer.ok(UPDATE_APP, { id: app.id, input: { longDescription: 'Plan a year of meals.', screenshotUrls: [] } });
+    const visitor = (await plaza.anonymous().ok<{ app: any }>(PAGE, { id: app.id })).app;
+    expect(visitor).toEqual({
+      status: 'APPROVED',
+      longDescription: 'Plan a month of meals.',
+      screenshotUrls: ['https://apps.example.com/plan/1.png', 'https://apps.example.com/plan/2.png'],
+      supportUrl: 'https://apps.example.com/plan/help',
+      privacyPolicyUrl: 'https://apps.example.com/plan/privacy',
+      // The event names only: where they go is the developer's.
+      receives: { sessionFields: ['token', 'userId', 'locale', 'theme'], webhookEvents: ['APP_PURCHASED', 'APP_REFUNDED'] },
+      webhookEndpoints: [],
+    });
+    const own = (await developer.ok<{ app: any }>(PAGE, { id: app.id })).app;
+    expect(own).toMatchObject({ status: 'PENDING_REVIEW', longDescription: 'Plan a year of meals.', screenshotUrls: [] });
+  });
+
   it('changes the webhook URL of an approved app without a new review', async () => {
     const app = await submitApp(developer);
     await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });

@@ -46,6 +46,9 @@ beforeAll(async () => {
       '/icon-512.png': () => res.writeHead(200, { 'content-type': 'image/png' }).end(png(512, 512)),
       '/icon-256.png': () => res.writeHead(200, { 'content-type': 'image/png' }).end(png(256, 256)),
       '/icon.html': () => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not an icon</html>'),
+      '/shot-1280.png': () => res.writeHead(200, { 'content-type': 'image/png' }).end(png(1280, 720)),
+      // Over 2 MB: the header says PNG, the length says too big for a phone.
+      '/shot-huge.png': () => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.concat([png(1280, 720), Buffer.alloc(2 * 1024 * 1024)])),
     };
     (routes[req.url!] ?? (() => res.writeHead(404).end()))();
   });
@@ -100,6 +103,23 @@ describe('review pre-checks', () => {
     await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'REJECTED', reasons: ['BROKEN_IFRAME_URL'] } });
     const { updateApp } = await developer.ok<{ updateApp: any }>(UPDATE_APP, { id: app.id, input: { appUrl: site.url('/app') } });
     expect((await checksOf(developer, app.id, updateApp.revision)).APP_URL_HTTPS[0]).toBe('PASS');
+  });
+
+  it('check each screenshot as the icon: one that is not an image, one that does not load and one too large fail, naming which', async () => {
+    const shots = ['/shot-1280.png', '/icon.html', '/missing.png', '/shot-huge.png'].map((path) => site.url(path));
+    const app = await submitApp(developer, { appUrl: site.url('/app'), iconUrl: site.url('/icon-512.png'), screenshotUrls: shots });
+    await checksOf(reviewer, app.id);
+    const { app: checked } = await reviewer.ok<{ app: any }>(PRE_CHECKS, { id: app.id });
+    const screenshots = checked.preChecks.results.filter((r: any) => r.check === 'SCREENSHOT_IMAGE').map((r: any) => [r.outcome, r.detail]);
+    expect(screenshots).toEqual([
+      ['PASS', expect.stringMatching(/^Screenshot 1: PNG image, 1280x720, \d+ KB$/)],
+      ['FAIL', 'Screenshot 2 is not an image we recognise (content type text/html)'],
+      ['FAIL', 'Screenshot 3 could not be loaded: HTTP 404'],
+      ['FAIL', 'Screenshot 4 is a PNG image over 2 MB; smaller files load faster on phones'],
+    ]);
+    // The icon's checks are still there, and the submission waits for review all the same.
+    expect(checked.preChecks.results.map((r: any) => r.check).slice(0, 4)).toEqual(['APP_URL_HTTPS', 'APP_URL_FRAMEABLE', 'ICON_IMAGE', 'ICON_SIZE']);
+    expect(app.status).toBe('PENDING_REVIEW');
   });
 
   it('are for the developer and reviewers only', async () => {

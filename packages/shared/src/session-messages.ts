@@ -10,6 +10,9 @@ export interface InitSessionMessage {
   theme: string;
 }
 
+/** The data fields of INIT_SESSION, in the message's order: what every app is told about the person who opens it. */
+export const INIT_SESSION_FIELDS = ['token', 'userId', 'locale', 'theme'] as const satisfies readonly Exclude<keyof InitSessionMessage, 'type'>[];
+
 /** What the app posts to its parent window once it has loaded. */
 export interface AppReadyMessage {
   type: 'APP_READY';

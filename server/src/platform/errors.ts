@@ -77,7 +77,9 @@ function firstFailure(errors: ValidationError[], prefix = ''): { field: string; 
   for (const error of errors) {
     const field = prefix ? `${prefix}.${error.property}` : error.property;
     const message = error.constraints ? Object.values(error.constraints)[0] : undefined;
-    if (message) return { field, message };
+    // A rule over a list may name the item that is wrong ("screenshotUrls[2] must ..."): that is the field.
+    const item = message?.startsWith(`${error.property}[`) ? /^[^\s[]+\[\d+\]/.exec(message)?.[0] : undefined;
+    if (message) return { field: item ? (prefix ? `${prefix}.${item}` : item) : field, message };
     const nested = firstFailure(error.children ?? [], field);
     if (nested) return nested;
   }

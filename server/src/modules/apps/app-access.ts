@@ -3,7 +3,7 @@ import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
 import { notFound } from '../../platform/errors.js';
 import { appErrors } from './app.errors.js';
 import { App } from './app.entity.js';
-import { AppStatus } from './app.types.js';
+import { AppStatus, NO_PAGE_DETAILS } from './app.types.js';
 
 export const isOwner = (app: App, principal: Principal | null) => !!principal && app.ownerId === principal.userId;
 export const isReviewer = (principal: Principal | null) => !!principal?.roles.has('REVIEWER');
@@ -12,7 +12,7 @@ export const isReviewer = (principal: Principal | null) => !!principal?.roles.ha
 export function viewOf(app: App, principal: Principal | null): App | null {
   if (isOwner(app, principal) || isReviewer(principal)) return app;
   if (!app.publishedListing) return null;
-  return Object.assign(new App(), app, app.publishedListing, {
+  return Object.assign(new App(), app, NO_PAGE_DETAILS, app.publishedListing, {
     status: AppStatus.APPROVED,
     webhookUrl: null, // the developer's server address is theirs alone
   });

@@ -1,4 +1,15 @@
-import { appNameIssue, HTTPS_ONLY, pricePointsIssue, shortDescriptionIssue, urlIssue, webhookUrlIssue, type AppRuleIssue } from '@plaza/shared';
+import {
+  appNameIssue,
+  HTTPS_ONLY,
+  longDescriptionIssue,
+  optionalHttpsUrlIssue,
+  pricePointsIssue,
+  screenshotUrlsIssue,
+  shortDescriptionIssue,
+  urlIssue,
+  webhookUrlIssue,
+  type AppRuleIssue,
+} from '@plaza/shared';
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 import { describeTextIssue } from '../../platform/readable-text.js';
 import { CATEGORIES, Pricing, SUBSCRIBABLE_EVENTS } from './app.types.js';
@@ -31,6 +42,10 @@ function describe(issue: AppRuleIssue): string {
       return 'must be a whole number of points greater than 0';
     case 'TOO_MANY_POINTS':
       return `must be at most ${issue.max} points`;
+    case 'NOT_A_LIST':
+      return 'must be a list';
+    case 'TOO_MANY_SCREENSHOTS':
+      return `is one too many: at most ${issue.max} screenshots (${issue.count} given)`;
     case 'CONTROL_CHARACTER':
     case 'HIDDEN_CHARACTER':
     case 'UNPAIRED_SURROGATE':
@@ -64,6 +79,28 @@ export const IsHttpsUrl = () =>
     'httpsUrl',
     worded((v) => urlIssue(v, HTTPS_ONLY)),
   );
+
+export const IsLongDescription = () => rule('longDescription', worded(longDescriptionIssue));
+
+/** Support and privacy policy pages: optional, HTTPS. */
+export const IsOptionalHttpsUrl = () => rule('optionalHttpsUrl', worded(optionalHttpsUrlIssue));
+
+/**
+ * The message names the one screenshot that is wrong ("screenshotUrls[2] must use HTTPS"), and
+ * platform/errors.ts answers that path as the field, so a form can put the problem beside that URL.
+ */
+export const IsScreenshotUrls = () =>
+  ValidateBy({
+    name: 'screenshotUrls',
+    validator: {
+      validate: (value) => screenshotUrlsIssue(value) === undefined,
+      defaultMessage: (args) => {
+        const found = screenshotUrlsIssue(args?.value);
+        if (!found) return '';
+        return `${args?.property}${found.index === undefined ? '' : `[${found.index}]`} ${describe(found.issue)}`;
+      },
+    },
+  });
 
 /** The scheme rule for webhooks depends on configuration, so the service checks https; this checks the shape. */
 export const IsWebhookUrl = () => rule('webhookUrl', worded(webhookUrlIssue));

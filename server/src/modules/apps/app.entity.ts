@@ -30,6 +30,22 @@ export class App {
   @Column({ type: 'text', name: 'icon_url' })
   iconUrl: string;
 
+  @Field(() => String, { nullable: true, description: 'The app page’s description, plain text in paragraphs (line breaks kept); null when none' })
+  @Column({ type: 'text', name: 'long_description', nullable: true })
+  longDescription: string | null;
+
+  /** Null when none (the column came nullable, so the previous release's inserts need not name it); GraphQL answers []. */
+  @Column({ type: 'text', array: true, name: 'screenshot_urls', nullable: true })
+  screenshotUrls: string[] | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTPS page where users get help with the app; null when none' })
+  @Column({ type: 'text', name: 'support_url', nullable: true })
+  supportUrl: string | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTPS page of the app’s privacy policy; null when none' })
+  @Column({ type: 'text', name: 'privacy_policy_url', nullable: true })
+  privacyPolicyUrl: string | null;
+
   @Field({ description: 'HTTPS page the platform loads in an iframe' })
   @Column({ type: 'text', name: 'app_url' })
   appUrl: string;
@@ -98,4 +114,9 @@ export class App {
   @Field({ description: 'When the app record last changed' })
   @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
   updatedAt: Date;
+
+  @Field(() => [String], { name: 'screenshotUrls', description: 'Up to 5 HTTPS image URLs shown on the app page, in order; [] when none' })
+  get screenshots(): string[] {
+    return this.screenshotUrls ?? [];
+  }
 }

@@ -28,7 +28,18 @@ export const listingOf = (app: Listing): Listing => ({
   category: app.category,
   pricing: app.pricing,
   pricePoints: app.pricePoints,
+  longDescription: app.longDescription ?? null,
+  screenshotUrls: app.screenshotUrls ?? null,
+  supportUrl: app.supportUrl ?? null,
+  privacyPolicyUrl: app.privacyPolicyUrl ?? null,
 });
+
+/** Whether a listing field's two values are the same; screenshots are a list, compared item by item. */
+const sameListingValue = (a: unknown, b: unknown) =>
+  Array.isArray(a) || Array.isArray(b) ? Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => item === b[i]) : a === b;
+
+/** An optional text: trimmed; blank means none (null). Undefined stays undefined (not given). */
+const optionalText = (value: string | null | undefined) => (value === undefined ? undefined : value?.trim() || null);
 
 /**
  * What a submission sets going in its own transaction, done by the features that stand on apps (secrets makes
@@ -102,11 +113,24 @@ export class AppService {
     if (typeof out.shortDescription === 'string') out.shortDescription = out.shortDescription.trim();
     if (typeof out.category === 'string') out.category = out.category.trim().toLowerCase();
     if (out.webhookUrl === '') out.webhookUrl = null;
+    // The app page's details: none is stored as null, so an edit that empties one and a listing without it agree.
+    out.longDescription = optionalText(out.longDescription);
+    out.supportUrl = optionalText(out.supportUrl);
+    out.privacyPolicyUrl = optionalText(out.privacyPolicyUrl);
+    if (out.screenshotUrls !== undefined) out.screenshotUrls = out.screenshotUrls?.length ? out.screenshotUrls.map((url) => url.trim()) : null;
     return out;
   }
 
   async submit(principal: Principal, rawInput: SubmitAppInput): Promise<App> {
-    const normalised = this.normalise({ ...rawInput, pricePoints: rawInput.pricePoints ?? null, webhookUrl: rawInput.webhookUrl ?? null });
+    const normalised = this.normalise({
+      ...rawInput,
+      pricePoints: rawInput.pricePoints ?? null,
+      webhookUrl: rawInput.webhookUrl ?? null,
+      longDescription: rawInput.longDescription ?? null,
+      screenshotUrls: rawInput.screenshotUrls ?? null,
+      supportUrl: rawInput.supportUrl ?? null,
+      privacyPolicyUrl: rawInput.privacyPolicyUrl ?? null,
+    });
     const input = { ...normalised, webhookEvents: normalised.webhookEvents ?? [...SUBSCRIBABLE_EVENTS] };
     this.checkFields(input);
     const now = new Date();
@@ -145,7 +169,7 @@ export class AppService {
       if (given.pricing === Pricing.FREE && !('pricePoints' in given)) given.pricePoints = null;
       const merged: AppFields = { ...listingOf(app), webhookUrl: app.webhookUrl, webhookEvents: app.webhookEvents, ...given };
 
-      const listingChanged = LISTING_FIELDS.some((f) => merged[f] !== app[f]);
+      const listingChanged = LISTING_FIELDS.some((f) => !sameListingValue(merged[f], app[f]));
       const webhookChanged = merged.webhookUrl !== app.webhookUrl || merged.webhookEvents.join() !== app.webhookEvents.join();
       const resubmit = app.status === AppStatus.REJECTED || (app.status === AppStatus.APPROVED && listingChanged);
       // The price is judged whenever this version waits for review; a webhook-only edit of a listed app

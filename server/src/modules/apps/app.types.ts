@@ -35,8 +35,36 @@ export const CATEGORIES = ['games', 'education', 'entertainment', 'finance', 'he
 export const REVIEW_DUE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** The fields users see in the store; editing one of them on an approved app sends it back to review. */
-export const LISTING_FIELDS = ['name', 'shortDescription', 'iconUrl', 'appUrl', 'category', 'pricing', 'pricePoints'] as const;
-export type Listing = { name: string; shortDescription: string; iconUrl: string; appUrl: string; category: string; pricing: Pricing; pricePoints: number | null };
+export const LISTING_FIELDS = [
+  'name',
+  'shortDescription',
+  'iconUrl',
+  'appUrl',
+  'category',
+  'pricing',
+  'pricePoints',
+  'longDescription',
+  'screenshotUrls',
+  'supportUrl',
+  'privacyPolicyUrl',
+] as const;
+export type Listing = {
+  name: string;
+  shortDescription: string;
+  iconUrl: string;
+  appUrl: string;
+  category: string;
+  pricing: Pricing;
+  pricePoints: number | null;
+  /** The app page's details, all optional: none is stored as null, and a listing approved before they existed has none of them. */
+  longDescription: string | null;
+  screenshotUrls: string[] | null;
+  supportUrl: string | null;
+  privacyPolicyUrl: string | null;
+};
+
+/** A listing approved before the app page's details existed lacks their keys: it had none of them. */
+export const NO_PAGE_DETAILS = { longDescription: null, screenshotUrls: null, supportUrl: null, privacyPolicyUrl: null } as const;
 
 /** The events an app may choose to be sent (webhookEvents), in this order; APP_TEST is always sendable and never chosen. */
 export const SUBSCRIBABLE_EVENTS: readonly WebhookEventType[] = [

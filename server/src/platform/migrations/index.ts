@@ -26,6 +26,7 @@ import { DeliveryTraceContext1796000031000 } from './1796000031000-DeliveryTrace
 import { DeliveryLogStatistics1796000031500 } from './1796000031500-DeliveryLogStatistics.js';
 import { NotificationPoints1796000032500 } from './1796000032500-NotificationPoints.js';
 import { DeliveryClaimRoom1796000033000 } from './1796000033000-DeliveryClaimRoom.js';
+import { AppPageDetails1796000034700 } from './1796000034700-AppPageDetails.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -56,4 +57,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   DeliveryLogStatistics1796000031500,
   NotificationPoints1796000032500,
   DeliveryClaimRoom1796000033000,
+  AppPageDetails1796000034700,
 ];

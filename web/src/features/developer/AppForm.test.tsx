@@ -30,6 +30,10 @@ const approvedApp: AppFormValues = {
   pricePoints: '',
   webhookUrl: 'https://quiz.example/hooks',
   webhookEvents: ['APP_PURCHASED', 'APP_REFUNDED'],
+  longDescription: '',
+  screenshotUrls: '',
+  supportUrl: '',
+  privacyPolicyUrl: '',
 };
 
 /** The edit form as the developer app page uses it: what is saved is toAppInput against the app as it is. */

@@ -5,7 +5,19 @@ import { ErrorMessage } from '../../ui/ErrorMessage';
 import { serverProblem, useProblemText } from '../../ui/graphql-errors';
 import { AppCategoriesQuery } from './app-form';
 import type { WebhookEventType } from '../../gql/graphql';
-import { charCount, eventWireName, httpsProblem, localProblems, SHORT_DESCRIPTION_MAX_CHARS, SUBSCRIBABLE_EVENTS, type AppField, type AppFormValues } from './app-rules';
+import {
+  charCount,
+  eventWireName,
+  httpsProblem,
+  localProblems,
+  LONG_DESCRIPTION_MAX_CHARS,
+  SCREENSHOTS_MAX,
+  screenshotProblem,
+  SHORT_DESCRIPTION_MAX_CHARS,
+  SUBSCRIBABLE_EVENTS,
+  type AppField,
+  type AppFormValues,
+} from './app-rules';
 
 interface AppFormProps {
   initialValues: AppFormValues;
@@ -16,7 +28,24 @@ interface AppFormProps {
   approved?: boolean;
 }
 
-const FIELD_ORDER: AppField[] = ['name', 'shortDescription', 'appUrl', 'iconUrl', 'category', 'pricing', 'pricePoints', 'webhookUrl', 'webhookEvents'];
+const FIELD_ORDER: AppField[] = [
+  'name',
+  'shortDescription',
+  'appUrl',
+  'iconUrl',
+  'longDescription',
+  'screenshotUrls',
+  'supportUrl',
+  'privacyPolicyUrl',
+  'category',
+  'pricing',
+  'pricePoints',
+  'webhookUrl',
+  'webhookEvents',
+];
+
+/** The server names one screenshot ("screenshotUrls[1]"): the form has one field for them all, and says which. */
+const SCREENSHOT_FIELD = /^screenshotUrls\[(\d+)\]$/;
 
 export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, approved = false }: AppFormProps) {
   const t = useT();
@@ -53,8 +82,10 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, appro
       await onSubmit(values);
     } catch (err) {
       const problem = serverProblem(err);
-      const message = problemText(problem);
-      const field = problem.field?.replace(/^input\./, '') as AppField | undefined;
+      const named = problem.field?.replace(/^input\./, '');
+      const screenshot = named ? SCREENSHOT_FIELD.exec(named) : null;
+      const message = screenshot ? screenshotProblem(t, Number(screenshot[1]), problemText(problem)) : problemText(problem);
+      const field = (screenshot ? 'screenshotUrls' : named) as AppField | undefined;
       if (field && FIELD_ORDER.includes(field)) {
         setProblems({ [field]: message });
         focusFirst({ [field]: message });
@@ -65,6 +96,7 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, appro
   }
 
   const descriptionCount = charCount(values.shortDescription);
+  const longCount = charCount(values.longDescription.trim());
   const fieldProps = (field: AppField, hintId?: string) => {
     const describedBy = [hintId, problems[field] ? `${idOf(field)}-problem` : undefined].filter(Boolean).join(' ');
     return { id: idOf(field), 'aria-invalid': problems[field] ? true : undefined, 'aria-describedby': describedBy || undefined };
@@ -115,6 +147,56 @@ export function AppForm({ initialValues, submitLabel, busyLabel, onSubmit, appro
         onChange={(value) => set('iconUrl', value)}
         fieldProps={fieldProps}
         problem={problemFor('iconUrl')}
+      />
+
+      <div className="field">
+        <label htmlFor={idOf('longDescription')}>{t('form.longDescription')}</label>
+        <textarea
+          {...fieldProps('longDescription', `${idOf('longDescription')}-hint`)}
+          rows={6}
+          value={values.longDescription}
+          onChange={(event) => set('longDescription', event.target.value)}
+        />
+        <p id={`${idOf('longDescription')}-hint`} className={longCount > LONG_DESCRIPTION_MAX_CHARS ? 'hint over-limit' : 'hint'} aria-live="polite">
+          {t('form.longDescriptionHint')} {t('form.counter', { count: longCount, max: LONG_DESCRIPTION_MAX_CHARS })}
+        </p>
+        {problemFor('longDescription')}
+      </div>
+
+      <div className="field">
+        <label htmlFor={idOf('screenshotUrls')}>{t('form.screenshotUrls')}</label>
+        <textarea
+          {...fieldProps('screenshotUrls', `${idOf('screenshotUrls')}-hint`)}
+          rows={3}
+          inputMode="url"
+          placeholder="https://"
+          spellCheck={false}
+          value={values.screenshotUrls}
+          onChange={(event) => set('screenshotUrls', event.target.value)}
+        />
+        <p id={`${idOf('screenshotUrls')}-hint`} className="hint">
+          {t('form.screenshotUrlsHint', { max: SCREENSHOTS_MAX })}
+        </p>
+        {problemFor('screenshotUrls')}
+      </div>
+
+      <UrlField
+        label={t('form.supportUrl')}
+        hint={t('form.supportUrlHint')}
+        field="supportUrl"
+        value={values.supportUrl}
+        onChange={(value) => set('supportUrl', value)}
+        fieldProps={fieldProps}
+        problem={problemFor('supportUrl')}
+      />
+      <UrlField
+        label={t('form.privacyPolicyUrl')}
+        hint={t('form.privacyPolicyUrlHint')}
+        field="privacyPolicyUrl"
+        value={values.privacyPolicyUrl}
+        onChange={(value) => set('privacyPolicyUrl', value)}
+        fieldProps={fieldProps}
+        problem={problemFor('privacyPolicyUrl')}
       />
 
       <div className="field">

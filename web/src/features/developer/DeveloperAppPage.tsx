@@ -152,6 +152,10 @@ function formValuesOf(app: DeveloperApp): AppFormValues {
     pricePoints: app.pricePoints ? String(app.pricePoints) : '',
     webhookUrl: app.webhookUrl ?? '',
     webhookEvents: [...app.webhookEvents],
+    longDescription: app.longDescription ?? '',
+    screenshotUrls: app.screenshotUrls.join('\n'),
+    supportUrl: app.supportUrl ?? '',
+    privacyPolicyUrl: app.privacyPolicyUrl ?? '',
   };
 }
 

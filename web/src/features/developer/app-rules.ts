@@ -1,11 +1,24 @@
-import { appNameIssue, HTTPS_ONLY, pricePointsIssue, shortDescriptionIssue, urlIssue, urlShapeIssue, webhookUrlIssue, type AppRuleIssue } from '@plaza/shared';
+import {
+  appNameIssue,
+  HTTPS_ONLY,
+  longDescriptionIssue,
+  optionalHttpsUrlIssue,
+  pricePointsIssue,
+  SCREENSHOTS_MAX,
+  screenshotUrlsIssue,
+  shortDescriptionIssue,
+  urlIssue,
+  urlShapeIssue,
+  webhookUrlIssue,
+  type AppRuleIssue,
+} from '@plaza/shared';
 import type { WebhookEventType } from '../../gql/graphql';
 import type { Translate } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
 
 // The rules are the server's own (@plaza/shared), run here so people see a problem while typing; the server
 // still decides, and its answer is attached to the field it names. Only the wording is the form's.
-export { charCount, NAME_MAX_CHARS, SHORT_DESCRIPTION_MAX_CHARS } from '@plaza/shared';
+export { charCount, LONG_DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS, SCREENSHOTS_MAX, SHORT_DESCRIPTION_MAX_CHARS } from '@plaza/shared';
 
 /** The form's wording of an issue, in the reader's language; `required` is what to ask for when the field is empty. */
 function sentence(t: Translate, issue: AppRuleIssue, required: MessageKey, showCount: boolean): string {
@@ -36,6 +49,10 @@ function sentence(t: Translate, issue: AppRuleIssue, required: MessageKey, showC
       return t('rule.positivePoints');
     case 'TOO_MANY_POINTS':
       return t('rule.tooManyPoints', { max: issue.max });
+    case 'NOT_A_LIST':
+      return t('rule.tooManyScreenshots', { max: SCREENSHOTS_MAX });
+    case 'TOO_MANY_SCREENSHOTS':
+      return t('rule.tooManyScreenshots', { max: issue.max });
   }
 }
 
@@ -60,6 +77,11 @@ export interface AppFormValues {
   webhookUrl: string;
   /** The business events sent to the webhook URL; at least one (test events are always sendable). */
   webhookEvents: WebhookEventType[];
+  /** The app page's details, all optional; screenshots one HTTPS address a line. */
+  longDescription: string;
+  screenshotUrls: string;
+  supportUrl: string;
+  privacyPolicyUrl: string;
 }
 
 /** The events an app can subscribe to, in the order the form lists them; the server's default is all four. */
@@ -78,7 +100,29 @@ export const EMPTY_APP_FORM: AppFormValues = {
   pricePoints: '',
   webhookUrl: '',
   webhookEvents: [...SUBSCRIBABLE_EVENTS],
+  longDescription: '',
+  screenshotUrls: '',
+  supportUrl: '',
+  privacyPolicyUrl: '',
 };
+
+/** The screenshot addresses the text area holds: one a line, blank lines left out. */
+export const screenshotList = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+
+/** The app page's details as the server takes them: none is null (an edit sends null to remove one). */
+function pageDetails(values: AppFormValues) {
+  const screenshots = screenshotList(values.screenshotUrls);
+  return {
+    longDescription: values.longDescription.trim() === '' ? null : values.longDescription.trim(),
+    screenshotUrls: screenshots.length ? screenshots : null,
+    supportUrl: values.supportUrl.trim() || null,
+    privacyPolicyUrl: values.privacyPolicyUrl.trim() || null,
+  };
+}
 
 const sameEvents = (a: readonly WebhookEventType[], b: readonly WebhookEventType[]) => a.length === b.length && a.every((event) => b.includes(event));
 
@@ -99,7 +143,17 @@ export function toAppInput(values: AppFormValues, initial: AppFormValues = EMPTY
     pricePoints: values.pricing === 'PAID' ? Number(values.pricePoints) : null,
     webhookUrl: values.webhookUrl.trim() === '' ? null : values.webhookUrl.trim(),
     ...(sameEvents(events, initial.webhookEvents) ? {} : { webhookEvents: events }),
+    // Only the details that changed, so a new app without them, and an edit that leaves them, send none.
+    ...changedDetails(pageDetails(values), pageDetails(initial)),
   };
+}
+
+function changedDetails(now: ReturnType<typeof pageDetails>, before: ReturnType<typeof pageDetails>): Partial<ReturnType<typeof pageDetails>> {
+  const changed: Partial<ReturnType<typeof pageDetails>> = {};
+  for (const key of Object.keys(now) as (keyof typeof now)[]) {
+    if (JSON.stringify(now[key]) !== JSON.stringify(before[key])) Object.assign(changed, { [key]: now[key] });
+  }
+  return changed;
 }
 
 export type AppField = keyof AppFormValues;
@@ -120,5 +174,14 @@ export function localProblems(values: AppFormValues, t: Translate): Partial<Reco
   say('webhookUrl', webhookUrlIssue(input.webhookUrl));
   if (values.category === '') problems.category = t('rule.categoryRequired');
   if (values.pricing === 'PAID') say('pricePoints', pricePointsIssue(input.pricePoints));
+  const details = pageDetails(values);
+  say('longDescription', longDescriptionIssue(details.longDescription));
+  const screenshot = screenshotUrlsIssue(details.screenshotUrls);
+  if (screenshot) problems.screenshotUrls = screenshotProblem(t, screenshot.index, sentence(t, screenshot.issue, 'rule.urlRequired', true));
+  for (const field of ['supportUrl', 'privacyPolicyUrl'] as const) say(field, optionalHttpsUrlIssue(details[field]));
   return problems;
 }
+
+/** Which screenshot a problem is about ("Screenshot 2: ..."), numbered from 1 as the list reads. */
+export const screenshotProblem = (t: Translate, index: number | undefined, problem: string) =>
+  index === undefined ? problem : t('form.screenshotProblem', { number: index + 1, problem });

@@ -13,6 +13,10 @@ export const DeveloperAppQuery = graphql(`
       pricePoints
       webhookUrl
       webhookEvents
+      longDescription
+      screenshotUrls
+      supportUrl
+      privacyPolicyUrl
       status
       submittedAt
       reviewDueAt

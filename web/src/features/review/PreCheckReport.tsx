@@ -19,8 +19,9 @@ export function PreCheckReport({ report, headingId }: PreCheckReportProps) {
         <>
           <p className="hint">{codeLabel(t, 'preCheck.status', report.status)}</p>
           <ul className="pre-check-list">
-            {report.results.map((result) => (
-              <li key={result.check}>
+            {/* A check may come once per item (SCREENSHOT_IMAGE, one a screenshot), in the server's order. */}
+            {report.results.map((result, index) => (
+              <li key={`${result.check}-${index}`}>
                 {/* The outcome is spelled out, so the colour only repeats what the text says. */}
                 <span className={`badge pre-check-${result.outcome.toLowerCase()}`}>{codeLabel(t, 'preCheck.outcome', result.outcome)}</span>{' '}
                 <strong>{codeLabel(t, 'preCheck.check', result.check)}</strong>

@@ -86,6 +86,27 @@ function ReviewFacts({ app }: { app: ReviewedApp }) {
       <dd className="break-anywhere">{app.appUrl}</dd>
       <dt>{t('form.iconUrl')}</dt>
       <dd className="break-anywhere">{app.iconUrl}</dd>
+      <dt>{t('store.about')}</dt>
+      <dd className="store-app-paragraph">{app.longDescription ?? t('dev.none')}</dd>
+      <dt>{t('store.screenshots')}</dt>
+      <dd>
+        {app.screenshotUrls.length === 0 ? (
+          t('dev.none')
+        ) : (
+          // Numbered as the pre-checks name them ("Screenshot 2 ...").
+          <ol className="review-screenshots">
+            {app.screenshotUrls.map((url, index) => (
+              <li key={url + index} className="break-anywhere">
+                {url}
+              </li>
+            ))}
+          </ol>
+        )}
+      </dd>
+      <dt>{t('store.support')}</dt>
+      <dd className="break-anywhere">{app.supportUrl ?? t('dev.none')}</dd>
+      <dt>{t('store.privacyPolicy')}</dt>
+      <dd className="break-anywhere">{app.privacyPolicyUrl ?? t('dev.none')}</dd>
       <dt>{t('form.category')}</dt>
       <dd>{codeLabel(t, 'category', app.category)}</dd>
       <dt>{t('dev.price')}</dt>

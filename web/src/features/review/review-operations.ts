@@ -51,6 +51,10 @@ export const ReviewAppQuery = graphql(`
       pricing
       pricePoints
       webhookUrl
+      longDescription
+      screenshotUrls
+      supportUrl
+      privacyPolicyUrl
       status
       revision
       submittedAt

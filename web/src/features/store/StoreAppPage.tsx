@@ -11,6 +11,7 @@ import { LibraryQuery } from '../library/library';
 import { CurrentViewerQuery } from '../session/current-viewer';
 import { SIGN_IN_ANCHOR } from '../shell/Shell';
 import { PriceTag } from './PriceTag';
+import { StoreAppDetails } from './StoreAppDetails';
 import { StoreCategoriesQuery } from './store-apps';
 
 export const StoreAppQuery = graphql(`
@@ -25,6 +26,14 @@ export const StoreAppQuery = graphql(`
       pricing
       pricePoints
       priceVnd
+      longDescription
+      screenshotUrls
+      supportUrl
+      privacyPolicyUrl
+      receives {
+        sessionFields
+        webhookEvents
+      }
     }
   }
 `);
@@ -193,6 +202,7 @@ export function StoreAppPage({ appId, points: balance }: { appId: string; points
         </>
       )}
       {problem && <ErrorMessage message={problem} />}
+      <StoreAppDetails app={app} />
     </article>
   );
 }

@@ -1,6 +1,17 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { Pricing } from '../app.types.js';
-import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsShortDescription, IsWebhookEvents, IsWebhookUrl } from '../app-rules.js';
+import {
+  IsAppName,
+  IsCategory,
+  IsHttpsUrl,
+  IsLongDescription,
+  IsOptionalHttpsUrl,
+  IsPricePoints,
+  IsScreenshotUrls,
+  IsShortDescription,
+  IsWebhookEvents,
+  IsWebhookUrl,
+} from '../app-rules.js';
 import { WebhookEventType } from '../../../platform/webhook-enums.js';
 
 @InputType({ description: 'A new app for submitApp' })
@@ -16,6 +27,22 @@ export class SubmitAppInput {
   @Field({ description: 'HTTPS URL of an image; 512x512 pixels recommended' })
   @IsHttpsUrl()
   iconUrl: string;
+
+  @Field(() => String, { nullable: true, description: 'The app page’s description, plain text in paragraphs; up to 4,000 characters; optional' })
+  @IsLongDescription()
+  longDescription?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'Up to 5 HTTPS image URLs shown on the app page, in this order; checked by the review pre-checks as the icon is' })
+  @IsScreenshotUrls()
+  screenshotUrls?: string[] | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTPS page where users get help with the app; optional' })
+  @IsOptionalHttpsUrl()
+  supportUrl?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTPS page of the app’s privacy policy; optional' })
+  @IsOptionalHttpsUrl()
+  privacyPolicyUrl?: string | null;
 
   @Field({ description: 'HTTPS page the platform loads in an iframe' })
   @IsHttpsUrl()

@@ -1,7 +1,19 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { ValidateIf } from 'class-validator';
 import { Pricing } from '../app.types.js';
-import { IsAppName, IsCategory, IsHttpsUrl, IsPricePoints, IsPricing, IsShortDescription, IsWebhookEvents, IsWebhookUrl } from '../app-rules.js';
+import {
+  IsAppName,
+  IsCategory,
+  IsHttpsUrl,
+  IsLongDescription,
+  IsOptionalHttpsUrl,
+  IsPricePoints,
+  IsPricing,
+  IsScreenshotUrls,
+  IsShortDescription,
+  IsWebhookEvents,
+  IsWebhookUrl,
+} from '../app-rules.js';
 import { WebhookEventType } from '../../../platform/webhook-enums.js';
 
 /** Only the fields given change; the same rules as SubmitAppInput apply to each. */
@@ -21,6 +33,22 @@ export class UpdateAppInput {
   @ValidateIf((_, v) => v !== undefined)
   @IsHttpsUrl()
   iconUrl?: string;
+
+  @Field(() => String, { nullable: true, description: 'The app page’s description, up to 4,000 characters; pass null or "" to remove it' })
+  @IsLongDescription()
+  longDescription?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'Up to 5 HTTPS image URLs, replacing the list; pass [] or null to remove them all' })
+  @IsScreenshotUrls()
+  screenshotUrls?: string[] | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTPS support page; pass null or "" to remove it' })
+  @IsOptionalHttpsUrl()
+  supportUrl?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTPS privacy policy page; pass null or "" to remove it' })
+  @IsOptionalHttpsUrl()
+  privacyPolicyUrl?: string | null;
 
   @Field({ nullable: true, description: 'HTTPS page the platform loads in an iframe' })
   @ValidateIf((_, v) => v !== undefined)

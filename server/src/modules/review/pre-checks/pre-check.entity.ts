@@ -7,6 +7,7 @@ export enum PreCheckName {
   APP_URL_FRAMEABLE = 'APP_URL_FRAMEABLE',
   ICON_IMAGE = 'ICON_IMAGE',
   ICON_SIZE = 'ICON_SIZE',
+  SCREENSHOT_IMAGE = 'SCREENSHOT_IMAGE',
   PRE_CHECKS = 'PRE_CHECKS',
 }
 export enum PreCheckOutcome {
@@ -27,6 +28,7 @@ registerEnumType(PreCheckName, {
     APP_URL_FRAMEABLE: { description: 'May the platform frame the App URL (X-Frame-Options, CSP frame-ancestors)' },
     ICON_IMAGE: { description: 'Is the icon an image' },
     ICON_SIZE: { description: 'Is the icon 512x512' },
+    SCREENSHOT_IMAGE: { description: 'Does a screenshot load, is it an image, and is it within size (one result per screenshot; the detail names which)' },
     PRE_CHECKS: { description: 'The checks could not run at all; review by hand' },
   },
 });
@@ -51,7 +53,7 @@ registerEnumType(PreCheckStatus, {
 
 @ObjectType({ description: 'One automated check of an app and how it came out' })
 export class PreCheckResult {
-  /** APP_URL_HTTPS, APP_URL_FRAMEABLE, ICON_IMAGE, ICON_SIZE, or PRE_CHECKS when none could run */
+  /** APP_URL_HTTPS, APP_URL_FRAMEABLE, ICON_IMAGE, ICON_SIZE, SCREENSHOT_IMAGE (one per screenshot), or PRE_CHECKS when none could run */
   @Field(() => PreCheckName, { description: 'Which check' })
   check: string;
 

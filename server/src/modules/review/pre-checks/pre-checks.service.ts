@@ -11,12 +11,18 @@ export const PRE_CHECKS_DUE_CHANNEL = 'plaza_pre_checks_due';
 const PAGE_BYTES = 64 * 1024;
 const ICON_BYTES = 256 * 1024;
 const RECOMMENDED_ICON_SIZE = 512;
+/** A screenshot bigger than this makes the app page slow on a phone; one byte more is read to tell. */
+export const SCREENSHOT_MAX_BYTES = 2 * 1024 * 1024;
+/** Wider or taller than this, a screenshot is a poster, not a screen. */
+export const SCREENSHOT_MAX_SIDE = 4096;
+
+const formatKb = (bytes: number) => `${Math.max(1, Math.round(bytes / 1024))} KB`;
 
 const result = (check: string, outcome: 'PASS' | 'WARN' | 'FAIL', detail: string): PreCheckResult => ({ check, outcome, detail });
 
 /**
  * Review pre-checks, so a reviewer need not try by hand what a machine can: does the App URL answer over HTTPS, may the platform frame it,
- * is the icon an image, and is it 512x512. Requested in the submission's transaction, run by a job.
+ * is the icon an image, and is it 512x512; does each screenshot load as an image within size. Requested in the submission's transaction, run by a job.
  */
 export class PreCheckService {
   constructor(
@@ -57,7 +63,12 @@ export class PreCheckService {
     }
     let results: PreCheckResult[];
     try {
-      results = [...(await this.checkAppUrl(app.appUrl)), ...(await this.checkIcon(app.iconUrl))];
+      const [page, icon, screenshots] = await Promise.all([
+        this.checkAppUrl(app.appUrl),
+        this.checkIcon(app.iconUrl),
+        Promise.all((app.screenshotUrls ?? []).map((url, index) => this.checkScreenshot(url, index))),
+      ]);
+      results = [...page, ...icon, ...screenshots];
     } catch (err) {
       logger.error({ err, appId }, 'pre-checks failed to run');
       results = [result('PRE_CHECKS', 'WARN', 'The automated checks could not run; review by hand')];
@@ -104,6 +115,27 @@ export class PreCheckService {
         ? result('ICON_SIZE', 'PASS', size)
         : result('ICON_SIZE', 'WARN', `The icon is ${size}; 512x512 is recommended`),
     ];
+  }
+
+  /** One screenshot (numbered from 1 for the reviewer): it loads, it is an image, and it is within size. */
+  private async checkScreenshot(url: string, index: number): Promise<PreCheckResult> {
+    const which = `Screenshot ${index + 1}`;
+    const response = await this.http.get(url, SCREENSHOT_MAX_BYTES + 1);
+    if (response.statusCode === null || response.statusCode >= 300) {
+      return result('SCREENSHOT_IMAGE', 'FAIL', `${which} could not be loaded: ${response.error ?? `HTTP ${response.statusCode}`}`);
+    }
+    const contentType = String(response.headers['content-type'] ?? 'none');
+    const facts = probeImage(response.body);
+    if (!facts) return result('SCREENSHOT_IMAGE', 'FAIL', `${which} is not an image we recognise (content type ${contentType})`);
+    const format = facts.format.toUpperCase();
+    if (response.body.length > SCREENSHOT_MAX_BYTES) {
+      return result('SCREENSHOT_IMAGE', 'FAIL', `${which} is a ${format} image over ${SCREENSHOT_MAX_BYTES / 1024 / 1024} MB; smaller files load faster on phones`);
+    }
+    const size = facts.width === undefined || facts.height === undefined ? 'scales to any size' : `${facts.width}x${facts.height}`;
+    if ((facts.width ?? 0) > SCREENSHOT_MAX_SIDE || (facts.height ?? 0) > SCREENSHOT_MAX_SIDE) {
+      return result('SCREENSHOT_IMAGE', 'WARN', `${which} is ${size}; at most ${SCREENSHOT_MAX_SIDE} pixels a side is expected`);
+    }
+    return result('SCREENSHOT_IMAGE', 'PASS', `${which}: ${format} image, ${size}, ${formatKb(response.body.length)}`);
   }
 
   /** The checks of an app's latest revision; the apps of one list ask together (one query). */

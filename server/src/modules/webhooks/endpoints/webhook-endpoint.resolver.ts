@@ -1,3 +1,4 @@
+import { INIT_SESSION_FIELDS } from '@plaza/shared';
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import { tokenScope } from '../../../platform/auth/auth-checker.js';
 import { requirePrincipal, type RequestContext } from '../../../platform/auth/context.js';
@@ -6,7 +7,10 @@ import { notFound } from '../../../platform/errors.js';
 import { perTickLoader } from '../../../platform/per-tick-loader.js';
 import { App, isOwner, isReviewer, type AppService } from '../../apps/index.js';
 import { WebhookDelivery } from '../webhook-delivery.entity.js';
+import type { WebhookEventType } from '../webhook.types.js';
+import { AppReceives } from './app-receives.type.js';
 import { WebhookEndpoint } from './webhook-endpoint.entity.js';
+import { RECEIVABLE_EVENTS } from './webhook-endpoint.types.js';
 import { WebhookEndpointHealthView } from './webhook-endpoint-health.js';
 import { WebhookEndpointInput } from './webhook-endpoint.input.js';
 import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
@@ -110,16 +114,29 @@ export class WebhookEndpointResolver {
     return endpoint;
   }
 
+  /** The events any endpoint of the app is sent (the endpoints of a page of apps read together), in the catalogue's order. */
+  async eventsReceivedBy(appId: string): Promise<WebhookEventType[]> {
+    const received = new Set((await this.endpointsOfApp(appId)).flatMap((endpoint) => endpoint.events));
+    return RECEIVABLE_EVENTS.filter((event) => received.has(event));
+  }
+
   /** The app's endpoints for those who see its Webhook URL (its developer, reviewers); empty for everyone else. */
   endpointsVisibleTo(app: App, principal: Principal | null): Promise<WebhookEndpoint[]> | WebhookEndpoint[] {
     return isOwner(app, principal) || isReviewer(principal) ? this.endpointsOfApp(app.id) : [];
   }
 }
 
-/** App.webhookEndpoints, answered by the webhooks feature. */
+/** App.webhookEndpoints and App.receives, answered by the webhooks feature. */
 @Resolver(() => App)
 export class AppEndpointsResolver {
   constructor(private readonly endpoints: WebhookEndpointResolver) {}
+
+  @FieldResolver(() => AppReceives, {
+    description: 'What the app receives about the people who use it: the session fields and the webhook events (names only); anyone who may see the app may ask',
+  })
+  async receives(@Root() app: App): Promise<AppReceives> {
+    return { sessionFields: [...INIT_SESSION_FIELDS], webhookEvents: await this.endpoints.eventsReceivedBy(app.id) };
+  }
 
   @FieldResolver(() => [WebhookEndpoint], {
     description: 'Where its webhook events go, oldest first (the first is webhookUrl); only its developer and reviewers see them, empty for everyone else',
