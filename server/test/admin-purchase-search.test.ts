@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { DECIDE, submitApp } from './helpers/factories.js';
@@ -48,6 +48,24 @@ describe('purchasesByBuyerEmail', () => {
     const first = (await admin.ok<{ purchasesByBuyerEmail: any }>(SEARCH, { email: 'tran.thi.mai@shop.test', first: 1 })).purchasesByBuyerEmail;
     expect(first.edges.map((edge: any) => edge.node.purchaseId)).toEqual([ids.installed]);
     expect(first.pageInfo.hasNextPage).toBe(true);
+  });
+
+  it('names each purchase’s app as listed, reading a page’s apps in one statement', async () => {
+    const logQuery = vi.spyOn(plaza.services.db.logger, 'logQuery');
+    try {
+      const { purchasesByBuyerEmail } = await admin.ok<{ purchasesByBuyerEmail: any }>(
+        `query($email: String!) { purchasesByBuyerEmail(email: $email) { edges { node { appId app { id name } } } } }`,
+        { email: 'tran.thi.mai@shop.test' },
+      );
+      expect(purchasesByBuyerEmail.edges.map((edge: any) => edge.node)).toEqual([
+        { appId: ids.freeApp, app: { id: ids.freeApp, name: 'Free Notes' } },
+        { appId: ids.paidApp, app: { id: ids.paidApp, name: 'Paid Maps' } },
+      ]);
+      const appReads = logQuery.mock.calls.map((call) => String(call[0])).filter((sql) => /FROM "apps"/.test(sql));
+      expect(appReads).toHaveLength(1);
+    } finally {
+      logQuery.mockRestore();
+    }
   });
 
   it('is exact: a part of an address, or one nobody signs in with, finds nothing', async () => {

@@ -14,7 +14,7 @@ import {
   WebhookEndpointResolver,
   WebhookResolver,
 } from '../modules/webhooks/index.js';
-import { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from '../modules/marketplace/index.js';
+import { AppEarningsResolver, InstallationResolver, MarketplaceResolver, PurchaseResolver } from '../modules/marketplace/index.js';
 import { InsightsResolver } from '../modules/insights/index.js';
 import { authChecker } from '../platform/auth/auth-checker.js';
 import { writeIsoTimestamp } from '../platform/timestamptz.js';
@@ -37,6 +37,7 @@ export const RESOLVERS = [
   DeliveryEndpointResolver,
   MarketplaceResolver,
   InstallationResolver,
+  PurchaseResolver,
   AppEarningsResolver,
   InsightsResolver,
 ] as const;
@@ -81,6 +82,7 @@ export function resolverContainer(services: Services): ResolverContainer {
     new LocalForwardResolver(localForwards, apps, pubSub, marketplace),
     new MarketplaceResolver(marketplace, identity, apps, sessionTokens),
     new InstallationResolver(apps),
+    new PurchaseResolver(apps),
     new AppEarningsResolver(marketplace),
     new InsightsResolver(insights, apps),
   );

@@ -702,6 +702,7 @@ export const en = {
   'store.receivesEvent.APP_INSTALLED': 'you install it',
   'store.receivesEvent.APP_UNINSTALLED': 'you remove it',
   'store.receivesEvent.APP_REFUNDED': 'your purchase is refunded',
+  'admin.app': 'App',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -1405,6 +1406,7 @@ export const vi: Record<MessageKey, string> = {
   'store.receivesEvent.APP_INSTALLED': 'bạn cài đặt ứng dụng',
   'store.receivesEvent.APP_UNINSTALLED': 'bạn gỡ ứng dụng',
   'store.receivesEvent.APP_REFUNDED': 'giao dịch mua của bạn được hoàn tiền',
+  'admin.app': 'Ứng dụng',
 };
 
 // Both languages at once, for tests: the app reads them through words.ts, which loads Vietnamese only when it is chosen.

@@ -4,5 +4,5 @@ export { MarketplaceService } from './marketplace.service.js';
 export type { StoreEvent, StoreEvents } from './store-events.js';
 
 // What the wiring (app/) builds the server from: the resolvers and the tables' entities.
-export { AppEarningsResolver, InstallationResolver, MarketplaceResolver } from './marketplace.resolver.js';
+export { AppEarningsResolver, InstallationResolver, MarketplaceResolver, PurchaseResolver } from './marketplace.resolver.js';
 export { Installation, PointMovement, Purchase, RevenueEntry } from './marketplace.entities.js';

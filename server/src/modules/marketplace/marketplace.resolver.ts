@@ -239,6 +239,16 @@ export class InstallationResolver {
   }
 }
 
+@Resolver(() => Purchase)
+export class PurchaseResolver {
+  constructor(private readonly apps: AppService) {}
+
+  @FieldResolver(() => App, { nullable: true, description: 'The app as listed (a page of purchases reads its apps together); null when the caller may not see it' })
+  async app(@Root() purchase: Purchase, @Ctx() { principal }: RequestContext): Promise<App | null> {
+    return this.apps.find(principal, purchase.appId);
+  }
+}
+
 @Resolver(() => App)
 export class AppEarningsResolver {
   constructor(private readonly marketplace: MarketplaceService) {}

@@ -2,7 +2,9 @@ import { useApolloClient } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { useState, type FormEvent } from 'react';
 import { codeLabel, useFormat, useT } from '../../i18n/i18n';
+import { storeAppPath } from '../../routes';
 import { serverProblem, type ServerProblem } from '../../ui/graphql-errors';
+import { Link } from '../../ui/Link';
 import { BUYER_PURCHASES_LIMIT, PurchasesByBuyerEmailQuery } from './admin-operations';
 import { problemProps } from './field-problem';
 
@@ -90,7 +92,7 @@ export function BuyerPurchases({ onChoose }: { onChoose: (purchaseId: string) =>
             <thead>
               <tr>
                 <th scope="col">{t('admin.purchaseId')}</th>
-                <th scope="col">{t('admin.appId')}</th>
+                <th scope="col">{t('admin.app')}</th>
                 <th scope="col">{t('admin.kind')}</th>
                 <th scope="col">{t('admin.points')}</th>
                 <th scope="col">{t('admin.status')}</th>
@@ -104,7 +106,10 @@ export function BuyerPurchases({ onChoose }: { onChoose: (purchaseId: string) =>
               {found.result.edges.map(({ node }) => (
                 <tr key={node.purchaseId}>
                   <td className="id-text">{node.purchaseId}</td>
-                  <td className="id-text">{node.appId}</td>
+                  <td>
+                    {/* The name people know it by, to its store page; the id beside it for support and the logs. */}
+                    {node.app ? <Link href={storeAppPath(node.appId)}>{node.app.name}</Link> : null} <small className="id-text">{node.appId}</small>
+                  </td>
                   <td>{codeLabel(t, 'admin.kind', node.kind)}</td>
                   <td>{format.number(node.pricePoints)}</td>
                   <td>{codeLabel(t, 'admin.purchaseStatus', node.status)}</td>

@@ -106,6 +106,10 @@ export const PurchasesByBuyerEmailQuery = graphql(`
         node {
           purchaseId
           appId
+          app {
+            id
+            name
+          }
           kind
           pricePoints
           status
