@@ -34,7 +34,8 @@ export function StoreAppDetails({ app }: StoreAppDetailsProps) {
         </section>
       )}
       {shots.length > 0 && (
-        <section className="store-app-section" aria-labelledby="store-app-screenshots">
+        // Not a region itself: the strip below is the one region the heading names.
+        <section className="store-app-section">
           <h2 id="store-app-screenshots">{t('store.screenshots')}</h2>
           {/* Focusable, so keyboard users can scroll the strip (axe: scrollable-region-focusable). */}
           <div className="screenshot-strip" tabIndex={0} role="region" aria-labelledby="store-app-screenshots">
