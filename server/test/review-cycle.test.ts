@@ -131,6 +131,21 @@ describe('the review cycle', () => {
     expect(own).toMatchObject({ status: 'PENDING_REVIEW', longDescription: 'Plan a year of meals.', screenshotUrls: [] });
   });
 
+  it('shows no page details for a listing approved before they existed, whatever its waiting version has', async () => {
+    const app = await submitApp(developer);
+    await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
+    // As the previous release approved it: a listing without the details' keys; then an edit that adds them waits for review.
+    await plaza.services.db.query(
+      `UPDATE apps SET published_listing = published_listing - 'longDescription' - 'screenshotUrls' - 'supportUrl' - 'privacyPolicyUrl' WHERE id = $1`,
+      [app.id],
+    );
+    await developer.ok(UPDATE_APP, { id: app.id, input: { longDescription: 'Not reviewed yet', supportUrl: 'https://apps.example.com/help' } });
+    const visitor = (
+      await plaza.anonymous().ok<{ app: any }>(`query($id: ID!) { app(id: $id) { status longDescription screenshotUrls supportUrl privacyPolicyUrl } }`, { id: app.id })
+    ).app;
+    expect(visitor).toEqual({ status: 'APPROVED', longDescription: null, screenshotUrls: [], supportUrl: null, privacyPolicyUrl: null });
+  });
+
   it('changes the webhook URL of an approved app without a new review', async () => {
     const app = await submitApp(developer);
     await reviewer.ok(DECIDE, { input: { appId: app.id, outcome: 'APPROVED' } });
