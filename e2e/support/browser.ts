@@ -53,3 +53,11 @@ export async function personAt(browser: Browser, plazaOrigin: string, email: str
   await signInThroughPage(page, plazaOrigin, email);
   return page;
 }
+
+/** The scripts this document loaded (from the network or the cache), with their decoded and transferred sizes. */
+export const scriptsOf = (page: Page) =>
+  page.evaluate(() =>
+    (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+      .filter((entry) => new URL(entry.name).pathname.endsWith('.js'))
+      .map((entry) => ({ path: new URL(entry.name).pathname, decoded: entry.decodedBodySize, encoded: entry.encodedBodySize })),
+  );
