@@ -23,6 +23,18 @@ export interface PlazaProcess extends RunningProcess {
  * given the port and data dir of a halted one, the same Plaza again (same origin, data and keys).
  */
 export async function startPlaza(again: { port: number; dataDir: string } | null = null, settings: Record<string, string> = {}): Promise<PlazaProcess> {
+  // A port found free can be taken by another process before Plaza listens on it (a full run starts many): a new
+  // Plaza tries again on another port and data dir, once or twice; a Plaza started again keeps its own port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startPlazaOnce(again, settings);
+    } catch (err) {
+      if (again !== null || attempt === 3 || !/port \d+ is already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startPlazaOnce(again: { port: number; dataDir: string } | null, settings: Record<string, string>): Promise<PlazaProcess> {
   const dataDir = again?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'plaza-e2e-data-'));
   // Embedded PostgreSQL runs as the postgres user, which must be able to traverse the data dir.
   chmodSync(dataDir, 0o755);

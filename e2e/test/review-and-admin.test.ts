@@ -164,7 +164,8 @@ describe('the admin view', () => {
     // Newest first: the free install (nothing to refund), then the purchase.
     const rows = await found.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 5).map((td) => td.textContent)));
     expect(rows).toEqual([
-      [ids.install, ids.approved, 'Free install', '0', 'Completed'],
+      // The app by its name, a link to its store page, with its id beside it.
+      [ids.install, `${APPROVED_APP} ${ids.approved}`, 'Free install', '0', 'Completed'],
       [ids.purchase, expect.any(String), 'Purchase', '20', 'Completed'],
     ]);
     expect(await found.getByRole('button', { name: `Refund ${ids.install}…` }).count()).toBe(0);
