@@ -102,10 +102,16 @@ describe('the delivery engine along its seams', () => {
       await busy.agenda.start();
       await busy.agenda.now(DELIVER_WEBHOOKS_JOB, {});
       await vi.waitFor(() => expect(busyRuns).toBe(1), { timeout: 10_000, interval: 20 });
-      // The second worker's request for a run, while the first is busy: the busy worker polls the store every
-      // second, and before the fix locked this job on its next poll (three polls are left to it here).
+      // The second worker's request for a run, while the first is busy; then a job of this test's own, which
+      // the busy worker runs once it has polled the store since that request: by then, before the fix, it had
+      // locked the request too.
+      let witnessed = false;
+      busy.agenda.define('delivery-runner-test-lock-witness', async () => {
+        witnessed = true;
+      });
       await busy.agenda.now(DELIVER_WEBHOOKS_JOB, {});
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await busy.agenda.now('delivery-runner-test-lock-witness', {});
+      await vi.waitFor(() => expect(witnessed).toBe(true), { timeout: 15_000, interval: 20 });
 
       idle = await createJobRuntime(plaza.services.config, plaza.databaseUrl, 'idle-worker');
       let idleRuns = 0;
