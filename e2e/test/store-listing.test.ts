@@ -1,4 +1,4 @@
-import { crc32, deflateSync } from 'node:zlib';
+import { png } from '../../server/test/helpers/png.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAccessibilityViolations } from '../support/accessibility.js';
@@ -16,25 +16,6 @@ const BUYER_EMAIL = 'listing.buyer@plaza.test';
 const APP_NAME = 'Harbour Tides';
 const LONG_DESCRIPTION = 'Tide tables for every harbour on the coast.\n\nAlerts before the water turns, in your language.';
 
-/** A real PNG of the given size (blank pixels), so the browser and the pre-checks read a real image. */
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 0, 0, 0, 0], 8);
-  const rows = Buffer.alloc((width + 1) * height, 0x80);
-  for (let row = 0; row < height; row += 1) rows[row * (width + 1)] = 0;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
-}
-
 let plaza: PlazaProcess;
 let site: Awaited<ReturnType<typeof startHttpsServer>>;
 let browser: Browser | undefined;
@@ -42,7 +23,7 @@ let appId = '';
 
 beforeAll(async () => {
   plaza = await startPlaza();
-  const images: Record<string, Buffer> = { '/icon.png': png(512, 512), '/shot-1.png': png(1080, 1920), '/shot-2.png': png(1920, 1080) };
+  const images: Record<string, Buffer> = { '/icon.png': png(512, 512, 0x80), '/shot-1.png': png(1080, 1920, 0x80), '/shot-2.png': png(1920, 1080, 0x80) };
   site = await startHttpsServer((request, response) => {
     const image = images[request.url ?? ''];
     if (image) response.writeHead(200, { 'content-type': 'image/png', 'access-control-allow-origin': '*' }).end(image);

@@ -1,4 +1,3 @@
-import { crc32, deflateSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { framingProblem } from '../src/modules/review/pre-checks/frame-policy.js';
 import { probeImage } from '../src/modules/review/pre-checks/image-probe.js';
@@ -6,24 +5,7 @@ import { REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { DECIDE, UPDATE_APP, submitApp } from './helpers/factories.js';
 import { startHttpsServer } from './helpers/https-server.js';
-
-/** A real PNG of the given size (blank pixels), so the check reads what a browser would. */
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
-  const rows = Buffer.alloc((width + 1) * height);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
-}
+import { png } from './helpers/png.js';
 
 const PRE_CHECKS = 'query($id: ID!) { app(id: $id) { revision preChecks { revision status completedAt results { check outcome detail } } } }';
 let plaza: TestPlaza;
