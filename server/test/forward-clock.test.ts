@@ -5,19 +5,16 @@ import { createTestDatabase } from './helpers/database.js';
 import { submitApp } from './helpers/factories.js';
 import { GraphQLTestClient } from './helpers/graphql-client.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { openDatabase, purchaseEventProducer, startApiProcess } from './faults/fault-helpers.js';
+import { openDatabase, purchaseEventProducer, startApiProcess, fakeClock, LIBFAKETIME } from './faults/fault-helpers.js';
 
 // `plaza listen` forwards a delivery signed by the API (webhookForwardRequest), and `plaza trigger` sends a sample
 // event the API signs (triggerWebhookEvent): both are stamped (webhook-timestamp) as an attempt is, by the
 // database's clock. An API whose own clock is off (Debian's libfaketime, preloaded) must not sign with it: the
 // developer's receiver, checking the usual five-minute window as the SDK does, would refuse every forward.
 
-const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const HOUR_MS = 3_600_000;
 /** How far from the database's clock a signed time may be on a busy machine: far less than the hour under test. */
 const SLACK_MS = 5 * 60_000;
-/** libfaketime with the wall clock shifted by `offset`; monotonic time untouched, so timers run as ever. */
-const fakeClock = (offset: string) => ({ LD_PRELOAD: LIBFAKETIME, FAKETIME: offset, FAKETIME_DONT_FAKE_MONOTONIC: '1' });
 const REVEAL = 'mutation($appId: ID!) { revealClientSecret(appId: $appId) { value } }';
 const FORWARD = 'query($deliveryId: ID!) { webhookForwardRequest(deliveryId: $deliveryId) { deliveryId body headers { name value } } }';
 const TRIGGER = 'mutation($appId: ID!) { triggerWebhookEvent(appId: $appId, event: APP_TEST) { deliveryId body createdAt headers { name value } } }';

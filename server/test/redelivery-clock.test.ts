@@ -5,19 +5,16 @@ import { submitApp } from './helpers/factories.js';
 import { GraphQLTestClient } from './helpers/graphql-client.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { waitForDelivery } from './helpers/webhooks.js';
-import { openDatabase, purchaseEventProducer, startApiProcess, startWorkerProcess } from './faults/fault-helpers.js';
+import { openDatabase, purchaseEventProducer, startApiProcess, startWorkerProcess, fakeClock, LIBFAKETIME } from './faults/fault-helpers.js';
 
 // A manual redelivery is sent by the API process, every other attempt by a worker on the database's clock
 // (clock_timestamp()). An API whose clock is off (Debian's libfaketime, preloaded) must not stamp the attempt
 // with its own time: a receiver refuses a webhook-timestamp five minutes off, and the log would list the
 // attempt an hour before the delivery was made.
 
-const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const HOUR_MS = 3_600_000;
 /** How far from the database's clock an attempt's time may be on a busy machine: far less than the hour under test. */
 const SLACK_MS = 5 * 60_000;
-/** libfaketime with the wall clock shifted by `offset`; monotonic time untouched, so timers run as ever. */
-const fakeClock = (offset: string) => ({ LD_PRELOAD: LIBFAKETIME, FAKETIME: offset, FAKETIME_DONT_FAKE_MONOTONIC: '1' });
 const REDELIVER = 'mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id attemptCount attempts { number trigger startedAt } } }';
 
 describe("an API process whose clock is an hour behind the database's", () => {

@@ -5,7 +5,7 @@ import { submitApp } from '../helpers/factories.js';
 import { GraphQLTestClient } from '../helpers/graphql-client.js';
 import type { PlazaProcess } from '../helpers/process.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { countByStatus, openDatabase, purchaseEventProducer, startApiProcess, startWorkerProcess } from './fault-helpers.js';
+import { countByStatus, openDatabase, purchaseEventProducer, startApiProcess, startWorkerProcess, fakeClock, LIBFAKETIME } from './fault-helpers.js';
 
 // Issue 29, section 4: workers whose clocks are an hour ahead and an hour behind (Debian's libfaketime,
 // preloaded) share the queue with one whose clock is right. Claims and leases are the database's
@@ -13,7 +13,6 @@ import { countByStatus, openDatabase, purchaseEventProducer, startApiProcess, st
 // times an attempt decides: its recorded start, its webhook-timestamp (a receiver refuses one five minutes
 // off) and its retry's due time (an hour late, or at once, when read off the worker's clock).
 
-const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const HOUR_MS = 3_600_000;
 const DELIVERIES = 120;
 // Attempts held 1.5 s by the receiver, inside a 4 s lease: a worker reading leases off its own clock would
@@ -21,8 +20,6 @@ const DELIVERIES = 120;
 // Eight retries: on a busy machine an attempt can time out more than once (two-apis-two-workers.test.ts says why).
 const WORKER_ENV = { WEBHOOK_TIMEOUT: '3s', WEBHOOK_CLAIM_LEASE: '4s', WEBHOOK_RETRY_SCHEDULE: Array<string>(8).fill('1s').join(), LOG_LEVEL: 'debug' };
 const RETRY_MS = 1000;
-/** libfaketime with the wall clock shifted by `offset`; monotonic time untouched, so timers run as ever. */
-const fakeClock = (offset: string) => ({ LD_PRELOAD: LIBFAKETIME, FAKETIME: offset, FAKETIME_DONT_FAKE_MONOTONIC: '1' });
 
 describe("a worker's clock an hour off", () => {
   const cleanups: (() => Promise<unknown>)[] = [];

@@ -10,6 +10,10 @@ import { startPlazaProcess, type PlazaProcess, type StartOptions } from '../help
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 export const WORKER_READY = /delivery worker started/;
+/** Debian's libfaketime (`apt-get install -y faketime`; .ci/run does), preloaded to shift a process's wall clock. */
+export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+/** libfaketime with the wall clock shifted by `offset`; monotonic time untouched, so timers run as ever. */
+export const fakeClock = (offset: string) => ({ LD_PRELOAD: LIBFAKETIME, FAKETIME: offset, FAKETIME_DONT_FAKE_MONOTONIC: '1' });
 export const LIVE_DELIVERIES = 'subscription($appId: ID) { webhookDeliveryUpdated(appId: $appId) { id status attemptCount } }';
 export const SEND_TEST = 'mutation($appId: ID!) { sendTestWebhook(appId: $appId) { id } }';
 
