@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page, type Request } from 'playwright-core';
 import { inject } from 'vitest';
 
 /** The screens the tests look at: a laptop, and a phone held upright. */
@@ -25,12 +25,45 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Signs in through Plaza's own dev sign-in form, as a person would; the browser keeps the session cookie. */
+/**
+ * Signs in through Plaza's own dev sign-in form, as a person would; the browser keeps the session cookie.
+ * A refusal the form shows fails at once with its words; a sign-in that neither finishes nor is refused fails
+ * with what the page showed and what became of the sign-in request, so a failure on a busy machine says why.
+ */
 export async function signInThroughPage(page: Page, plazaOrigin: string, email: string): Promise<void> {
   await page.goto(plazaOrigin);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByText(`Signed in as ${email}`).waitFor();
+  const emailField = page.getByLabel('E-mail address');
+  await emailField.fill(email);
+  const signInRequests: string[] = [];
+  const recordRequest = (outcome: string) => (request: Request) => {
+    if (new URL(request.url()).pathname === '/auth/dev/sign-in') signInRequests.push(outcome);
+  };
+  const sent = recordRequest('sent');
+  const finished = recordRequest('answered');
+  const failed = recordRequest('failed');
+  page.on('request', sent);
+  page.on('requestfinished', finished);
+  page.on('requestfailed', failed);
+  try {
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const signedIn = page.getByText(`Signed in as ${email}`);
+    const refusal = page.locator('form.sign-in').getByRole('alert');
+    try {
+      await signedIn.or(refusal).first().waitFor();
+    } catch (error) {
+      const shown = await page.evaluate(() => document.querySelector('main')?.textContent?.slice(0, 300) ?? '(no main)').catch(() => '(page gone)');
+      const typed = await emailField.inputValue({ timeout: 1000 }).catch(() => '(no e-mail field)');
+      throw new Error(
+        `Signing in as ${email} did not finish: at ${page.url()}, the sign-in request ${signInRequests.join(', ') || 'never made'}, the e-mail field holds "${typed}", the page shows: ${shown}`,
+        { cause: error },
+      );
+    }
+    if ((await signedIn.count()) === 0) throw new Error(`Signing in as ${email} was refused: ${await refusal.first().textContent()}`);
+  } finally {
+    page.off('request', sent);
+    page.off('requestfinished', finished);
+    page.off('requestfailed', failed);
+  }
 }
 
 /** Chooses the language through the account menu, as a person would (it is saved for every later page); Escape closes the menu again. */
