@@ -29,16 +29,34 @@ const SWEEP_SPACING_MS = 500;
 const LONG_FAILING = `SELECT endpoint_id, app_id, failing_since, last_error FROM webhook_endpoint_health
    WHERE failed_deliveries > 0 AND failing_since <= clock_timestamp() - $1 * interval '1 millisecond'`;
 
-/** Runs with a delivery that gave up, of endpoints not paused or disabled ($1), not alerted within ALERT_INTERVAL: alerted now. */
+/** A run with a delivery that gave up, not alerted within ALERT_INTERVAL. */
+const TO_ALERT = `h.failing_since IS NOT NULL AND h.failed_deliveries > 0
+     AND (h.alerted_at IS NULL OR h.alerted_at <= clock_timestamp() - interval '${ALERT_INTERVAL}')`;
+/** An alerted run that a success has ended. */
+const TO_CLOSE = 'h.alert_open AND h.failing_since IS NULL';
+
+/**
+ * The rows ALERT_FAILING and CLOSE_RECOVERED may change, locked in one pass in key order (the LockRows step runs
+ * above the sort), as the result write locks the health rows of its batch (endpoint-health-sql.ts). Each UPDATE
+ * on its own locked its rows in the order it read them (the table's pages), and the two one after the other:
+ * a result write holding one of them and waiting for another that the sweep held made PostgreSQL abort the
+ * sweep (40P01). A row that comes to qualify after this step is the next sweep's: the result write that
+ * changed it asks for one.
+ */
+const LOCK_RUNS_TO_SWEEP = `SELECT h.endpoint_id FROM webhook_endpoint_health h
+   WHERE (${TO_ALERT}) OR (${TO_CLOSE})
+   ORDER BY h.endpoint_id
+     FOR NO KEY UPDATE`;
+
+/** Of the locked runs ($2), those of endpoints not paused or disabled ($1) that TO_ALERT takes: alerted now. */
 const ALERT_FAILING = `UPDATE webhook_endpoint_health h SET alerted_at = clock_timestamp(), alert_open = true
-   WHERE h.endpoint_id <> ALL($1::text[]) AND h.failing_since IS NOT NULL AND h.failed_deliveries > 0
-     AND (h.alerted_at IS NULL OR h.alerted_at <= clock_timestamp() - interval '${ALERT_INTERVAL}')
+   WHERE h.endpoint_id = ANY($2::text[]) AND h.endpoint_id <> ALL($1::text[]) AND ${TO_ALERT}
      AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = h.endpoint_id)
   RETURNING h.endpoint_id, h.app_id, h.failing_since, h.last_error, h.failed_deliveries`;
 
-/** Alerted runs that a success has ended: told once. */
+/** Of the locked runs ($1), the alerted ones a success has ended: told once. */
 const CLOSE_RECOVERED = `UPDATE webhook_endpoint_health h SET alert_open = false
-   WHERE h.alert_open AND h.failing_since IS NULL
+   WHERE h.endpoint_id = ANY($1::text[]) AND ${TO_CLOSE}
   RETURNING h.endpoint_id, h.app_id, h.recovered_at`;
 
 /** The rows an UPDATE ... RETURNING gave back (TypeORM answers an UPDATE with [rows, count]). */
@@ -119,10 +137,11 @@ export class WebhookHealthService {
         const facts = { since: run.failing_since, lastError: run.last_error };
         await this.notify(manager, run, WebhookNotice.DISABLED, text, `Webhook disabled: ${run.name}`, mails, facts);
       }
+      const locked = (await manager.query<{ endpoint_id: string }[]>(LOCK_RUNS_TO_SWEEP)).map((row) => row.endpoint_id);
       const failingRuns = await updated<{ endpoint_id: string; app_id: string; failing_since: Date; last_error: string | null; failed_deliveries: number }>(
         manager,
         ALERT_FAILING,
-        [off],
+        [off, locked],
       );
       const urls = await this.endpoints.findMany(failingRuns.map((run) => run.endpoint_id));
       for (const run of await named(manager, failingRuns)) {
@@ -133,7 +152,7 @@ export class WebhookHealthService {
         const facts = { since: run.failing_since, lastError: run.last_error, failedDeliveries: run.failed_deliveries };
         await this.notify(manager, run, WebhookNotice.FAILING, text, `Webhook failing: ${run.name}`, mails, facts);
       }
-      const recovered = await named(manager, await updated<{ endpoint_id: string; app_id: string; recovered_at: Date | null }>(manager, CLOSE_RECOVERED));
+      const recovered = await named(manager, await updated<{ endpoint_id: string; app_id: string; recovered_at: Date | null }>(manager, CLOSE_RECOVERED, [locked]));
       for (const run of recovered) {
         const text = `Webhook deliveries of "${run.name}" succeed again${run.recovered_at ? ` (since ${run.recovered_at.toISOString()})` : ''}. Deliveries that failed meanwhile can be sent again with "Recover failed since…": ${this.logsLink(run.id)}`;
         await this.notify(manager, run, WebhookNotice.RECOVERED, text, `Webhook recovered: ${run.name}`, mails, { since: run.recovered_at });

@@ -180,14 +180,29 @@ const CANDIDATES_PER_OPEN_ENDPOINT = `${ENDPOINTS_WITH_QUEUED_WORK}, candidates 
  * slot moves past them. Booked on the endpoint's row in the claim itself, so that workers claiming at once queue on
  * that row and each books after the other (the UPDATE re-reads pace_next_at once the other's commit releases it).
  * Used by the claim (claimed); `slots` gives each paced delivery its send time, which the worker waits for.
+ *
+ * Another worker's claim books the same endpoints at once: the rows are locked first, in one pass in key order
+ * (pace_locked), as the result write locks its health rows. Locked by the UPDATE as its join met them (the order
+ * of a hash of the claimed endpoints), one claim held an endpoint the other waited for and the other way round:
+ * PostgreSQL aborted one claim (40P01). NO KEY, as the UPDATE itself locks: an event recorded meanwhile for the
+ * endpoint (its foreign key's share lock) does not wait for the claim.
  */
 const BOOK_PACED_SLOTS = `paced AS (
          SELECT endpoint_id, count(*)::int AS n FROM claimed WHERE endpoint_id IS NOT NULL GROUP BY endpoint_id
+       ), pace_locked AS (
+         -- The LockRows step runs above the sort: the rows are locked in key order.
+         SELECT e.id FROM paced p JOIN webhook_endpoints e ON e.id = p.endpoint_id
+          WHERE e.rate_limit_per_second IS NOT NULL
+          ORDER BY e.id
+            FOR NO KEY UPDATE OF e
+       ), pace_lock_taken AS MATERIALIZED (
+         -- Read once, as the UPDATE's one-time condition: it changes no row before all are locked.
+         SELECT count(*) AS n FROM pace_locked
        ), booked AS (
          UPDATE webhook_endpoints e
             SET pace_next_at = GREATEST(clock_timestamp() + $7 * interval '1 millisecond', COALESCE(e.pace_next_at, '-infinity')) + p.n * (interval '1 second' / e.rate_limit_per_second)
            FROM paced p
-          WHERE e.id = p.endpoint_id AND e.rate_limit_per_second IS NOT NULL
+          WHERE e.id = p.endpoint_id AND e.rate_limit_per_second IS NOT NULL AND (SELECT n FROM pace_lock_taken) >= 0
          RETURNING e.id, e.pace_next_at - p.n * (interval '1 second' / e.rate_limit_per_second) AS first_slot, interval '1 second' / e.rate_limit_per_second AS spacing
        ), slots AS (
          SELECT c.id, b.first_slot + (row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) - 1) * b.spacing AS send_at
