@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAccessibilityViolations } from '../support/accessibility.js';
-import { launchChromium, personAt } from '../support/browser.js';
+import { launchChromium, personAt, visitorAt } from '../support/browser.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
 import { startHttpsServer } from '../support/https-servers.js';
 import { PlazaApi, publishApp, sendTestWebhook, submitWebhookApp } from '../support/plaza-api.js';
@@ -144,6 +144,42 @@ describe('a reload on a slow network', () => {
     });
     // The first paint (the shell) came before the script it would otherwise wait for had finished arriving.
     expect(timing.paint).toBeLessThan(timing.scriptArrived);
+    await page.context().close();
+  });
+});
+
+describe('a session read that fails right after signing in', () => {
+  it('says it could not check the session, asks again by itself and ends signed in, never showing the empty form as if signed out', async () => {
+    const email = 'silent.newcomer@plaza.test';
+    const page = await visitorAt(browser!);
+    let sessionReadsSignedIn = 0;
+    let letTheRetryThrough!: () => void;
+    const retryMayGo = new Promise<void>((resolve) => (letTheRetryThrough = resolve));
+    // The first read of the new session meets a 503, as during a database failover; the next is held until
+    // the page has been seen saying so.
+    await page.route('**/graphql', async (route) => {
+      const request = route.request();
+      const signedIn = (await request.allHeaders()).cookie?.includes('plaza_session=') ?? false;
+      if (!signedIn || !(request.postData() ?? '').includes('query CurrentViewer')) return route.continue();
+      sessionReadsSignedIn += 1;
+      if (sessionReadsSignedIn > 1) return retryMayGo.then(() => route.continue());
+      return route.fulfill({
+        status: 503,
+        headers: { 'retry-after': '1' },
+        contentType: 'application/json',
+        body: JSON.stringify({ errors: [{ message: 'The database is unavailable; try again shortly', extensions: { code: 'SERVICE_UNAVAILABLE' } }] }),
+      });
+    });
+    await page.goto(plaza.origin);
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const couldNotCheck = page.getByRole('alert').filter({ hasText: 'Could not check your session' });
+    await couldNotCheck.waitFor();
+    letTheRetryThrough();
+    await page.getByRole('button', { name: `Signed in as ${email}` }).waitFor();
+    expect(await page.getByLabel('E-mail address').count()).toBe(0);
+    expect(await couldNotCheck.count()).toBe(0);
+    expect(sessionReadsSignedIn).toBe(2);
     await page.context().close();
   });
 });

@@ -34,6 +34,7 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
   // Everything cached belonged to the previous account; resetting refetches what is on screen.
   // Each query that fails to load again shows its own error.
   const sessionChanged = () => void client.resetStore().catch(() => undefined);
+  useAskAgainWhileFailing(viewer.error, viewer.refetch);
   const [override, setOverride] = useState<{ locale: Locale; theme: Theme } | null>(null);
   const me = viewer.data?.me ?? null;
   const locale = override?.locale ?? asLocale(me?.locale);
@@ -103,6 +104,7 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
             children(me)
           ) : PUBLIC_ROUTES.has(route.kind) ? (
             <>
+              {viewer.error && <SessionCheckFailed message={viewer.error.message} />}
               {children(null)}
               <SignInPrompt onSignedIn={sessionChanged} />
             </>
@@ -116,6 +118,29 @@ export function Shell({ route, children }: { route: Route; children: (viewer: Vi
       </div>
     </LocaleProvider>
   );
+}
+
+/** Pauses before asking for the session again after a failed read, growing to the last and staying there. */
+const SESSION_RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000];
+
+/**
+ * A session read that failed (a 503 while the database fails over, an answer lost on a busy network) is asked
+ * again by itself. Right after a sign-in that read is what turns the form into the signed-in page: without
+ * this, one failed read left a person who had signed in looking at an empty sign-in form.
+ */
+function useAskAgainWhileFailing(error: unknown, refetch: () => Promise<unknown>): void {
+  const failuresInARow = useRef(0);
+  useEffect(() => {
+    if (!error) {
+      failuresInARow.current = 0;
+      return;
+    }
+    const delay = SESSION_RETRY_DELAYS_MS[Math.min(failuresInARow.current, SESSION_RETRY_DELAYS_MS.length - 1)];
+    failuresInARow.current += 1;
+    // A read that fails again comes back as the next `error`, which schedules the next try.
+    const timer = setTimeout(() => void refetch().catch(() => undefined), delay);
+    return () => clearTimeout(timer);
+  }, [error, refetch]);
 }
 
 /** While the session is checked or a page's code loads: the skeleton index.html paints first. */
