@@ -96,6 +96,8 @@ export class AttemptResults {
   private flushing: Promise<void> = Promise.resolve();
   /** A write is chained behind the running one and has not started: more results join it. */
   private writeQueued = false;
+  /** performance.now() past which a failed write is not tried again (set by a shutdown: its grace's end). */
+  private retriesEndAt = Infinity;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -105,6 +107,16 @@ export class AttemptResults {
     private readonly hooks: AttemptResultsHooks,
     private readonly metrics?: PlazaMetrics,
   ) {}
+
+  /**
+   * Shutting down: a write that fails is tried again only until `deadline` (performance.now()), not for a whole
+   * lease. With the database gone, the retries outlived the shutdown grace, and the process manager killed the
+   * worker anyway after a stop that seemed to hang. A result not written leaves its delivery claimed: the claim
+   * runs out and another worker makes the attempt again (at least once, nothing lost).
+   */
+  retryUntil(deadline: number): void {
+    this.retriesEndAt = Math.min(this.retriesEndAt, deadline);
+  }
 
   add(result: AttemptResult): void {
     this.pending.push(result);
@@ -256,13 +268,15 @@ export class AttemptResults {
       } catch (err) {
         const code = (err as { code?: unknown }).code;
         const rolledBack = typeof code === 'string' && ROLLED_BACK_FOR_ANOTHER.has(code);
-        if ((!rolledBack && !isDatabaseUnavailable(err)) || performance.now() - since >= this.options.leaseMs) throw err;
+        const until = Math.min(since + this.options.leaseMs, this.retriesEndAt);
+        if ((!rolledBack && !isDatabaseUnavailable(err)) || performance.now() >= until) throw err;
         mayHaveCommitted ||= !rolledBack;
         logger.warn(
           { error: rolledBack ? { code, message: (err as Error).message } : unavailableReason(err), tries },
           'delivery results could not be written this time; written again while their claims stand',
         );
-        await sleep(Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** (tries - 1)));
+        // Never past the end of the retries: one last try there, not a wait beyond it.
+        await sleep(Math.max(0, Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** (tries - 1), until - performance.now())));
       }
     }
   }

@@ -440,6 +440,11 @@ export class DeliveryEngine {
     }
   }
 
+  /** Shutting down: results that cannot be written by `deadline` (performance.now()) are left to their claims' expiry (AttemptResults.retryUntil). */
+  writeResultsUntil(deadline: number): void {
+    this.results.retryUntil(deadline);
+  }
+
   /** Waits for every attempt in flight (or its hand-back) and writes all results; used on job end and shutdown. */
   async drain(): Promise<void> {
     do {

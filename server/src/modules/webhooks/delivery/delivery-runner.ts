@@ -84,6 +84,8 @@ export class DeliveryRunner {
     clearTimeout(this.dueTimer);
     // Never rejects: a hand-back that fails is logged, and the claims expire after their lease.
     const deadline = setTimeout(() => void this.engine.handBack(), graceMs);
+    // The results' writes too end with the grace: with the database down they would retry for a lease.
+    this.engine.writeResultsUntil(performance.now() + graceMs);
     try {
       if (this.runEnded) {
         this.engine.wake();
