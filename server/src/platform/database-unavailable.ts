@@ -16,6 +16,11 @@ export const DATABASE_RETRY_AFTER_SECONDS = 1;
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53000', '53100', '53200', '53300', '25006']);
 /** Node's socket errors on the way to the database. */
 const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/**
+ * A Unix socket's connect to a server that is not there (the embedded PostgreSQL's URL goes through one): the
+ * socket file is gone while PostgreSQL is down. Only on connect: ENOENT from a file read is not the database.
+ */
+const isSocketFileMissing = (code: unknown, syscall: unknown) => code === 'ENOENT' && syscall === 'connect';
 /** pg and pg-pool raise these as plain Errors, without a code: a connection that dropped, timed out or never came. */
 const UNAVAILABLE_MESSAGES = [
   /^Connection terminated/,
@@ -43,8 +48,9 @@ function* causes(err: unknown): Generator<unknown> {
 
 /** Whether this one error (not what it wraps) says the database cannot serve. */
 function saysUnavailable(e: unknown): boolean {
-  const { code, message, name } = e as { code?: unknown; message?: unknown; name?: unknown };
+  const { code, message, name, syscall } = e as { code?: unknown; message?: unknown; name?: unknown; syscall?: unknown };
   if (typeof name === 'string' && CONNECTION_LOST_ERRORS.has(name)) return true;
+  if (isSocketFileMissing(code, syscall)) return true;
   if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SOCKET_CODES.has(code))) return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message));
 }
