@@ -1,11 +1,12 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, personAt } from '../support/browser.js';
 import type { RunningProcess } from '../support/child-process.js';
 import { freePort } from '../support/free-port.js';
-import { SCREENSHOTS_DIR } from '../support/paths.js';
+import { startHttpsServer } from '../support/https-servers.js';
+import { REPO_ROOT, SCREENSHOTS_DIR } from '../support/paths.js';
 import { PlazaApi } from '../support/plaza-api.js';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startPlaza, type PlazaProcess } from '../support/plaza-process.js';
 import { startSampleApp } from '../support/sample-app-process.js';
@@ -14,19 +15,33 @@ const DEVELOPER_EMAIL = 'developer@plaza.test';
 const BUYER_EMAIL = 'buyer@plaza.test';
 const APP_NAME = 'Sample app';
 const PRICE = 50;
+const LONG_DESCRIPTION =
+  'Sample app is the smallest app a Plaza developer can start from: it shows who opened it, in their language and theme, and turns Premium when its purchase webhook arrives.\n\nIts source shows the launch handshake, the session token check and a signed webhook receiver, each in a few lines.';
 
 let plaza: PlazaProcess;
 let sampleApp: RunningProcess | undefined;
 let browser: Browser | undefined;
+/** The listing's screenshot pages: the sample app as the README's own screens show it, light and dark, served over HTTPS as a developer's would be. */
+let screenshots: Awaited<ReturnType<typeof startHttpsServer>> | undefined;
 
 beforeAll(async () => {
   plaza = await startPlaza();
+  const images: Record<string, Buffer> = {
+    '/light.png': readFileSync(path.join(REPO_ROOT, 'docs/screenshots/app-open.png')),
+    '/dark.png': readFileSync(path.join(REPO_ROOT, 'docs/screenshots/launcher-sample-app.png')),
+  };
+  screenshots = await startHttpsServer((request, response) => {
+    const image = images[request.url ?? ''];
+    if (image) response.writeHead(200, { 'content-type': 'image/png', 'access-control-allow-origin': '*' }).end(image);
+    else response.writeHead(404).end();
+  });
   browser = await launchChromium();
   mkdirSync(SCREENSHOTS_DIR, { recursive: true });
 });
 
 afterAll(async () => {
   await browser?.close();
+  await screenshots?.close();
   await sampleApp?.stop();
   await plaza?.stop();
 });
@@ -51,6 +66,10 @@ describe('a paid app from submission to a buyer opening it', () => {
     await developer.getByLabel('Short description').fill('Shows who opened it, and Premium once bought');
     await developer.getByLabel('App URL').fill(`${sampleAppOrigin}/`);
     await developer.getByLabel('Icon URL').fill(`${sampleAppOrigin}/assets/icon.png`);
+    await developer.getByLabel('Long description (optional)').fill(LONG_DESCRIPTION);
+    await developer.getByLabel('Screenshots (optional)').fill(`${screenshots!.origin}/light.png\n${screenshots!.origin}/dark.png`);
+    await developer.getByLabel('Support page (optional)').fill(`${sampleAppOrigin}/`);
+    await developer.getByLabel('Privacy policy (optional)').fill(`${sampleAppOrigin}/`);
     await developer.getByLabel('Category').selectOption('productivity');
     await developer.getByLabel('Paid').check();
     await developer.getByLabel('Price (points)').fill(String(PRICE));
@@ -119,6 +138,21 @@ describe('a paid app from submission to a buyer opening it', () => {
     await shot(buyer, 'store.png');
     await buyer.goto(`${plaza.origin}/store/${appId}`);
     await buyer.getByText(`Your balance: 100 points`).waitFor();
+    // The listing's page details, as the reviewer approved them: the long description, the screenshots, what the app receives.
+    await buyer.getByRole('region', { name: 'About this app' }).getByText('Its source shows the launch handshake', { exact: false }).waitFor();
+    const strip = buyer.getByRole('region', { name: 'Screenshots' });
+    expect(await strip.getByRole('img').count()).toBe(2);
+    // The strip's images load lazily; the picture shows them.
+    await strip.scrollIntoViewIfNeeded();
+    await strip
+      .getByRole('img')
+      .evaluateAll((images: HTMLImageElement[]) =>
+        Promise.all(images.map((image) => (image.complete ? Promise.resolve() : new Promise((resolve) => image.addEventListener('load', resolve, { once: true }))))),
+      );
+    await buyer.getByRole('region', { name: 'What this app receives' }).getByText('app.purchased').waitFor();
+    // The whole page, header to what the app receives (taller than the others' 800 px).
+    await buyer.evaluate(() => window.scrollTo(0, 0));
+    await buyer.screenshot({ path: path.join(SCREENSHOTS_DIR, 'store-listing.png'), fullPage: true });
     await buyer.getByRole('button', { name: `Buy for ${PRICE} points` }).click();
     // Buying asks first, with the price and the balance (issue 17, finding 5), and then says Purchased.
     await buyer.getByRole('button', { name: `Confirm: pay ${PRICE} points` }).click();
