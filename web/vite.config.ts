@@ -149,12 +149,31 @@ function splitLocaleStrings(): Plugin {
  */
 const RXJS_ES2015 = path.join(path.dirname(createRequire(import.meta.url).resolve('rxjs/package.json')), 'dist/esm/index.js');
 
+const APOLLO_PRINT = /[\\/]@apollo[\\/]client[\\/]utilities[\\/]graphql[\\/]print\.js$/;
+const PRINT_DOCUMENT = path.resolve(import.meta.dirname, 'src/print-document.ts');
+
+/**
+ * Apollo Client prints each document it sends with graphql-js's print, which also prints schemas and block
+ * strings: about 7.7 KB of the store's first load. Apollo's print module gets src/print-document.ts instead,
+ * which prints operations and fragments to the same text; GraphiQL and everything else keep graphql-js's.
+ */
+function operationPrinter(): Plugin {
+  return {
+    name: 'plaza-operation-printer',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      return source === 'graphql' && importer && APOLLO_PRINT.test(importer) ? PRINT_DOCUMENT : null;
+    },
+  };
+}
+
 // In development the API runs separately on :4000; proxying keeps the app same-origin,
 // so the session cookie and CSRF rules behave as they do when the server serves web/dist.
 const apiServer = 'http://localhost:4000';
 
 export default defineConfig({
-  plugins: [inlineGraphqlDocuments(), splitLocaleStrings(), react(), precompress()],
+  plugins: [inlineGraphqlDocuments(), splitLocaleStrings(), operationPrinter(), react(), precompress()],
   resolve: { alias: [{ find: /^rxjs$/, replacement: RXJS_ES2015 }] },
   server: {
     proxy: {

@@ -17,11 +17,12 @@ const NOT_FOR_AN_ENGLISH_VISITOR = /\/(strings-vi|strings-en-rest|live-link|Noti
 const VIETNAMESE_WORDS = /\/strings-vi-/;
 /**
  * The share of STORE_SCRIPT_BEFORE the store's first load may take. The issue aims at 60%; React DOM (about
- * 207 KB) and Apollo Client with its rxjs, graphql and optimism (about 170 KB) alone are 56% of it, so the
- * first load holds little else: 64% measured (the shell's, session's and store's words only, rxjs's ES2015
- * build), with room for the store's own pages to grow a little; BENCHMARKS.md ("Web app: the store's first load").
+ * 207 KB) and Apollo Client with its rxjs, graphql and optimism (about 163 KB) alone are 55% of it, so the
+ * first load holds little else: 63.6% measured (the shell's, session's and store's words only, rxjs's ES2015
+ * build, Apollo printing with print-document.ts), with room for the store's own pages to grow a little;
+ * BENCHMARKS.md ("Web app: the store's first load", its third step).
  */
-const STORE_SHARE = 0.66;
+const STORE_SHARE = 0.64;
 const DEVELOPER_EMAIL = 'lighter.dev@plaza.test';
 const VIETNAMESE_EMAIL = 'lighter.vi@plaza.test';
 
@@ -42,7 +43,7 @@ afterAll(async () => {
 });
 
 describe('the store’s first load', () => {
-  it('fetches no developer-portal code, no Vietnamese words, no live client and at most 66% of the script it did when one bundle served both', async () => {
+  it('fetches no developer-portal code, no Vietnamese words, no live client and at most 64% of the script it did when one bundle served both', async () => {
     const page = await visitorAt(browser!);
     await page.goto(plaza.origin);
     await page.locator('.app-card').first().waitFor();
