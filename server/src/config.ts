@@ -215,6 +215,14 @@ export const SETTINGS = {
     value: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string (or unset for the embedded database)'),
   }),
   DATABASE_POOL_SIZE: setting({ field: 'databasePoolSize', doc: 'PostgreSQL connections per process (API or worker)', default: '20', blankIsUnset: true, value: wholeNumber(500) }),
+  // A migration's backfill shares the disk with the purchases and deliveries of the processes still serving, the previous release's too.
+  MIGRATION_BACKFILL_DUTY_PERCENT: setting({
+    field: 'migrationBackfillDutyPercent',
+    doc: "the share of its time a migration's backfill (rows filled in batches while the previous release runs) spends working: after each batch it rests so that the batch's time is this percent of the whole, leaving the disk to new events; 100 never rests",
+    default: '50',
+    blankIsUnset: true,
+    value: wholeNumber(100),
+  }),
   WEBHOOK_RETRY_SCHEDULE: setting({
     field: 'webhookRetryScheduleMs',
     doc: 'delays before attempts 2..6, each from the end of the previous attempt',
