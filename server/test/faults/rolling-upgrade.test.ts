@@ -190,6 +190,13 @@ describe.skipIf(!previousReleaseInHistory)('a rolling upgrade on a large history
     // result writes, the previous release's inserts), and the inserts, timed whole in their process, kept committing.
     const slowest = [...produced].sort((a, b) => b.ms - a.ms)[0]!;
     const commits = produced.map((p) => p.startedAt + p.ms).sort((a, b) => a - b);
+    // The backfill's own account (its log line): batches, seconds working and resting.
+    const backfillLine = api
+      .stdout()
+      .split('\n')
+      .find((line) => line.includes('"msg":"deliveries given their endpoint"'));
+    const logged = backfillLine ? (JSON.parse(backfillLine) as { batches: number; workSeconds: number; restSeconds: number }) : undefined;
+    const backfilled = logged && { batches: logged.batches, workSeconds: logged.workSeconds, restSeconds: logged.restSeconds };
     const longestPause = Math.max(...commits.slice(1).map((at, i) => (at > migrationStarted && commits[i]! < migrationEnded ? at - commits[i]! : 0)));
     console.log(
       JSON.stringify({
@@ -203,6 +210,8 @@ describe.skipIf(!previousReleaseInHistory)('a rolling upgrade on a large history
           slowestInsertDuringMigrationMs: Math.round(Math.max(...producedDuring.map((p) => p.ms))),
           longestPauseInCommitsDuringMigrationMs: Math.round(longestPause),
           longestLockWaits: longestWaits.slice(0, 5),
+          backfillDutyPercent: process.env.MIGRATION_BACKFILL_DUTY_PERCENT ?? 'default',
+          backfill: backfilled,
         },
       }),
     );
