@@ -29,7 +29,7 @@ const WORKER_ENV = { WEBHOOK_RETRY_SCHEDULE: Array<string>(10).fill('300ms').joi
 /**
  * Samples every backend of the database waiting on a lock (pg_stat_activity, every 50 ms) and keeps, per statement,
  * the longest wait seen: the result writes and claims of the old worker, the inserts of the producer. The
- * migration's own DDL waiting for its lock (at most 1 s, then it tries again) and the schema lock's advisory
+ * migration's own DDL waiting for its lock (at most 200 ms, then it tries again) and the schema lock's advisory
  * wait of a process starting are not writes held up.
  */
 async function startLockSampler(databaseUrl: string) {
