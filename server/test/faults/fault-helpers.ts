@@ -1,10 +1,13 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
-import { expect, vi } from 'vitest';
+import { afterAll, expect, vi } from 'vitest';
 import { connectPlazaDatabase } from '../../src/app/entities.js';
 import { WebhookEventsService } from '../../src/modules/webhooks/webhook-events.service.js';
 import { WebhookEventType } from '../../src/modules/webhooks/webhook.types.js';
 import { newPurchaseId } from '../../src/platform/ids.js';
-import { findFreePort } from '../../src/platform/embedded-postgres.js';
+import { findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/platform/embedded-postgres.js';
 import { TEST_ENCRYPTION_KEY } from '../helpers/plaza.js';
 import { startPlazaProcess, type PlazaProcess, type StartOptions } from '../helpers/process.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -178,4 +181,31 @@ export async function expectAcknowledgedPurchasesDelivered(database: PlazaDataba
     acknowledgedIds.filter((id) => !received.has(id)),
     'acknowledged but never received',
   ).toEqual([]);
+}
+
+/**
+ * A test file's own PostgreSQL, which its test stops and starts again (on the same data and port) without
+ * touching the run's shared one. In /tmp, where the postgres user can reach the data directory. After the
+ * file, each registered cleanup runs (processes, connections; newest first, each even when one before it
+ * failed, since a failure there would only hide the test's own result), then the database stops and its
+ * directory goes.
+ */
+export function restartablePostgres(name: string) {
+  const dir = mkdtempSync(path.join(tmpdir(), `plaza-pg-${name}-`));
+  chmodSync(dir, 0o755);
+  const databaseDir = path.join(dir, 'pg');
+  let database: EmbeddedDatabase | undefined;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await database?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    /** Runs after the file, before the database stops. */
+    cleanup: (step: () => Promise<unknown>) => void cleanups.push(step),
+    /** Starts it (again, on the same data) on `port`. */
+    start: async (port: number): Promise<EmbeddedDatabase> => (database = await startEmbeddedPostgres({ databaseDir, fsync: false, port })),
+    stop: async (): Promise<void> => database?.stop(),
+  };
 }

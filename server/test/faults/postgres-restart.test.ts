@@ -1,28 +1,13 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/platform/embedded-postgres.js';
+import { describe, expect, it } from 'vitest';
+import { findFreePort } from '../../src/platform/embedded-postgres.js';
 import { submitApp } from '../helpers/factories.js';
 import { GraphQLTestClient, subscribe } from '../helpers/graphql-client.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { LIVE_DELIVERIES, SEND_TEST, openDatabase, requestsPerDelivery, startApiProcess, startWorkerProcess, waitUntil } from './fault-helpers.js';
+import { LIVE_DELIVERIES, SEND_TEST, openDatabase, requestsPerDelivery, startApiProcess, startWorkerProcess, waitUntil, restartablePostgres } from './fault-helpers.js';
 
 type Update = { webhookDeliveryUpdated: { id: string; status: string } };
 
-// This file's own PostgreSQL, so stopping it cannot touch the run's shared one. In /tmp: the postgres
-// user must be able to reach the data directory.
-const dir = mkdtempSync(path.join(tmpdir(), 'plaza-pg-restart-'));
-chmodSync(dir, 0o755);
-const databaseDir = path.join(dir, 'pg');
-let database: EmbeddedDatabase | undefined;
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  // Each cleanup runs even when one before it fails: a failure here would only hide the test's own result.
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  await database?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const postgres = restartablePostgres('restart');
 
 const readyz = (url: string) =>
   fetch(`${url}/readyz`).then(
@@ -34,20 +19,20 @@ describe('PostgreSQL restarted under load', () => {
   // Several PostgreSQL starts and Plaza boots: 35-44 s measured on two cores beside a second copy of the suite.
   it('the API and a worker recover on their own: nothing acknowledged is lost, live updates resume', { timeout: 120_000 }, async () => {
     const port = await findFreePort();
-    database = await startEmbeddedPostgres({ databaseDir, fsync: false, port });
+    const database = await postgres.start(port);
     const url = database.url;
     // Test events are the load here, far more than an app's 10 a minute.
     const api = await startApiProcess(url, { WEBHOOK_TEST_EVENTS_PER_MINUTE: '1000000' });
     // A short lease so deliveries whose results could not be written during the outage are retried soon after.
     const worker = await startWorkerProcess(url, { WEBHOOK_TIMEOUT: '2s', WEBHOOK_CLAIM_LEASE: '3s', WEBHOOK_RETRY_SCHEDULE: '500ms,500ms,500ms,500ms,500ms' });
     const db = await openDatabase(url);
-    cleanups.push(() => db.end());
+    postgres.cleanup(() => db.end());
 
     const receiver = await WebhookReceiver.start();
     const developer = await GraphQLTestClient.signIn(api.url, 'restart@studio.test');
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
     const socket = developer.websocket();
-    cleanups.push(async () => socket.dispose());
+    postgres.cleanup(async () => socket.dispose());
     const live = subscribe<Update>(socket, LIVE_DELIVERIES, { appId: app.id });
     const liveSucceeded = () => new Set(live.received.filter((u) => u.webhookDeliveryUpdated.status === 'SUCCEEDED').map((u) => u.webhookDeliveryUpdated.id));
     // Live updates work before the fault (this also proves the subscription is in place).
@@ -78,7 +63,7 @@ describe('PostgreSQL restarted under load', () => {
     })();
 
     await waitUntil('events committed under load', () => acknowledged.length >= 30, 10_000);
-    await database.stop();
+    await postgres.stop();
     await waitUntil('/readyz to report the database unreachable', () => readiness.at(-1) === 503, 10_000);
     // Down until each LISTEN connection has noticed and failed to reconnect twice (what the check below that
     // each reconnected once is about), as the API's pool has noticed (/readyz), not for a fixed 3 s.
@@ -90,7 +75,7 @@ describe('PostgreSQL restarted under load', () => {
         failedReconnects(worker.output(), /job wake-up listener[^"]*: could not reconnect yet/g) >= 2,
       20_000,
     );
-    database = await startEmbeddedPostgres({ databaseDir, fsync: false, port });
+    await postgres.start(port);
     const restartedAt = Date.now();
     await waitUntil('/readyz to answer 200 again', () => readiness.at(-1) === 200, 20_000);
     await waitUntil('events acknowledged after the restart', () => acknowledged.filter((a) => a.at > restartedAt).length >= 30, 20_000);

@@ -11,8 +11,14 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-/** How the receiver answers the nth request (0-based): a status (after `delayMs`, if given), or 'hang' to never answer. */
-export type Responder = (request: ReceivedRequest, index: number) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
+/**
+ * How the receiver answers the nth request (0-based): a status (after `delayMs`, and once `until` has settled,
+ * if given: a test holds an answer until what it stages has happened), or 'hang' to never answer.
+ */
+export type Responder = (
+  request: ReceivedRequest,
+  index: number,
+) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number; until?: Promise<unknown> } | 'hang';
 
 const receivers: WebhookReceiver[] = [];
 afterAll(async () => {
@@ -63,8 +69,10 @@ export class WebhookReceiver {
           res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
           res.end(answer.body ?? '');
         };
-        if (answer.delayMs) setTimeout(respond, answer.delayMs);
-        else respond();
+        const afterDelay = () => (answer.delayMs ? setTimeout(respond, answer.delayMs) : respond());
+        // A held answer goes out whether the test's promise resolves or rejects.
+        if (answer.until) void answer.until.finally(afterDelay);
+        else afterDelay();
       });
     });
     server.keepAliveTimeout = 60_000;
