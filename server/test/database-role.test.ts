@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config.js';
 import { startPlaza, type RunningPlaza } from '../src/app/plaza.js';
 import { findFreePort, startEmbeddedPostgres } from '../src/platform/embedded-postgres.js';
 import { startTestPlaza, TEST_ENCRYPTION_KEY } from './helpers/plaza.js';
+import { withClient } from './helpers/database.js';
 import { GraphQLTestClient } from './helpers/graphql-client.js';
 
 // Issue 24, item 15: Plaza's own database role owns its database and nothing more; a superuser only makes it.
@@ -30,16 +31,6 @@ async function startEmbeddedPlaza(dataDir: string): Promise<RunningPlaza> {
 async function stopPlaza(plaza: RunningPlaza): Promise<void> {
   running.splice(running.indexOf(plaza), 1);
   await plaza.stop();
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The SQLSTATE of `sql` as `client`, or 'ok'. */

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryEndpointBackfill1796000028500 } from '../src/platform/migrations/1796000028500-DeliveryEndpointBackfill.js';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
-import { createTestDatabase, migratedDataSource, migrationIndex } from './helpers/database.js';
+import { createTestDatabase, migratedDataSource, migrationIndex, withClient } from './helpers/database.js';
 
 const APP = 'app_01KPACEDBACKFILL000000000';
 const ENDPOINT = `ep_${APP.slice('app_'.length)}`;
@@ -32,16 +32,6 @@ async function historyBeforeBackfill(): Promise<string> {
   const expanded = await migratedDataSource(url, MIGRATIONS.slice(0, migrationIndex('DeliveryEndpointBackfill1796000028500')));
   await expanded.destroy();
   return url;
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 const filled = (client: pg.Client) => client.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [ENDPOINT]).then((r) => r.rows[0]!.n);

@@ -41,3 +41,14 @@ export async function migratedDataSource(url: string, migrations: typeof MIGRATI
     throw err;
   }
 }
+
+/** A connection of its own to `url` for `work`, closed after it whatever `work` does. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
