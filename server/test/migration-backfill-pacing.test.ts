@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeliveryEndpointBackfill1796000028500 } from '../src/platform/migrations/1796000028500-DeliveryEndpointBackfill.js';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { createTestDatabase, migratedDataSource, migrationIndex, withClient } from './helpers/database.js';
@@ -85,15 +85,17 @@ describe('the endpoints backfill, paced', () => {
       (error: unknown) => String(error),
     );
     const filledAtCrash = await withClient(url, async (client) => {
-      for (;;) {
-        const n = await filled(client);
-        if (n >= 10_000) {
-          // As if the process or its database connection died: every other backend of this database is gone.
-          await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
-          return n;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      const n = await vi.waitFor(
+        async () => {
+          const sofar = await filled(client);
+          if (sofar < 10_000) throw new Error(`${sofar} deliveries filled so far`);
+          return sofar;
+        },
+        { timeout: 120_000, interval: 10 },
+      );
+      // As if the process or its database connection died: every other backend of this database is gone.
+      await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+      return n;
     });
     // TypeORM reports the dead connection its own way (a terminated backend, or a released query runner): it did not finish.
     expect(await migrating).not.toBe('finished');
