@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { settingAtLoad } from '../../config.js';
 
 /** What a paced backfill did: its batches, the time they took, and the time it rested between them. */
@@ -27,7 +28,7 @@ export async function pacedBatches(batch: () => Promise<boolean>, dutyPercent: n
     const rest = (took * (100 - dutyPercent)) / dutyPercent;
     if (rest >= 1) {
       const resting = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, rest));
+      await sleep(rest);
       run.restMs += performance.now() - resting;
     }
   }
