@@ -1,11 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/embedded-postgres.js';
 import { installedBinariesDir } from '../src/platform/embedded-postgres-placement.js';
+import { logger } from '../src/platform/logger.js';
 
 const LEGACY_PASSWORD = 'plaza-embedded';
 const dirs: string[] = [];
@@ -115,6 +116,39 @@ describe('the embedded PostgreSQL', () => {
     const again = await start(databaseDir);
     expect(passwordOf(databaseDir)).toBe(password);
     expect(await signInWith(again.url, password)).toBe('ok');
+  });
+
+  it("leaves alone a process whose number a stale postmaster.pid names, and starts: PIDs wrap, and that number may be another cluster's backend", async () => {
+    const databaseDir = path.join(reachableDir('plaza-pg-stale-pid-'), 'pg');
+    await stop(await start(databaseDir));
+    // What a postmaster killed with SIGKILL leaves, once its PID has gone to something else: here a sleep.
+    const bystander = spawn('sleep', ['300'], { stdio: 'ignore' });
+    const bystanderExited = new Promise((resolve) => bystander.once('exit', (code, signal) => resolve(signal ?? code)));
+    try {
+      writeFileSync(path.join(databaseDir, 'postmaster.pid'), `${bystander.pid}\n${databaseDir}\n`);
+      const restarted = await start(databaseDir);
+      expect(await query(restarted.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      expect(await Promise.race([bystanderExited, new Promise((resolve) => setTimeout(resolve, 200, 'still running'))])).toBe('still running');
+    } finally {
+      bystander.kill('SIGKILL');
+    }
+  });
+
+  it("puts PostgreSQL's own account of a crash in Plaza's log: which process died and how, and that it restarted", { timeout: 120_000 }, async () => {
+    const database = await start(path.join(reachableDir('plaza-pg-crash-'), 'pg'));
+    const warnings = vi.spyOn(logger, 'warn');
+    const victim = new pg.Client({ connectionString: database.url });
+    victim.on('error', () => undefined);
+    await victim.connect();
+    const { rows } = await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    process.kill(rows[0]!.pid, 'SIGKILL');
+    const said = () => warnings.mock.calls.filter(([, message]) => message === 'embedded PostgreSQL reported trouble').map(([fields]) => (fields as { postgres: string }).postgres);
+    await vi.waitFor(() => expect(said().join('\n')).toMatch(new RegExp(`\\(PID ${rows[0]!.pid}\\) was terminated by signal 9`)), { timeout: 30_000 });
+    await vi.waitFor(() => expect(said().join('\n')).toMatch(/terminating any other active server processes|all server processes terminated/), { timeout: 30_000 });
+    // And it serves again once it has replayed its log.
+    await vi.waitFor(async () => expect(await query(database.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]), { timeout: 30_000, interval: 200 });
+    warnings.mockRestore();
+    await victim.end().catch(() => undefined);
   });
 
   // PostgreSQL runs as the postgres user only when Plaza is root (as `pnpm start` in root's 0700 home).

@@ -58,6 +58,22 @@ function isAlive(pid: number): boolean {
 }
 
 /**
+ * Whether `pid` is a postmaster serving `clusterDir`: its command line is `postgres -D clusterDir ...`.
+ * A postmaster killed with SIGKILL leaves its postmaster.pid behind, and once PIDs wrap that number may
+ * belong to anything, another cluster's backend included: signalling it would cancel someone else's
+ * query, and the SIGQUIT that follows would make that cluster restart. Where /proc cannot say, no.
+ */
+function isPostmasterOf(pid: number, clusterDir: string): boolean {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const dataDirAt = args.indexOf('-D');
+    return path.basename(args[0] ?? '') === 'postgres' && dataDirAt >= 0 && path.resolve(args[dataDirAt + 1] ?? '') === path.resolve(clusterDir);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A Plaza process killed with SIGKILL leaves its PostgreSQL child running and holding the data
  * directory. That orphan is ours (same data directory), so shut it down cleanly before starting.
  */
@@ -65,7 +81,8 @@ async function stopOrphanedPostmaster(databaseDir: string): Promise<void> {
   const pidFile = path.join(databaseDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return; // stale file: PostgreSQL removes it itself
+  // A stale file, or its number now someone else's: PostgreSQL checks and replaces the file itself.
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !isPostmasterOf(pid, databaseDir)) return;
   logger.warn({ pid, databaseDir }, 'stopping a PostgreSQL left running by an earlier Plaza process');
   process.kill(pid, 'SIGINT');
   for (let waited = 0; isAlive(pid); waited += 100) {
@@ -147,10 +164,29 @@ async function startPostmaster(postgres: string, clusterDir: string, flags: stri
     child.stderr!.on('data', ready);
   });
   child.removeAllListeners('close');
+  reportTrouble(child, clusterDir);
   child.once('exit', (code, signal) => {
     if (!stopping.has(child)) logger.error({ code, signal, clusterDir }, 'embedded PostgreSQL exited unexpectedly');
   });
   return child;
+}
+
+/**
+ * What PostgreSQL says when it restarts under its clients: a process that crashed or was killed (any exit but 0
+ * or 1, which are normal ends; the postmaster then ends every session and replays its log, refusing connections meanwhile), a PANIC, a full disk, no memory.
+ * Plaza's own log carries these lines, since the embedded server's log is otherwise kept nowhere: without them a
+ * burst of "database unavailable" has no cause anyone can find.
+ */
+const POSTGRES_TROUBLE =
+  /PANIC|terminated by signal|exited with exit code (?![01]\b)\d|terminating any other active server processes|all server processes terminated|was interrupted|No space left|out of memory|Failed process was running/;
+
+function reportTrouble(child: ChildProcess, clusterDir: string): void {
+  let partial = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    const lines = (partial + String(chunk)).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (POSTGRES_TROUBLE.test(line)) logger.warn({ clusterDir, postgres: line.trim().slice(0, 2000) }, 'embedded PostgreSQL reported trouble');
+  });
 }
 
 const stopping = new WeakSet<ChildProcess>();

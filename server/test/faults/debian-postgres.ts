@@ -49,12 +49,25 @@ const COMMON_SETTINGS = {
   wal_level: 'replica',
 };
 
+/** /proc/<pid>/stat's fields after the command name (which may hold spaces): state, ppid, ... */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+/** Index in statFields of the start time (clock ticks after boot): with the PID, one process for good. */
+const STARTTIME = 19;
+
 /** One PostgreSQL 15 server, its postmaster a child of the test (so SIGKILL reaches exactly it). */
 export class Pg15Server {
   private output = '';
   private readonly exited: Promise<void>;
-  /** Processes the postmaster started (backends, walsender...), as last seen: what a SIGKILLed postmaster leaves behind. */
-  private children = new Set<number>();
+  /**
+   * Processes the postmaster started (backends, walsender...), as last seen: what a SIGKILLed postmaster
+   * leaves behind. Each with its start time, because by cleanup most have ended by themselves and PIDs
+   * wrap (32,768 here, and a test run forks thousands a minute): the same number may by then be a backend
+   * of the tests' shared cluster, and a SIGKILL there makes that whole cluster restart under every other test.
+   */
+  private children = new Map<number, string>();
 
   private constructor(
     readonly dataDir: string,
@@ -122,9 +135,8 @@ export class Pg15Server {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        if (ppid === pid) this.children.add(Number(entry));
+        const fields = statFields(Number(entry));
+        if (Number(fields[1]) === pid) this.children.set(Number(entry), fields[STARTTIME]!);
       } catch {
         // gone meanwhile
       }
@@ -143,9 +155,10 @@ export class Pg15Server {
     this.noteChildren();
     if (this.postmaster.exitCode === null && this.postmaster.signalCode === null) this.postmaster.kill('SIGKILL');
     await this.exited;
-    for (const pid of this.children) {
+    for (const [pid, startedAt] of this.children) {
       try {
-        process.kill(pid, 'SIGKILL');
+        // Only the very process seen then: same number and same start time.
+        if (statFields(pid)[STARTTIME] === startedAt) process.kill(pid, 'SIGKILL');
       } catch {
         // already gone
       }
