@@ -1,17 +1,26 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { print, type DocumentNode } from 'graphql';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreResponseCache } from '../src/modules/apps/public-store-read.js';
 import { DECIDE, SUBMIT_APP, validAppInput } from './helpers/factories.js';
 import { REVIEWER_EMAIL, startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import type { GraphQLTestClient } from './helpers/graphql-client.js';
 
-// The store page's own operations (web/src/features/store).
-const STORE_APPS = `query StoreApps($category: String, $search: String, $first: Int, $after: String) {
-  storeApps(category: $category, search: $search, first: $first, after: $after) {
-    edges { cursor node { id name iconUrl shortDescription pricing pricePoints category } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
-const STORE_APP = 'query StoreApp($appId: ID!) { app(id: $appId) { id name iconUrl shortDescription category developerName pricing pricePoints } }';
+/**
+ * The store page's own operations, as the web app sends them (its generated documents, printed): a field the
+ * store starts to ask and the cache does not know makes every signed-out store read miss, which only a test that
+ * reads the web's documents can see.
+ */
+function webDocument(operationName: string): string {
+  const generated = readFileSync(path.resolve(import.meta.dirname, '../../web/src/gql/graphql.ts'), 'utf8');
+  const found = new RegExp(`export const ${operationName}Document = (\\{.*?\\}) as unknown as`).exec(generated);
+  if (!found) throw new Error(`web/src/gql/graphql.ts has no ${operationName}Document: run the web's codegen`);
+  return print(JSON.parse(found[1]!) as DocumentNode);
+}
+const STORE_APPS = webDocument('StoreApps');
+const STORE_APP = webDocument('StoreApp');
+const STORE_CATEGORIES = webDocument('StoreCategories');
 
 let plaza: TestPlaza;
 let developer: GraphQLTestClient;
@@ -87,6 +96,22 @@ describe('the response cache for signed-out store reads', () => {
     const metrics = await plaza.services.metrics.registry.getSingleMetricAsString('plaza_store_response_cache_total');
     expect(metrics).toContain('plaza_store_response_cache_total{result="hit"} 2');
     expect(metrics).toContain('plaza_store_response_cache_total{result="stored"} 2');
+  });
+
+  it('keeps each of the store page’s own reads, every field it asks included: the list, an app’s page and the categories', async () => {
+    const appId = await approvedApp({ longDescription: 'Everything it does, at length.', supportUrl: 'https://support.example/help' });
+    for (const [query, variables] of [
+      [STORE_APPS, { first: 24, category: null, search: null }],
+      [STORE_APP, { appId }],
+      [STORE_CATEGORIES, {}],
+    ] as const) {
+      const first = await post(query, variables);
+      expect(first.json.errors, query).toBeUndefined();
+      expect(cacheHeader(first), query).toBe('miss');
+      const second = await post(query, variables);
+      expect(cacheHeader(second), query).toBe('hit');
+      expect(second.text).toBe(first.text);
+    }
   });
 
   it('answers the web app’s own requests from memory (Apollo Client 4: operation name, extensions, its Accept header)', async () => {
