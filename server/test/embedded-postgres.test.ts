@@ -145,6 +145,7 @@ describe('the embedded PostgreSQL', () => {
     const said = () => warnings.mock.calls.filter(([, message]) => message === 'embedded PostgreSQL reported trouble').map(([fields]) => (fields as { postgres: string }).postgres);
     await vi.waitFor(() => expect(said().join('\n')).toMatch(new RegExp(`\\(PID ${rows[0]!.pid}\\) was terminated by signal 9`)), { timeout: 30_000 });
     await vi.waitFor(() => expect(said().join('\n')).toMatch(/terminating any other active server processes|all server processes terminated/), { timeout: 30_000 });
+    expect(database.trouble().join('\n')).toMatch(/was terminated by signal 9/);
     // And it serves again once it has replayed its log.
     await vi.waitFor(async () => expect(await query(database.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]), { timeout: 30_000, interval: 200 });
     warnings.mockRestore();

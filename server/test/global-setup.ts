@@ -48,6 +48,11 @@ export default async function setup(project: TestProject) {
   project.provide('adminDatabaseUrl', database.superuserUrl());
   project.provide('plazaDatabaseUrl', database.url);
   return async () => {
+    // A crash of this one server fails whichever tests were using it at that moment, each with a symptom of its
+    // own (503s, "not yet accepting connections", an extra attempt); said once here, at the end of the run's output.
+    const trouble = database.trouble();
+    if (trouble.length > 0)
+      console.error(`The tests' shared PostgreSQL reported trouble during this run; failures near these times may be its, not the tests':\n${trouble.join('\n')}`);
     await database.stop();
     rmSync(dir, { recursive: true, force: true });
   };

@@ -34,6 +34,8 @@ export interface EmbeddedDatabase {
   superuserUrl(database?: string): string;
   /** Where the cluster lives: databaseDir, unless the postgres user could not reach it. */
   clusterDir: string;
+  /** PostgreSQL's own lines about crashes and restarts since it started (the last 100), as logged: for a summary at the end of a run. */
+  trouble(): readonly string[];
   stop(): Promise<void>;
 }
 
@@ -149,7 +151,7 @@ async function initialise(initdb: string, clusterDir: string, password: string, 
   }
 }
 
-async function startPostmaster(postgres: string, clusterDir: string, flags: string[], account: PostgresAccount | undefined): Promise<ChildProcess> {
+async function startPostmaster(postgres: string, clusterDir: string, flags: string[], account: PostgresAccount | undefined): Promise<ChildProcess & { trouble: string[] }> {
   const child = run(postgres, ['-D', clusterDir, ...flags], account);
   await new Promise<void>((resolve, reject) => {
     const fail = (reason: string) => reject(new Error(`embedded PostgreSQL did not start from ${clusterDir}: ${reason}`));
@@ -164,11 +166,11 @@ async function startPostmaster(postgres: string, clusterDir: string, flags: stri
     child.stderr!.on('data', ready);
   });
   child.removeAllListeners('close');
-  reportTrouble(child, clusterDir);
+  const trouble = reportTrouble(child, clusterDir);
   child.once('exit', (code, signal) => {
     if (!stopping.has(child)) logger.error({ code, signal, clusterDir }, 'embedded PostgreSQL exited unexpectedly');
   });
-  return child;
+  return Object.assign(child, { trouble });
 }
 
 /**
@@ -180,13 +182,21 @@ async function startPostmaster(postgres: string, clusterDir: string, flags: stri
 const POSTGRES_TROUBLE =
   /PANIC|terminated by signal|exited with exit code (?![01]\b)\d|terminating any other active server processes|all server processes terminated|was interrupted|No space left|out of memory|Failed process was running/;
 
-function reportTrouble(child: ChildProcess, clusterDir: string): void {
+function reportTrouble(child: ChildProcess, clusterDir: string): string[] {
+  const seen: string[] = [];
   let partial = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     const lines = (partial + String(chunk)).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) if (POSTGRES_TROUBLE.test(line)) logger.warn({ clusterDir, postgres: line.trim().slice(0, 2000) }, 'embedded PostgreSQL reported trouble');
+    for (const line of lines) {
+      if (!POSTGRES_TROUBLE.test(line)) continue;
+      const postgres = line.trim().slice(0, 2000);
+      logger.warn({ clusterDir, postgres }, 'embedded PostgreSQL reported trouble');
+      seen.push(postgres);
+      if (seen.length > 100) seen.shift();
+    }
   });
+  return seen;
 }
 
 const stopping = new WeakSet<ChildProcess>();
@@ -382,6 +392,7 @@ export async function startEmbeddedPostgres({
       const password = readFileSync(path.join(clusterDir, PASSWORD_FILE), 'utf8').trim();
       return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}${socketHost}`;
     },
+    trouble: () => postmaster.trouble,
     stop: async () => {
       await stopPostmaster(postmaster);
       rmSync(connectionFile, { force: true });
