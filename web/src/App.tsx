@@ -1,12 +1,12 @@
 import { lazy, Suspense } from 'react';
 import { PageSkeleton, Shell } from './features/shell/Shell';
 import { useT } from './i18n/i18n';
-import { lazyPage } from './lazy-page';
+import { lazyPage, withApolloClient } from './lazy-page';
 import { useLocationRoute, type Route } from './routes';
 
 // Each page's code loads with the page: a store visitor downloads the store, not the developer portal,
 // the review queue or the admin view, and the other way round (issue 27, "lighter").
-const StorePage = lazyPage(() => import('./features/store/StorePage').then((module) => module.StorePage), { firstLoadWords: true });
+const StorePage = lazyPage(() => import('./features/store/StorePage').then((module) => module.StorePage), { firstLoadWords: true, apollo: false });
 const StoreAppPage = lazyPage(() => import('./features/store/StoreAppPage').then((module) => module.StoreAppPage));
 const LibraryPage = lazyPage(() => import('./features/library/LibraryPage').then((module) => module.LibraryPage));
 const MyAppsPage = lazyPage(() => import('./features/developer/MyAppsPage').then((module) => module.MyAppsPage));
@@ -21,7 +21,7 @@ const AdminPage = lazyPage(() => import('./features/admin/AdminPage').then((modu
 const AppLauncher = lazyPage(() => import('./features/launcher/AppLauncher').then((module) => module.AppLauncher));
 
 // GraphiQL and its editor weigh more than the rest of the app together; only its visitors download it.
-const GraphiQLPage = lazy(() => import('./features/graphiql/GraphiQLPage'));
+const GraphiQLPage = lazy(() => Promise.all([import('./features/graphiql/GraphiQLPage'), withApolloClient()]).then(([module, provide]) => ({ default: provide(module.default) })));
 
 export function App() {
   const route = useLocationRoute();

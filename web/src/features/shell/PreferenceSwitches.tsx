@@ -1,5 +1,5 @@
-import { useMutation } from '@apollo/client/react';
 import { useEffect, useId } from 'react';
+import { useMutation } from '../../first-load-query';
 import { useT } from '../../i18n/i18n';
 import type { Locale } from '../../i18n/strings';
 import { ErrorMessage } from '../../ui/ErrorMessage';

@@ -1,9 +1,9 @@
-import { useApolloClient, useQuery } from '@apollo/client/react';
 import type { ResultOf } from '@graphql-typed-document-node/core';
 import { Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { setErrorLocale } from '../../connection';
 import { LocaleProvider, useT, useWordsReady } from '../../i18n/i18n';
 import { asLocale, type Locale, type MessageKey } from '../../i18n/strings';
+import { resetStore, useQuery } from '../../first-load-query';
 import { lazyPage } from '../../lazy-page';
 import type { Route } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
@@ -29,11 +29,10 @@ const WIDE_ROUTES: ReadonlySet<Route['kind']> = new Set(['webhook-logs', 'webhoo
 
 /** `children` gets the signed-in viewer, or null on a public page a visitor opened without signing in. */
 export function Shell({ route, children }: { route: Route; children: (viewer: Viewer | null) => ReactNode }) {
-  const client = useApolloClient();
   const viewer = useQuery(CurrentViewerQuery, { fetchPolicy: 'cache-and-network' });
   // Everything cached belonged to the previous account; resetting refetches what is on screen.
   // Each query that fails to load again shows its own error.
-  const sessionChanged = () => void client.resetStore().catch(() => undefined);
+  const sessionChanged = () => void resetStore().catch(() => undefined);
   useAskAgainWhileFailing(viewer.error, viewer.refetch);
   const [override, setOverride] = useState<{ locale: Locale; theme: Theme } | null>(null);
   const me = viewer.data?.me ?? null;

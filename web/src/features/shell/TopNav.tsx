@@ -2,7 +2,7 @@ import { useT } from '../../i18n/i18n';
 import type { MessageKey } from '../../i18n/strings';
 import type { Route } from '../../routes';
 import { Link } from '../../ui/Link';
-import { useQuery } from '@apollo/client/react';
+import { useQuery } from '../../first-load-query';
 import { graphql } from '../../gql';
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { CurrentViewerQuery } from '../session/current-viewer';

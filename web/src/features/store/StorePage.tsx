@@ -1,5 +1,5 @@
-import { useQuery } from '@apollo/client/react';
 import { useId, useState, type FormEvent } from 'react';
+import { useQuery } from '../../first-load-query';
 import { codeLabel, useT } from '../../i18n/i18n';
 import { navigate } from '../../routes';
 import { ErrorMessage } from '../../ui/ErrorMessage';
