@@ -33,6 +33,8 @@ export async function listenContinuously(options: {
   channels: string[];
   /** For the logs: what stops working while the connection is down. */
   purpose: string;
+  /** PostgreSQL's application_name for the connection, so that others can count the listeners (pg_stat_activity). */
+  applicationName?: string;
   onNotification: (message: pg.Notification) => void;
   onReconnected?: () => void;
 }): Promise<ListenConnection> {
@@ -43,6 +45,7 @@ export async function listenContinuously(options: {
     const client = new pg.Client({
       connectionString: options.databaseUrl,
       connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS,
+      ...(options.applicationName ? { application_name: options.applicationName } : {}),
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
     });

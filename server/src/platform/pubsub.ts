@@ -19,6 +19,17 @@ export type Topic = (typeof Topic)[keyof typeof Topic];
 const CONNECTION_LISTENER_TOPICS: readonly string[] = [Topic.CREDENTIAL_REVOKED, Topic.ROLES_REVOKED];
 
 const CHANNEL = 'plaza_live';
+/**
+ * Notified by the database itself (triggers, migration CredentialNotices) with the id of an account whose
+ * sessions, API tokens, roles or apps changed, or '*' for every account: what credential caches forget.
+ */
+const CREDENTIALS_CHANNEL = 'plaza_credentials';
+/** The listen connection's application_name: how a process counts the others that listen (reachedEverywhere). */
+const LISTENER_NAME = 'plaza live-update listener';
+/** How long reachedEverywhere waits for every other listening process's answer. */
+export const REACH_WINDOW_MS = 2_000;
+/** A question whether every process has heard all that committed before it (s: its id, f: the asking process), and an answer. */
+type Reach = { s: string; f: string } | { sa: string; f: string };
 // PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; publishers send small payloads (ids, statuses).
 const MAX_PAYLOAD_BYTES = 7900;
 
@@ -59,6 +70,9 @@ export class PostgresPubSub implements PubSub {
   private readonly self = randomUUID();
   /** Counts this process asked for and is collecting answers to: the listeners other processes reported. */
   private readonly censuses = new Map<string, { others: number }>();
+  private readonly credentialListeners = new Set<(userId: string | null) => void>();
+  /** reachedEverywhere's questions in flight: the processes that answered, and what wakes the asker once all did. */
+  private readonly reaches = new Map<string, { answered: Set<string>; expected: number; wake: () => void }>();
 
   private constructor(private readonly databaseUrl: string) {}
 
@@ -72,22 +86,102 @@ export class PostgresPubSub implements PubSub {
     // Reconnects and LISTENs again after PostgreSQL restarts; updates published meanwhile are not replayed.
     this.connection = await listenContinuously({
       databaseUrl: this.databaseUrl,
-      channels: [CHANNEL],
+      channels: [CHANNEL, CREDENTIALS_CHANNEL],
       purpose: 'live-update listener',
-      onNotification: (message) => this.dispatch(message.payload),
+      applicationName: LISTENER_NAME,
+      onNotification: (message) => (message.channel === CREDENTIALS_CHANNEL ? this.credentialsChanged(message.payload ?? '*') : this.dispatch(message.payload)),
+      // Whatever changed while nothing listened went unheard: every account's may have.
+      onReconnected: () => this.credentialsChanged(null),
     });
+  }
+
+  /**
+   * True while the connection LISTENs, so every committed change of credentials is heard; a cache of them must not
+   * be trusted otherwise (a change committed meanwhile is never told again).
+   */
+  get listening(): boolean {
+    return this.connection?.client !== undefined;
+  }
+
+  /**
+   * Calls `listener` with the id of each account whose credentials changed as soon as the change commits, on every
+   * process: '*' for every account, null after the connection was down (changes may have gone unheard). Synchronous
+   * from the notification's arrival, so a request read after it never sees what it replaced.
+   */
+  onCredentialsChanged(listener: (userId: string | null) => void): () => void {
+    this.credentialListeners.add(listener);
+    return () => this.credentialListeners.delete(listener);
+  }
+
+  private credentialsChanged(userId: string | null): void {
+    for (const listener of this.credentialListeners) listener(userId);
+  }
+
+  /**
+   * Resolves true once every other process listening on this database has heard every notification committed
+   * before the call (a credential's change among them: their caches forgot it), false after `windowMs` without all
+   * answers. Notifications reach a connection in commit order, so a process that answers this question, sent
+   * after the change committed, had handled the change first. The processes are counted by their listen
+   * connections' application_name; a release before this one does not answer and is waited for in vain (it keeps
+   * no credentials, so nothing is lost but the wait).
+   */
+  async reachedEverywhere(windowMs = REACH_WINDOW_MS): Promise<boolean> {
+    const client = this.connection?.client;
+    if (!client) return false;
+    const question = randomUUID();
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database() AND pid <> pg_backend_pid()',
+        [LISTENER_NAME],
+      );
+      const expected = rows[0]?.n ?? 0;
+      if (expected === 0) return true;
+      let timer: NodeJS.Timeout | undefined;
+      const all = new Promise<boolean>((resolve) => {
+        this.reaches.set(question, { answered: new Set(), expected, wake: () => resolve(true) });
+        timer = setTimeout(() => resolve(false), windowMs);
+      });
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ s: question, f: this.self } satisfies Reach)]);
+      const reached = await all;
+      clearTimeout(timer);
+      return reached;
+    } catch (err) {
+      logger.warn({ err }, 'other processes not asked whether they heard a change');
+      return false;
+    } finally {
+      this.reaches.delete(question);
+    }
+  }
+
+  private reach(message: Reach): void {
+    if (message.f === this.self) return;
+    if ('s' in message) {
+      // Handled: a failure is logged below (`void` because the connection may be gone, leaving no promise).
+      void this.connection?.client
+        ?.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ sa: message.s, f: this.self } satisfies Reach)])
+        .catch((err) => logger.warn({ err }, 'question whether this process heard a change not answered'));
+      return;
+    }
+    const asked = this.reaches.get(message.sa);
+    if (!asked) return;
+    asked.answered.add(message.f);
+    if (asked.answered.size >= asked.expected) asked.wake();
   }
 
   private dispatch(raw: string | undefined): void {
     // A process nobody is subscribed on (a worker, an idle API) hears every update all the same: with
     // no listener at all there is nothing to route, so the payload is not even parsed.
-    if (!raw || (this.listeners.size === 0 && this.censuses.size === 0)) return;
-    let parsed: Message | { b: Message[] } | Census;
+    if (!raw) return;
+    // Every process answers whether it heard what committed before, subscribed or not (reachedEverywhere).
+    const reach = raw.startsWith('{"s":') || raw.startsWith('{"sa":');
+    if (!reach && this.listeners.size === 0 && this.censuses.size === 0) return;
+    let parsed: Message | { b: Message[] } | Census | Reach;
     try {
       parsed = JSON.parse(raw);
     } catch {
       return;
     }
+    if ('s' in parsed || 'sa' in parsed) return this.reach(parsed);
     if ('q' in parsed || 'a' in parsed) return this.census(parsed);
     for (const message of 'b' in parsed ? parsed.b : [parsed]) {
       for (const listener of this.listeners.get(message.k) ?? []) listener(message.p);

@@ -14,6 +14,7 @@ import { Session } from './session.entity.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { API_TOKEN_SCOPES, isApiTokenScope, Role } from '../../platform/auth/roles.js';
 import { API_TOKEN_ROLES, GRANTABLE_ROLES, grantableRole, rolesOf } from './roles.js';
+import { CredentialCache } from './credential-cache.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -38,12 +39,28 @@ export interface SignedIn {
   account: Account;
 }
 
+/**
+ * A credential as verified: the principal it proves (an API token's without its owner's app ids) and, for an API
+ * token, its owner's app ids when it may read deliveries, and when its last use was written.
+ */
+interface Verified {
+  userId: string;
+  principal: Principal;
+  ownedAppIds: readonly string[] | null;
+  lastUsedAt: number | null;
+}
+
 export class IdentityService {
+  /** Who a token proves, kept for seconds and forgotten on every process when it changes (credential-cache.ts). */
+  readonly verified: CredentialCache<Verified>;
+
   constructor(
     private readonly db: DataSource,
     private readonly config: Config,
     private readonly pubSub: PostgresPubSub,
-  ) {}
+  ) {
+    this.verified = new CredentialCache<Verified>(pubSub);
+  }
 
   rolesOf(account: Pick<Account, 'email' | 'grantedRoles'>) {
     return rolesOf(account.email, account.grantedRoles, this.config);
@@ -53,7 +70,7 @@ export class IdentityService {
   async signIn(identity: { id: string; email: string; provider: 'dev' | 'oidc' }): Promise<SignedIn> {
     const now = new Date();
     const email = identity.email.trim().toLowerCase();
-    return this.db.transaction(async (manager) => {
+    const signedIn = await this.db.transaction(async (manager) => {
       await manager
         .createQueryBuilder()
         .insert()
@@ -67,14 +84,36 @@ export class IdentityService {
       await manager.insert(Session, { id: newId.session(), tokenHash: sha256(token), userId: account.id, expiresAt });
       return { token, expiresAt, account };
     });
+    // The address may have changed, and roles with it (PLATFORM_*_EMAILS): the account's other sessions are read anew.
+    this.verified.forgetAccount(signedIn.account.id);
+    return signedIn;
   }
 
   /** Ends the session; its WebSocket connections close on every server process once this commits. */
   async signOut(token: string): Promise<void> {
-    await this.db.transaction(async (manager) => {
-      const [ended]: { id: string }[] = (await manager.query('DELETE FROM sessions WHERE token_hash = $1 RETURNING id', [sha256(token)]))[0] ?? [];
+    const ended = await this.db.transaction(async (manager) => {
+      const [ended]: { id: string; user_id: string }[] = (await manager.query('DELETE FROM sessions WHERE token_hash = $1 RETURNING id, user_id', [sha256(token)]))[0] ?? [];
       if (ended) await this.pubSub.publishIn(manager, Topic.CREDENTIAL_REVOKED, ended.id, {});
+      return ended;
     });
+    if (ended) await this.changed(ended.user_id);
+  }
+
+  /**
+   * After a change of `userId`'s credentials (sessions, tokens, roles) committed: forgotten here at once, and
+   * answered only once every other process has heard the database's notice of it, so none accepts what changed
+   * on the client's next request (bounded by REACH_WINDOW_MS, and CREDENTIAL_CACHE_TTL_MS beyond it).
+   */
+  private async changed(userId: string): Promise<void> {
+    this.verified.forgetAccount(userId);
+    await this.pubSub.reachedEverywhere();
+  }
+
+  private async changeCredentialsOf<T>(userId: string, change: (changed: () => void) => Promise<T>): Promise<T> {
+    let changed = false;
+    const result = await change(() => (changed = true));
+    if (changed) await this.changed(userId);
+    return result;
   }
 
   /**
@@ -88,16 +127,23 @@ export class IdentityService {
   }
 
   private async authenticateSession(token: string): Promise<Principal> {
+    const hash = sha256(token);
+    const known = this.verified.get(hash);
+    if (known?.principal.kind === 'session') {
+      if (known.principal.expiresAt!.getTime() <= Date.now()) throw identityErrors.sessionExpired();
+      return known.principal;
+    }
+    const generation = this.verified.generation;
     const row = await this.db
       .getRepository(Session)
       .createQueryBuilder('s')
       .innerJoin(Account, 'a', 'a.id = s.user_id')
       .select(['s.id AS session_id', 's.expires_at AS expires_at', 'a.id AS user_id', 'a.email AS email', 'a.granted_roles AS granted_roles'])
-      .where('s.token_hash = :hash', { hash: sha256(token) })
+      .where('s.token_hash = :hash', { hash })
       .getRawOne<{ session_id: string; expires_at: Date; user_id: string; email: string; granted_roles: string[] }>();
     if (!row) throw identityErrors.signedOut();
     if (row.expires_at.getTime() <= Date.now()) throw identityErrors.sessionExpired();
-    return {
+    const principal: Principal = {
       kind: 'session',
       userId: row.user_id,
       email: row.email,
@@ -105,14 +151,42 @@ export class IdentityService {
       sessionId: row.session_id,
       expiresAt: row.expires_at,
     };
+    this.verified.put(hash, { userId: row.user_id, principal, ownedAppIds: null, lastUsedAt: null }, generation);
+    return principal;
   }
 
   /**
-   * `ownedApps`: also the owner's app ids when the token may read deliveries, in the same statement (one
-   * round trip less for the Webhook Logs; for one request only, never for a connection that outlives it).
+   * `ownedApps`: with the owner's app ids when the token may read deliveries (for one HTTP request: a graphql-ws
+   * connection's principal outlives them). They are read in the token's own statement and kept with it: the
+   * database notices the owner's apps as it notices the token (migration CredentialNotices).
    */
   private async authenticateApiToken(token: string, ownedApps: boolean): Promise<Principal> {
-    // Every request made with a token runs this: prepared once per connection, no query builder.
+    const hash = sha256(token);
+    const known = this.verified.get(hash);
+    const verified = known?.principal.kind === 'apiToken' ? known : await this.readApiToken(hash);
+    const { principal } = verified;
+    // Always so: readApiToken keeps only API tokens, under the token's own hash.
+    if (principal.kind !== 'apiToken') throw identityErrors.apiTokenUnknown();
+    if (principal.expiresAt!.getTime() <= Date.now()) throw identityErrors.apiTokenExpired(principal.expiresAt!);
+    const now = Date.now();
+    if (verified.lastUsedAt === null || now - verified.lastUsedAt > LAST_USED_PRECISION_MS) {
+      // Taken before the write, so the requests that arrive while it runs do not write it too; given back should it fail.
+      const previous = verified.lastUsedAt;
+      verified.lastUsedAt = now;
+      try {
+        await this.db.getRepository(ApiToken).update({ id: principal.tokenId }, { lastUsedAt: new Date(now) });
+      } catch (err) {
+        verified.lastUsedAt = previous;
+        throw err;
+      }
+    }
+    return ownedApps && verified.ownedAppIds ? { ...principal, ownedAppIds: verified.ownedAppIds } : principal;
+  }
+
+  /** The token as the database has it, kept when valid; unknown and revoked tokens are refused, and never kept. */
+  private async readApiToken(hash: string): Promise<Verified> {
+    const generation = this.verified.generation;
+    // Every request made with a token not yet verified runs this: prepared once per connection, no query builder.
     const [row] = await queryPrepared<{
       token_id: string;
       scopes: string[];
@@ -124,31 +198,34 @@ export class IdentityService {
       app_ids: string | null;
     }>(
       this.db.manager,
-      'plaza_authenticate_api_token_with_apps',
+      'plaza_verify_api_token',
       `SELECT t.id AS token_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, a.id AS user_id, a.email,
-              CASE WHEN $2::boolean AND 'deliveries:read' = ANY(t.scopes) THEN coalesce((SELECT string_agg(p.id, ',') FROM apps p WHERE p.owner_id = a.id), '') END AS app_ids
+              CASE WHEN 'deliveries:read' = ANY(t.scopes) THEN coalesce((SELECT string_agg(p.id, ',') FROM apps p WHERE p.owner_id = a.id), '') END AS app_ids
          FROM api_tokens t JOIN accounts a ON a.id = t.owner_id
         WHERE t.token_hash = $1`,
-      [sha256(token), ownedApps],
+      [hash],
     );
     if (!row) throw identityErrors.apiTokenUnknown();
     if (row.revoked_at) throw identityErrors.apiTokenRevoked();
     if (row.expires_at.getTime() <= Date.now()) throw identityErrors.apiTokenExpired(row.expires_at);
-    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_PRECISION_MS) {
-      await this.db.getRepository(ApiToken).update({ id: row.token_id }, { lastUsedAt: new Date() });
-    }
-    return {
-      kind: 'apiToken',
+    const verified: Verified = {
       userId: row.user_id,
-      email: row.email,
-      // Never the account's REVIEWER or ADMIN: a token acts only as its scopes say (roles.ts).
-      roles: new Set(API_TOKEN_ROLES),
-      tokenId: row.token_id,
-      scopes: new Set(row.scopes),
-      expiresAt: row.expires_at,
+      principal: {
+        kind: 'apiToken',
+        userId: row.user_id,
+        email: row.email,
+        // Never the account's REVIEWER or ADMIN: a token acts only as its scopes say (roles.ts).
+        roles: new Set(API_TOKEN_ROLES),
+        tokenId: row.token_id,
+        scopes: new Set(row.scopes),
+        expiresAt: row.expires_at,
+      },
       // One text split here: pg's array reader cost more than the ids' own statement (app ids hold no commas).
-      ...(row.app_ids !== null ? { ownedAppIds: row.app_ids ? row.app_ids.split(',') : [] } : {}),
+      ownedAppIds: row.app_ids === null ? null : row.app_ids ? row.app_ids.split(',') : [],
+      lastUsedAt: row.last_used_at?.getTime() ?? null,
     };
+    this.verified.put(hash, verified, generation);
+    return verified;
   }
 
   /** In the caller's transaction when given its `manager` (marketplace reads a balance beside its debit). */
@@ -175,20 +252,23 @@ export class IdentityService {
   }
 
   /**
-   * An admin gives REVIEWER or ADMIN to an account (a no-op when it has it). Roles are read on every
-   * request, so the user's sessions act with it from their next request.
+   * An admin gives REVIEWER or ADMIN to an account (a no-op when it has it). The user's sessions act with it from
+   * their next request, on every process (their verified credentials are forgotten when the change commits).
    */
   async grantRole(userId: string, rawRole: string): Promise<Account> {
     const role = grantableRole(rawRole);
-    return this.db.transaction(async (manager) => {
-      const account = await manager.getRepository(Account).findOne({ where: { id: userId }, lock: { mode: 'pessimistic_write' } });
-      if (!account) throw notFound('User');
-      if (!account.grantedRoles.includes(role)) {
-        account.grantedRoles = [...account.grantedRoles, role];
-        await manager.update(Account, { id: userId }, { grantedRoles: account.grantedRoles });
-      }
-      return account;
-    });
+    return this.changeCredentialsOf(userId, (changed) =>
+      this.db.transaction(async (manager) => {
+        const account = await manager.getRepository(Account).findOne({ where: { id: userId }, lock: { mode: 'pessimistic_write' } });
+        if (!account) throw notFound('User');
+        if (!account.grantedRoles.includes(role)) {
+          account.grantedRoles = [...account.grantedRoles, role];
+          await manager.update(Account, { id: userId }, { grantedRoles: account.grantedRoles });
+          changed();
+        }
+        return account;
+      }),
+    );
   }
 
   /**
@@ -198,29 +278,32 @@ export class IdentityService {
    */
   async revokeRole(actor: Principal, userId: string, rawRole: string): Promise<Account> {
     const role = grantableRole(rawRole);
-    return this.db.transaction(async (manager) => {
-      const account = await manager.getRepository(Account).findOne({ where: { id: userId }, lock: { mode: 'pessimistic_write' } });
-      if (!account) throw notFound('User');
-      if (role === Role.ADMIN && account.id === actor.userId) throw identityErrors.ownAdminRole();
-      const email = account.email.toLowerCase();
-      const byConfiguration = role === Role.ADMIN ? this.config.adminEmails.has(email) : this.config.reviewerEmails.has(email);
-      if (byConfiguration) {
-        const variable = role === Role.ADMIN ? 'PLATFORM_ADMIN_EMAILS' : 'PLATFORM_REVIEWER_EMAILS';
-        throw identityErrors.roleFromConfiguration(account.email, role, variable);
-      }
-      const remaining = account.grantedRoles.filter((r) => r !== role);
-      if (role === Role.REVIEWER && rolesOf(account.email, remaining, this.config).includes(Role.ADMIN)) {
-        throw identityErrors.roleImpliedByAdmin(account.email);
-      }
-      if (remaining.length !== account.grantedRoles.length) {
-        account.grantedRoles = remaining;
-        await manager.update(Account, { id: userId }, { grantedRoles: remaining });
-        // HTTP requests read roles afresh, but open WebSockets keep those they connected with: close them
-        // on every process once this commits.
-        await this.pubSub.publishIn(manager, Topic.ROLES_REVOKED, userId, {});
-      }
-      return account;
-    });
+    return this.changeCredentialsOf(userId, (changed) =>
+      this.db.transaction(async (manager) => {
+        const account = await manager.getRepository(Account).findOne({ where: { id: userId }, lock: { mode: 'pessimistic_write' } });
+        if (!account) throw notFound('User');
+        if (role === Role.ADMIN && account.id === actor.userId) throw identityErrors.ownAdminRole();
+        const email = account.email.toLowerCase();
+        const byConfiguration = role === Role.ADMIN ? this.config.adminEmails.has(email) : this.config.reviewerEmails.has(email);
+        if (byConfiguration) {
+          const variable = role === Role.ADMIN ? 'PLATFORM_ADMIN_EMAILS' : 'PLATFORM_REVIEWER_EMAILS';
+          throw identityErrors.roleFromConfiguration(account.email, role, variable);
+        }
+        const remaining = account.grantedRoles.filter((r) => r !== role);
+        if (role === Role.REVIEWER && rolesOf(account.email, remaining, this.config).includes(Role.ADMIN)) {
+          throw identityErrors.roleImpliedByAdmin(account.email);
+        }
+        if (remaining.length !== account.grantedRoles.length) {
+          account.grantedRoles = remaining;
+          await manager.update(Account, { id: userId }, { grantedRoles: remaining });
+          // HTTP requests read roles afresh once the change is heard, but open WebSockets keep those they connected with: close them
+          // on every process once this commits.
+          await this.pubSub.publishIn(manager, Topic.ROLES_REVOKED, userId, {});
+          changed();
+        }
+        return account;
+      }),
+    );
   }
 
   /** Sets the account's locale and theme, each only when given; the account as it now is. */
@@ -264,10 +347,13 @@ export class IdentityService {
     if (apiToken.ownerId !== ownerId) throw identityErrors.notTokenOwner();
     if (apiToken.revokedAt) return true;
     // Revoked in the same commit that tells every server process to close the token's WebSockets.
-    await this.db.transaction(async (manager) => {
-      await manager.getRepository(ApiToken).update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
-      await this.pubSub.publishIn(manager, Topic.CREDENTIAL_REVOKED, id, {});
-    });
+    await this.changeCredentialsOf(ownerId, (changed) =>
+      this.db.transaction(async (manager) => {
+        const { affected } = await manager.getRepository(ApiToken).update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+        await this.pubSub.publishIn(manager, Topic.CREDENTIAL_REVOKED, id, {});
+        if (affected) changed();
+      }),
+    );
     return true;
   }
 

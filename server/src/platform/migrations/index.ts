@@ -27,6 +27,7 @@ import { DeliveryLogStatistics1796000031500 } from './1796000031500-DeliveryLogS
 import { NotificationPoints1796000032500 } from './1796000032500-NotificationPoints.js';
 import { DeliveryClaimRoom1796000033000 } from './1796000033000-DeliveryClaimRoom.js';
 import { AppPageDetails1796000034700 } from './1796000034700-AppPageDetails.js';
+import { CredentialNotices1796000035500 } from './1796000035500-CredentialNotices.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -58,4 +59,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   NotificationPoints1796000032500,
   DeliveryClaimRoom1796000033000,
   AppPageDetails1796000034700,
+  CredentialNotices1796000035500,
 ];
