@@ -51,7 +51,7 @@ const SIZES: Record<BenchSize, { connections: number; durationSeconds: number; w
 };
 const APPS = 40;
 const DELIVERIES = 5_000;
-const PAGE = 20;
+export const PAGE = 20;
 
 const FLOOR_QUERY = '{ __typename }';
 const FLOOR_NAME = '{ __typename } (floor: no token, no resolver)';
@@ -60,9 +60,15 @@ const REFERENCE_NAME = 'plain node:http, same body and answer (reference)';
 const FLOOR_ANSWER = '{"data":{"__typename":"Query"}}\n';
 
 /** The store page's and the Webhook Logs page's own queries (web/src/features), first page. */
-const STORE_QUERY = `query StoreApps($first: Int) {
+export const STORE_QUERY = `query StoreApps($first: Int) {
   storeApps(first: $first) {
     edges { cursor node { id name iconUrl shortDescription pricing pricePoints category } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+export const WEBHOOK_LOGS_QUERY = `query WebhookDeliveries($first: Int) {
+  webhookDeliveries(first: $first) {
+    edges { cursor node { id appId event eventName purchaseId status attemptCount nextAttemptAt createdAt updatedAt } }
     pageInfo { hasNextPage endCursor }
   }
 }`;
@@ -82,15 +88,7 @@ const QUERIES: { name: string; query: string; storeCache?: boolean; signedOut?: 
   { name: STORE_CACHED, query: STORE_QUERY, storeCache: true },
   { name: STORE_SIGNED_OUT, query: STORE_QUERY, storeCache: true, signedOut: true },
   { name: STORE_RESPONSE_CACHED, query: STORE_QUERY, storeCache: true, signedOut: true, responseCache: true },
-  {
-    name: `webhookDeliveries(first: ${PAGE})`,
-    query: `query WebhookDeliveries($first: Int) {
-  webhookDeliveries(first: $first) {
-    edges { cursor node { id appId event eventName purchaseId status attemptCount nextAttemptAt createdAt updatedAt } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`,
-  },
+  { name: `webhookDeliveries(first: ${PAGE})`, query: WEBHOOK_LOGS_QUERY },
 ];
 
 /**
@@ -212,7 +210,7 @@ function startUsage() {
 }
 
 /** `APPS` apps of the bench developer, each approved by a reviewer through the review service, so the store lists them. */
-async function seedStore(plaza: RunningPlaza): Promise<string[]> {
+export async function seedStore(plaza: RunningPlaza): Promise<string[]> {
   const { services } = plaza;
   const { appIds } = await createApps(plaza, APPS, 'https://hooks.bench.example/plaza');
   const { account } = await services.identity.signIn({ id: devUserId('reviewer@plaza.test'), email: 'reviewer@plaza.test', provider: 'dev' });
@@ -265,7 +263,7 @@ async function startApprovals(plaza: RunningPlaza, seconds: number): Promise<{ a
   };
 }
 
-async function seedLog(databaseUrl: string, appIds: string[]): Promise<void> {
+export async function seedLog(databaseUrl: string, appIds: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -8,6 +8,10 @@
  * `--profile <file.cpuprofile>` instead starts Plaza in this process, profiles its main thread (the server;
  * autocannon is a worker thread) during one floor run and prints each layer's share of the samples (at LOG_LEVEL=warn
  * unless given: `LOG_LEVEL=info node … --profile f > /tmp/lines` profiles the access line too).
+ * `--pages` adds, after the floor, the pages whose goals are ratios to it, each at every build in turn: the store's first
+ * page and the Webhook Logs' with an API token (`apps:read`, `deliveries:read`, as benchmark 5), and the store signed out
+ * (the response cache's hit); the store and its apps, and the log, seeded as benchmark 5 seeds them. The servers' page
+ * caches are on (nothing is approved during the runs, so the signed-in store is the page cache's hit).
  * Options: `--rounds 5`, `--seconds 8`, `--connections 50`, `--query '<document>'`. A build given as `name=dir:as-tested`
  * runs without NODE_ENV and at LOG_LEVEL=warn, as this tool ran every build before (no access line at all).
  */
@@ -19,7 +23,8 @@ import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { findFreePort } from '../platform/embedded-postgres.js';
 import { benchKey, median, startBenchDatabase, startBenchPlaza } from './harness.js';
-import { loadTest, startReferenceServer } from './api-throughput.bench.js';
+import { loadTest, PAGE, seedLog, seedStore, startReferenceServer, STORE_QUERY, WEBHOOK_LOGS_QUERY } from './api-throughput.bench.js';
+import { devUserId } from '../modules/identity/identity.service.js';
 import { startServerProcess, workProcessesCpuMs, type ServerProcess } from './server-process.js';
 import { summariseProfile, type CpuProfile } from './profile-summary.js';
 
@@ -29,7 +34,16 @@ const seconds = Number(argument('--seconds') ?? 8);
 const connections = Number(argument('--connections') ?? 50);
 const query = argument('--query') ?? '{ __typename }';
 const body = JSON.stringify({ query });
-const headers = { 'content-type': 'application/json' };
+const headers: Record<string, string> = { 'content-type': 'application/json' };
+const pages = process.argv.includes('--pages');
+
+/** One kind of request measured at every server: the floor, and with `--pages` the pages (their token set once seeded). */
+interface Row {
+  name: string;
+  headers: Record<string, string>;
+  body: string;
+}
+const rows: Row[] = [{ name: 'floor', headers, body }];
 /**
  * As a deployment runs Plaza: libraries read NODE_ENV as they load (graphql-js drops a development-only check from
  * every type test), and every request writes its access line at the default level (benchmark 5's in-process server
@@ -41,7 +55,8 @@ const AS_TESTED_ENV: Record<string, string> = { LOG_LEVEL: 'warn' };
 /** CPU of this process (every thread) and of `pid`'s process, in ms. */
 const cpuOf = (pid: number | undefined) => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + (pid === undefined ? 0 : workProcessesCpuMs(pid).total);
 
-async function measure(url: string, pid: number | undefined): Promise<{ perRequestMs: number; requestsPerSecond: number; failed: number }> {
+async function measure(url: string, pid: number | undefined, row: Row = rows[0]!): Promise<{ perRequestMs: number; requestsPerSecond: number; failed: number }> {
+  const { headers, body } = row;
   await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: 2 });
   const before = cpuOf(pid);
   const run = await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: seconds });
@@ -70,6 +85,28 @@ async function profile(file: string): Promise<void> {
   }
 }
 
+/**
+ * Benchmark 5's store and log in the database, through an in-process Plaza stopped before the servers start, and the
+ * page rows with the bench developer's API token.
+ */
+async function seedPages(databaseUrl: string): Promise<void> {
+  const plaza = await startBenchPlaza(databaseUrl, { RUN_WORKER: 'false' });
+  try {
+    const appIds = await seedStore(plaza);
+    await seedLog(databaseUrl, appIds);
+    const { token } = await plaza.services.identity.createApiToken(devUserId('bench@plaza.test'), { name: 'bench', scopes: ['apps:read', 'deliveries:read'] });
+    const withToken = { ...headers, authorization: `Bearer ${token}` };
+    const page = (document: string) => JSON.stringify({ query: document, variables: { first: PAGE } });
+    rows.push(
+      { name: 'storeApps(first: 20), API token, page cache', headers: withToken, body: page(STORE_QUERY) },
+      { name: 'webhookDeliveries(first: 20), API token', headers: withToken, body: page(WEBHOOK_LOGS_QUERY) },
+      { name: 'storeApps(first: 20), signed out, response cache', headers, body: page(STORE_QUERY) },
+    );
+  } finally {
+    await plaza.stop();
+  }
+}
+
 async function compare(builds: { name: string; dir: string; env: Record<string, string> }[]): Promise<void> {
   const database = await startBenchDatabase();
   const reference = await startReferenceServer();
@@ -78,6 +115,7 @@ async function compare(builds: { name: string; dir: string; env: Record<string, 
   const logs = mkdtempSync(path.join(tmpdir(), 'floor-ab-'));
   const logFds: number[] = [];
   try {
+    if (pages) await seedPages(database.databaseUrl);
     for (const { name, dir, env } of builds) {
       const stdoutFd = openSync(path.join(logs, `${name}.log`), 'a');
       logFds.push(stdoutFd);
@@ -87,17 +125,21 @@ async function compare(builds: { name: string; dir: string; env: Record<string, 
       );
       servers.push({ ...server, name });
     }
-    const figures = new Map<string, number[]>([['reference', []], ...servers.map((s) => [s.name, []] as [string, number[]])]);
+    const rowName = (row: Row, server: string) => (row === rows[0] ? server : `${server} ${row.name}`);
+    const order = [
+      { name: 'reference', url: reference.url, pid: undefined as number | undefined, row: rows[0]! },
+      ...rows.flatMap((row) => servers.map((s) => ({ name: rowName(row, s.name), url: s.url, pid: s.pid, row }))),
+    ];
+    const figures = new Map<string, number[]>(order.map((o) => [o.name, []] as [string, number[]]));
     const rates = new Map<string, number[]>([...figures.keys()].map((k) => [k, []]));
-    const order = [{ name: 'reference', url: reference.url, pid: undefined as number | undefined }, ...servers.map((s) => ({ name: s.name, url: s.url, pid: s.pid }))];
     // Every server's compiler warmed before anything counts: on a loaded machine a 2 s warm-up is a few hundred requests.
-    for (const { url } of order) await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: seconds });
+    for (const { url, row } of order) await loadTest({ url: `${url}/graphql`, headers: row.headers, body: row.body, connections, durationSeconds: seconds });
     for (let round = 0; round < rounds; round++) {
       // Each round in the other order, so neither build always runs first after the reference.
       const thisRound = round % 2 === 0 ? order : [order[0]!, ...order.slice(1).reverse()];
       const line: string[] = [];
-      for (const { name, url, pid } of thisRound) {
-        const result = await measure(url, pid);
+      for (const { name, url, pid, row } of thisRound) {
+        const result = await measure(url, pid, row);
         if (result.failed) throw new Error(`${name}: ${result.failed} failed requests`);
         figures.get(name)!.push(result.perRequestMs);
         rates.get(name)!.push(result.requestsPerSecond);
