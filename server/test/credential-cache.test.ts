@@ -1,8 +1,11 @@
+import { connect, createServer, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, REVIEWER_EMAIL, startTestPlaza, TEST_ENCRYPTION_KEY, type TestPlaza } from './helpers/plaza.js';
 import { GraphQLTestClient, type GraphQLErrorBody } from './helpers/graphql-client.js';
 import { findFreePort } from '../src/platform/embedded-postgres.js';
 import { startPlazaProcess, type PlazaProcess } from './helpers/process.js';
+import { PostgresPubSub } from '../src/platform/pubsub.js';
+import { CredentialCache } from '../src/modules/identity/credential-cache.js';
 
 // Verified sessions and API tokens are kept in each API process for seconds, so a signed-in request spends no
 // round trip on who is asking. Every change of what one proves must still hold on its very next request, on
@@ -121,4 +124,68 @@ describe('a verified credential kept in memory', () => {
       expect((await client.ok<{ me: { roles: string[] } }>(ME)).me.roles).not.toContain('REVIEWER');
     }
   });
+});
+
+describe('a listen connection that stops answering without closing', () => {
+  // A failover behind a virtual IP, or a NAT that drops the flow: the connection looks open while nothing
+  // arrives on it, and a change committed meanwhile is never heard. Here a proxy in front of PostgreSQL that stops
+  // passing bytes either way, keeping its sockets open, as such a peer does.
+  it('stops serving kept credentials within seconds, and keeps them again once it answers', async () => {
+    const target = new URL(plaza.databaseUrl);
+    let frozen = false;
+    const pairs: [Socket, Socket][] = [];
+    const proxy = createServer((inbound) => {
+      const outbound = connect(Number(target.port), target.hostname);
+      pairs.push([inbound, outbound]);
+      // Not pipe(): a piped stream may resume by itself when its destination drains.
+      inbound.on('data', (chunk) => outbound.write(chunk));
+      outbound.on('data', (chunk) => inbound.write(chunk));
+      if (frozen) for (const socket of [inbound, outbound]) socket.pause();
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const url = new URL(plaza.databaseUrl);
+    // Through the proxy by TCP, not the Unix socket the test database's address names.
+    url.searchParams.delete('host');
+    url.hostname = '127.0.0.1';
+    url.port = String((proxy.address() as { port: number }).port);
+    const pubSub = await PostgresPubSub.connect(url.toString());
+    // Kept far longer than the test lasts, so only the connection's silence can make it forget.
+    const cache = new CredentialCache<{ userId: string }>(pubSub, { ttlMs: 600_000 });
+    try {
+      cache.put('kept', { userId: 'someone' }, cache.generation);
+      expect(cache.get('kept')).toEqual({ userId: 'someone' });
+      // Paused, each socket's bytes wait in the kernel's buffers, to arrive in order once it resumes.
+      frozen = true;
+      for (const pair of pairs) for (const socket of pair) socket.pause();
+      const frozenAt = performance.now();
+      await expect.poll(() => cache.get('kept'), { timeout: 5_000, interval: 50 }).toBeUndefined();
+      expect(performance.now() - frozenAt).toBeLessThan(5_000);
+      // Nothing is kept while it is silent.
+      cache.put('meanwhile', { userId: 'someone' }, cache.generation);
+      expect(cache.get('meanwhile')).toBeUndefined();
+
+      // What was held back arrives in order once it answers again: trusted again, without a reconnect.
+      frozen = false;
+      for (const pair of pairs) for (const socket of pair) socket.resume();
+      await expect
+        .poll(
+          () => {
+            cache.put('again', { userId: 'someone' }, cache.generation);
+            return cache.get('again');
+          },
+          { timeout: 10_000, interval: 100 },
+        )
+        .toEqual({ userId: 'someone' });
+    } finally {
+      cache.close();
+      await pubSub.close();
+      for (const [inbound, outbound] of pairs) {
+        inbound.destroy();
+        outbound.destroy();
+      }
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  }, 30_000);
 });

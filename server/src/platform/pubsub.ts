@@ -28,6 +28,15 @@ const CREDENTIALS_CHANNEL = 'plaza_credentials';
 const LISTENER_NAME = 'plaza live-update listener';
 /** How long reachedEverywhere waits for every other listening process's answer. */
 export const REACH_WINDOW_MS = 2_000;
+/**
+ * How often the listen connection is asked a question (`SELECT 1`), and how old the last answer may be while the
+ * connection counts as listening. A connection whose peer vanished without a word (a failover behind a virtual IP,
+ * a dropped NAT flow) looks open until TCP keepalive gives up, tens of seconds on, while the pool already writes to
+ * another server: an answer proves that every notification committed before its question was delivered (they come
+ * in order on the connection), so a change goes unheard at most LISTEN_PROOF_MAX_AGE_MS before `listening` says so.
+ */
+const LISTEN_PROOF_EVERY_MS = 500;
+export const LISTEN_PROOF_MAX_AGE_MS = 2_000;
 /** A question whether every process has heard all that committed before it (s: its id, f: the asking process), and an answer. */
 type Reach = { s: string; f: string } | { sa: string; f: string };
 // PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; publishers send small payloads (ids, statuses).
@@ -73,6 +82,11 @@ export class PostgresPubSub implements PubSub {
   private readonly credentialListeners = new Set<(userId: string | null) => void>();
   /** reachedEverywhere's questions in flight: the processes that answered, and what wakes the asker once all did. */
   private readonly reaches = new Map<string, { answered: Set<string>; expected: number; wake: () => void }>();
+  /** When the question last answered on the listen connection was asked (performance.now()), and the prover's timer. */
+  private provenAt = 0;
+  /** The connection a question is out on: a new connection is asked at once, though the old one never answers. */
+  private provingOn: unknown;
+  private prover: NodeJS.Timeout | undefined;
 
   private constructor(private readonly databaseUrl: string) {}
 
@@ -91,16 +105,43 @@ export class PostgresPubSub implements PubSub {
       applicationName: LISTENER_NAME,
       onNotification: (message) => (message.channel === CREDENTIALS_CHANNEL ? this.credentialsChanged(message.payload ?? '*') : this.dispatch(message.payload)),
       // Whatever changed while nothing listened went unheard: every account's may have.
-      onReconnected: () => this.credentialsChanged(null),
+      onReconnected: () => {
+        this.provenAt = performance.now();
+        this.credentialsChanged(null);
+      },
     });
+    this.provenAt = performance.now();
+    this.prover = setInterval(() => this.prove(), LISTEN_PROOF_EVERY_MS).unref();
+  }
+
+  /** Asks the listen connection a question; its answer proves that what committed before it was heard. */
+  private prove(): void {
+    const client = this.connection?.client;
+    if (!client || this.provingOn === client) return;
+    this.provingOn = client;
+    const askedAt = performance.now();
+    // Never rejects: a failed question is handled below (the connection's failure is listenContinuously's to log).
+    void client
+      .query('SELECT 1')
+      .then(
+        () => {
+          if (this.connection?.client === client) this.provenAt = Math.max(this.provenAt, askedAt);
+        },
+        // A connection that failed is reconnected by listenContinuously; until then nothing is proven.
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.provingOn === client) this.provingOn = undefined;
+      });
   }
 
   /**
-   * True while the connection LISTENs, so every committed change of credentials is heard; a cache of them must not
-   * be trusted otherwise (a change committed meanwhile is never told again).
+   * True while the connection LISTENs and has answered a question asked less than LISTEN_PROOF_MAX_AGE_MS ago, so
+   * every committed change of credentials is heard; a cache of them must not be trusted otherwise (a change
+   * committed meanwhile is never told again).
    */
   get listening(): boolean {
-    return this.connection?.client !== undefined;
+    return this.connection?.client !== undefined && performance.now() - this.provenAt < LISTEN_PROOF_MAX_AGE_MS;
   }
 
   /**
@@ -344,6 +385,7 @@ export class PostgresPubSub implements PubSub {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.prover);
     await this.connection?.close();
   }
 }
