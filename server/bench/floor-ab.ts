@@ -7,7 +7,8 @@
  * (the server's process plus this one, where autocannon runs) per round and the median.
  * `--profile <file.cpuprofile>` instead starts Plaza in this process, profiles its main thread (the server;
  * autocannon is a worker thread) during one floor run and prints each layer's share of the samples (at LOG_LEVEL=warn
- * unless given: `LOG_LEVEL=info node … --profile f > /tmp/lines` profiles the access line too).
+ * unless given: `LOG_LEVEL=info node … --profile f > /tmp/lines` profiles the access line too), and the functions with the
+ * most self time; with `--pages`, each page in turn, in a profile of its own.
  * `--pages` adds, after the floor, the pages whose goals are ratios to it, each at every build in turn: the store's first
  * page and the Webhook Logs' with an API token (`apps:read`, `deliveries:read`, as benchmark 5), and the store signed out
  * (the response cache's hit); the store and its apps, and the log, seeded as benchmark 5 seeds them. The servers' page
@@ -26,7 +27,7 @@ import { benchKey, median, startBenchDatabase, startBenchPlaza } from './harness
 import { loadTest, PAGE, seedLog, seedStore, startReferenceServer, STORE_QUERY, WEBHOOK_LOGS_QUERY } from './api-throughput.bench.js';
 import { devUserId } from '../modules/identity/identity.service.js';
 import { startServerProcess, workProcessesCpuMs, type ServerProcess } from './server-process.js';
-import { summariseProfile, type CpuProfile } from './profile-summary.js';
+import { summariseFunctions, summariseProfile, type CpuProfile } from './profile-summary.js';
 
 const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const rounds = Number(argument('--rounds') ?? 5);
@@ -65,19 +66,26 @@ async function measure(url: string, pid: number | undefined, row: Row = rows[0]!
 
 async function profile(file: string): Promise<void> {
   const database = await startBenchDatabase();
+  if (pages) await seedPages(database.databaseUrl);
   const plaza = await startBenchPlaza(database.databaseUrl, { RUN_WORKER: 'false' });
   const session = new Session();
   try {
-    await loadTest({ url: `${plaza.url}/graphql`, headers, body, connections, durationSeconds: 3 });
     session.connect();
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 200 });
-    await session.post('Profiler.start');
-    const run = await loadTest({ url: `${plaza.url}/graphql`, headers, body, connections, durationSeconds: seconds });
-    const { profile: taken } = (await session.post('Profiler.stop')) as { profile: CpuProfile };
-    writeFileSync(file, JSON.stringify(taken));
-    console.log(`${run.requests} requests, ${Math.round(run.requestsPerSecond)}/s; profile in ${file}\n`);
-    console.log(summariseProfile(taken));
+    // One profile per row, each after its own warm-up: with `--pages`, `<file>` names the floor's and each page's adds its index.
+    for (const [index, row] of rows.entries()) {
+      const rowFile = index === 0 ? file : file.replace(/(\.cpuprofile)?$/, `-${index}.cpuprofile`);
+      await loadTest({ url: `${plaza.url}/graphql`, headers: row.headers, body: row.body, connections, durationSeconds: 3 });
+      await session.post('Profiler.start');
+      const run = await loadTest({ url: `${plaza.url}/graphql`, headers: row.headers, body: row.body, connections, durationSeconds: seconds });
+      const { profile: taken } = (await session.post('Profiler.stop')) as { profile: CpuProfile };
+      if (run.non2xx + run.socketErrors + run.graphqlErrors) throw new Error(`${row.name}: failed requests`);
+      writeFileSync(rowFile, JSON.stringify(taken));
+      console.log(`\n${row.name}: ${run.requests} requests, ${Math.round(run.requestsPerSecond)}/s; profile in ${rowFile}\n`);
+      console.log(summariseProfile(taken));
+      console.log(`\n${summariseFunctions(taken)}`);
+    }
   } finally {
     session.disconnect();
     await plaza.stop();

@@ -81,3 +81,27 @@ export function summariseProfile(profile: CpuProfile, limit = 30): string {
       .map((x) => `| ${x.layer} | ${percent(x.own)} | ${percent(x.inclusive)} | ${percent(x.self)} |`),
   ].join('\n');
 }
+
+/** The functions with the most self time (the sample's innermost frame), idle left out: `limit` rows as a markdown table. */
+export function summariseFunctions(profile: CpuProfile, limit = 25): string {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === '(idle)') return;
+    const weight = profile.timeDeltas[i] ?? 0;
+    busy += weight;
+    const where = url ? `${layerOf(url, functionName)}:${lineNumber + 1}` : '';
+    const key = `${functionName || '(anonymous)'} ${where}`.trim();
+    self.set(key, (self.get(key) ?? 0) + weight);
+  });
+  return [
+    '| Function (self time) | Share of busy samples |',
+    '|---|---|',
+    ...[...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, limit)
+      .map(([key, time]) => `| ${key} | ${((time / busy) * 100).toFixed(1)}% |`),
+  ].join('\n');
+}
