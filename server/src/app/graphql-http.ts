@@ -9,6 +9,7 @@ import { rateLimited } from '../platform/rate-limiter.js';
 import { logAccess, requestIdFrom } from '../platform/request-log.js';
 import type { RequestGuards } from './request-guards.js';
 import { STORE_CACHE_HEADER, type StoreCacheLookup } from './store-response-cache.js';
+import type { StoredResponse } from '../modules/apps/index.js';
 
 /** The largest request body /graphql reads (express.json's '1mb'); a bigger one is refused with 413 by Express. */
 export const GRAPHQL_BODY_LIMIT = 1024 * 1024;
@@ -45,8 +46,9 @@ export interface LeanGraphqlDeps {
   securityHeaders: readonly string[];
   /** Times the request into the HTTP histogram (route /graphql). */
   observe(statusCode: number, seconds: number): void;
-  /** The signed-out store's response cache (store-response-cache.ts). */
-  storeCache(method: string, headers: IncomingMessage['headers'], body: unknown): StoreCacheLookup | undefined;
+  /** The signed-out store's response cache (store-response-cache.ts); `sharedHit` counts an answer another request computed. */
+  storeCache(method: string, headers: IncomingMessage['headers'], body: unknown, options?: { share?: boolean }): StoreCacheLookup | undefined;
+  sharedHit(): void;
 }
 
 /**
@@ -123,15 +125,41 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
     credential: string | undefined,
     log: RequestContext['log'],
   ): Promise<void> {
-    const cached = deps.storeCache('POST', req.headers, body);
+    let cached = deps.storeCache('POST', req.headers, body, { share: true });
+    if (cached?.shared) {
+      const answer = await cached.shared;
+      if (answer) {
+        deps.sharedHit();
+        cached = { hit: answer };
+      } else {
+        // Not kept (an error, a listing changed meanwhile): answered by the GraphQL server for this request alone.
+        cached = deps.storeCache('POST', req.headers, body);
+      }
+    }
     if (cached?.hit) {
       for (const [name, value] of cached.hit.headers) pushHeader(headers, name, value);
       headers.push(STORE_CACHE_HEADER, 'hit');
-      send(res, cached.hit.status, headers, cached.hit.body);
+      send(res, cached.hit.status, headers, cached.hit.body, encodedOnce(cached.hit));
       return;
     }
     if (cached) headers.push(STORE_CACHE_HEADER, 'miss');
+    try {
+      await answerByApollo(req, res, body, headers, address, credential, log, cached);
+    } finally {
+      cached?.done?.();
+    }
+  }
 
+  async function answerByApollo(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    headers: string[],
+    address: string,
+    credential: string | undefined,
+    log: RequestContext['log'],
+    cached: StoreCacheLookup | undefined,
+  ): Promise<void> {
     const requestHeaders = new HeaderMap();
     for (const name in req.headers) {
       const value = req.headers[name];
@@ -147,7 +175,7 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
     const answerHeaders: [string, string][] = [];
     for (const [name, value] of answer.headers) answerHeaders.push([name, value]);
     if (answer.body.kind === 'complete') {
-      cached?.keep(status, answerHeaders, answer.body.string);
+      cached?.keep?.(status, answerHeaders, answer.body.string);
       for (const [name, value] of answerHeaders) headers.push(name, value);
       send(res, status, headers, answer.body.string);
       return;
@@ -165,12 +193,27 @@ function pushHeader(headers: string[], name: string, value: string | number | re
   else headers.push(name, String(value));
 }
 
+/** A kept answer's bytes and ETag, made once for all the requests it answers rather than once per hit. */
+const encodings = new WeakMap<StoredResponse, Encoded>();
+interface Encoded {
+  bytes: Buffer;
+  etag: string;
+}
+function encodedOnce(response: StoredResponse): Encoded {
+  let encoded = encodings.get(response);
+  if (!encoded) {
+    const bytes = Buffer.from(response.body, 'utf8');
+    encodings.set(response, (encoded = { bytes, etag: weakEtag(bytes) }));
+  }
+  return encoded;
+}
+
 /**
  * Writes a whole answer as Express's res.send did: a content type with its charset (text/html when none was
  * set), its length, and its weak ETag (a SHA-1 of the bytes, as the `etag` package makes it).
  */
-function send(res: ServerResponse, status: number, headers: string[], text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
+function send(res: ServerResponse, status: number, headers: string[], text: string, encoded?: Encoded): void {
+  const bytes = encoded?.bytes ?? Buffer.from(text, 'utf8');
   let typed = false;
   for (let i = 0; i < headers.length; i += 2) {
     if (headers[i]!.toLowerCase() !== 'content-type') continue;
@@ -178,7 +221,7 @@ function send(res: ServerResponse, status: number, headers: string[], text: stri
     if (!/;\s*charset=/i.test(headers[i + 1]!)) headers[i + 1] += '; charset=utf-8';
   }
   if (!typed) headers.push('content-type', 'text/html; charset=utf-8');
-  headers.push('content-length', String(bytes.length), 'etag', weakEtag(bytes));
+  headers.push('content-length', String(bytes.length), 'etag', encoded?.etag ?? weakEtag(bytes));
   res.writeHead(status, headers);
   res.end(bytes);
 }

@@ -126,6 +126,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     securityHeaders: securityHeaderList(services.config),
     observe: services.metrics.httpTimer('POST', '/graphql'),
     storeCache: storeCache.lookup,
+    sharedHit: storeCache.sharedHit,
   });
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));

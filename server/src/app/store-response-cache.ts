@@ -15,8 +15,15 @@ type GraphQLBody = { query: string; operationName?: string | null; variables?: R
 /** What a request body may hold to be kept; Apollo Client 4 sends `extensions.clientLibrary` with every operation. */
 const BODY_FIELDS: ReadonlySet<string> = new Set(['query', 'operationName', 'variables', 'extensions']);
 
-/** The cache's part in one request: an answer kept, or what to call with the GraphQL server's answer so it may be kept. */
-export type StoreCacheLookup = { hit: StoredResponse; keep?: never } | { hit?: never; keep(status: number, headers: StoredResponse['headers'], answer: string): void };
+/**
+ * The cache's part in one request: an answer kept; the answer another request is computing for the same key
+ * (`shared`: the kept answer, or undefined when it was not kept); or what to call with the GraphQL server's answer
+ * so it may be kept, and `done` once the request is over, kept or not (so the requests sharing it never wait in vain).
+ */
+export type StoreCacheLookup =
+  | { hit: StoredResponse; shared?: never; keep?: never; done?: never }
+  | { hit?: never; shared: Promise<StoredResponse | undefined>; keep?: never; done?: never }
+  | { hit?: never; shared?: never; keep(status: number, headers: StoredResponse['headers'], answer: string): void; done(): void };
 
 /**
  * In front of Apollo on /graphql: answers a signed-out store read (publicStoreRead) that was answered within
@@ -44,8 +51,18 @@ export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSch
     return verdict;
   };
 
-  /** undefined: the request may not use the cache, and the GraphQL server answers it as if there were none. */
-  const lookup = (method: string, headers: IncomingHttpHeaders, body: unknown): StoreCacheLookup | undefined => {
+  /**
+   * The answers being computed for keys no answer is kept for, by the request computing each: when an answer
+   * expires, the requests that arrive before the next is kept wait for that one instead of each running the
+   * GraphQL server (and the page's statement) themselves, 50 at a time for 50 clients.
+   */
+  const computing = new Map<string, Promise<StoredResponse | undefined>>();
+
+  /**
+   * undefined: the request may not use the cache, and the GraphQL server answers it as if there were none.
+   * `share`: it may wait for the answer another request is computing (the lean path, which then calls `done`).
+   */
+  const lookup = (method: string, headers: IncomingHttpHeaders, body: unknown, { share = false }: { share?: boolean } = {}): StoreCacheLookup | undefined => {
     const key = cache.enabled ? keyOf(method, headers, body) : undefined;
     if (key === undefined) return undefined;
     const kept = cache.get(key);
@@ -57,12 +74,30 @@ export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSch
     const verdict = verdictOf(request);
     if (!verdict.cacheable || verdict.searchVariables.some((name) => !isEmptyText(request.variables?.[name]))) return undefined;
     const generation = cache.generation;
+    const pending = share ? computing.get(key) : undefined;
+    if (pending) return { shared: pending };
+    let settle: ((answer: StoredResponse | undefined) => void) | undefined;
+    if (share) computing.set(key, new Promise((resolve) => (settle = resolve)));
+    const done = (answer: StoredResponse | undefined) => {
+      if (!settle) return;
+      settle(answer);
+      settle = undefined;
+      computing.delete(key);
+    };
     return {
       keep: (status, answerHeaders, answer) => {
-        if (status === 200 && answeredWithoutErrors(answer) && cache.put(key, { status, headers: answerHeaders, body: answer }, generation)) counted.countStoreResponse('stored');
+        const response: StoredResponse = { status, headers: answerHeaders, body: answer };
+        const stored = status === 200 && answeredWithoutErrors(answer) && cache.put(key, response, generation);
+        if (stored) counted.countStoreResponse('stored');
+        // Only an answer that was kept is shared: any other (an error, one computed across a change) is each request's own.
+        done(stored ? response : undefined);
       },
+      done: () => done(undefined),
     };
   };
+
+  /** An answer shared with a request that waited for it: counted as read from memory, which it was. */
+  const sharedHit = () => counted.countStoreResponse('hit');
 
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
     const found = lookup(req.method, req.headers, req.body);
@@ -79,13 +114,13 @@ export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSch
     const send = res.send;
     res.send = function keep(this: Response, answer?: unknown) {
       res.send = send;
-      if (typeof answer === 'string') found.keep(res.statusCode, headersSetSince(before, res.getHeaders()), answer);
+      if (typeof answer === 'string') found.keep?.(res.statusCode, headersSetSince(before, res.getHeaders()), answer);
       return send.call(this, answer);
     };
     next();
   };
 
-  return { lookup, middleware };
+  return { lookup, middleware, sharedHit };
 }
 
 /**
