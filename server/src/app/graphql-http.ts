@@ -143,23 +143,6 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
       return;
     }
     if (cached) headers.push(STORE_CACHE_HEADER, 'miss');
-    try {
-      await answerByApollo(req, res, body, headers, address, credential, log, cached);
-    } finally {
-      cached?.done?.();
-    }
-  }
-
-  async function answerByApollo(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: unknown,
-    headers: string[],
-    address: string,
-    credential: string | undefined,
-    log: RequestContext['log'],
-    cached: StoreCacheLookup | undefined,
-  ): Promise<void> {
     const requestHeaders = new HeaderMap();
     for (const name in req.headers) {
       const value = req.headers[name];
@@ -167,10 +150,17 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
     }
     const url = req.url ?? '';
     const query = url.indexOf('?');
-    const answer = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: 'POST', headers: requestHeaders, search: query < 0 ? '' : url.slice(query), body },
-      context: async () => ({ ...(await guards.context(credential, address)), log }),
-    });
+    let answer: Awaited<ReturnType<typeof apollo.executeHTTPGraphQLRequest>>;
+    try {
+      answer = await apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: 'POST', headers: requestHeaders, search: query < 0 ? '' : url.slice(query), body },
+        context: async () => ({ ...(await guards.context(credential, address)), log }),
+      });
+    } catch (err) {
+      // Nothing to keep: the requests waiting for this answer are each answered by the GraphQL server.
+      cached?.done?.();
+      throw err;
+    }
     const status = answer.status ?? 200;
     const answerHeaders: [string, string][] = [];
     for (const [name, value] of answer.headers) answerHeaders.push([name, value]);
@@ -180,7 +170,8 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
       send(res, status, headers, answer.body.string);
       return;
     }
-    // Incremental delivery: each part as Apollo makes it, as its Express integration wrote them.
+    // Incremental delivery: each part as Apollo makes it, as its Express integration wrote them; never kept.
+    cached?.done?.();
     for (const [name, value] of answerHeaders) headers.push(name, value);
     res.writeHead(status, headers);
     for await (const chunk of answer.body.asyncIterator) res.write(chunk);
