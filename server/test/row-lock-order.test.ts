@@ -34,6 +34,20 @@ async function endpointsInReverse(prefix: string, extra = ''): Promise<string[]>
   return ids;
 }
 
+/** `ENDPOINTS` pending deliveries of endpoint `endpointId`, none claimed, their rows made in reverse id order; their ids in key order. */
+async function deliveriesInReverse(endpointId: string): Promise<string[]> {
+  const ids = Array.from({ length: ENDPOINTS }, () => newWebhookId.delivery(Date.now())).sort();
+  for (const id of [...ids].reverse())
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, event_id, app_id, endpoint_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done,
+                                       next_attempt_at, created_at, updated_at)
+       SELECT $2, event_id, app_id, $3, event_type, purchase_id, 'PENDING', 0, 0, now() + interval '1 hour', now(), now()
+         FROM webhook_deliveries WHERE id = $1`,
+      [seedId, id, endpointId],
+    );
+  return ids;
+}
+
 /** Resolves once a backend other than the writer's waits for a lock (by pid: pg_stat_activity keeps only a long statement's first kilobyte). */
 async function statementWaitsOnLock(): Promise<void> {
   const writerPid = (await keyOrderWriter.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
@@ -56,7 +70,7 @@ async function statementWaitsOnLock(): Promise<void> {
  * for it, then has the writer take the others in key order, and lets go. Returns how the statement ended.
  */
 async function againstKeyOrderWriter<T>(table: string, ids: string[], statement: () => Promise<T>): Promise<PromiseSettledResult<T>> {
-  const key = table === 'webhook_endpoints' ? 'id' : 'endpoint_id';
+  const key = table === 'webhook_endpoint_health' ? 'endpoint_id' : 'id';
   await keyOrderWriter.query('BEGIN');
   // A minute before this transaction looks for a deadlock, a second before the statement does: when there is one,
   // PostgreSQL aborts the statement under test, every time.
@@ -140,5 +154,43 @@ describe('statements that update many rows lock them in key order, as the result
     // Each endpoint's next free slot moved past the one delivery booked on it.
     const booked = await db.query(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE id = ANY($1::text[]) AND pace_next_at IS NOT NULL`, [ids]);
     expect(booked[0].n).toBe(ENDPOINTS);
+  });
+
+  it('the health sweep disables endpoints while a claim holds some of them', { timeout: 120_000 }, async () => {
+    const ids = await endpointsInReverse('ep_disable', '1000');
+    // Runs of failure older than WEBHOOK_DISABLE_AFTER (five days), each with a delivery that gave up.
+    for (const id of [...ids].reverse())
+      await db.query(
+        `INSERT INTO webhook_endpoint_health (endpoint_id, app_id, failing_since, last_failure_at, failed_deliveries, last_error)
+         VALUES ($1, $2, now() - interval '6 days', now(), 1, 'the receiver answered 500')`,
+        [id, appId],
+      );
+    const notices = async () => (await db.query(`SELECT count(*)::int AS n FROM notifications WHERE kind = 'WEBHOOK_DISABLED' AND message LIKE '%hooks.example/lock-order%'`))[0].n;
+    const before = await notices();
+
+    // The writer holds the endpoints' rows as a claim booking their paced slots does.
+    const sweep = await againstKeyOrderWriter('webhook_endpoints', ids, () => plaza.services.webhookHealth.sweep());
+
+    expect(sweep).toEqual({ status: 'fulfilled', value: undefined });
+    const disabled = await db.query(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE id = ANY($1::text[]) AND state = 'DISABLED'`, [ids]);
+    expect(disabled[0].n).toBe(ENDPOINTS);
+    // Every endpoint's owner was told, once.
+    expect((await notices()) - before).toBe(ENDPOINTS);
+  });
+
+  it("the health sweep holds a paused endpoint's open deliveries while a result write holds some of them", { timeout: 120_000 }, async () => {
+    const [endpointId] = await endpointsInReverse('ep_paused');
+    await db.query(`UPDATE webhook_endpoints SET state = 'PAUSED' WHERE id = $1`, [endpointId]);
+    const deliveries = await deliveriesInReverse(endpointId!);
+
+    // The writer holds the deliveries' rows as a result write does, in id order.
+    const sweep = await againstKeyOrderWriter('webhook_deliveries', deliveries, () => plaza.services.webhookHealth.sweep());
+
+    expect(sweep).toEqual({ status: 'fulfilled', value: undefined });
+    const held = await db.query(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'FAILED' AND held_reason IS NOT NULL AND next_attempt_at IS NULL`,
+      [deliveries],
+    );
+    expect(held[0].n).toBe(ENDPOINTS);
   });
 });

@@ -16,17 +16,40 @@ import { webhookErrors } from '../webhook.errors.js';
 const { ENABLED, PAUSED, DISABLED } = WebhookEndpointState;
 
 const HOLD = transitionSql(DeliveryEvent.WEBHOOK_DISABLED, 'd', {}, heldReasonSql('e.state'));
+/** Which of the endpoints $1 are paused or disabled, and which of their deliveries are open with no worker holding them. */
+const OPEN_OF_ENDPOINTS_OFF = `e.id = ANY($1::text[]) AND e.state <> ${sqlLiterals(ENABLED)} AND d.endpoint_id = e.id AND d.app_id = e.app_id
+     AND d.next_attempt_at IS NOT NULL AND ${HOLD.where}
+     AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())`;
 /**
  * Open deliveries of the endpoints $1 no worker holds, while their endpoint is paused or disabled: HELD (stored
  * FAILED with the reason, no next attempt), for recovery to send. One held by a worker is held by its claim's end instead.
+ *
+ * A result write holds some of these rows (a claim whose lease ran out is still its worker's to write) and takes the
+ * rest in delivery id order: the rows are locked first, in one pass in that order (to_hold; the LockRows step runs
+ * above the sort). Locked by the UPDATE as its join met them (the order of the table's pages), the sweep held a
+ * delivery the result write waited for and the other way round: PostgreSQL aborted one of them (40P01).
  */
-export const HOLD_OPEN_OF_ENDPOINTS = `UPDATE webhook_deliveries d
+export const HOLD_OPEN_OF_ENDPOINTS = `WITH to_hold AS (
+         SELECT d.id FROM webhook_deliveries d, webhook_endpoints e
+          WHERE ${OPEN_OF_ENDPOINTS_OFF}
+          ORDER BY d.id
+            FOR UPDATE OF d
+       )
+  UPDATE webhook_deliveries d
      SET ${HOLD.set}, updated_at = clock_timestamp()
     FROM webhook_endpoints e
-   WHERE e.id = ANY($1::text[]) AND e.state <> ${sqlLiterals(ENABLED)} AND d.endpoint_id = e.id AND d.app_id = e.app_id
-     AND d.next_attempt_at IS NOT NULL AND ${HOLD.where}
-     AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
+   -- An array read once, before any row is changed: every row is locked by then.
+   WHERE d.id = ANY (ARRAY(SELECT id FROM to_hold)) AND ${OPEN_OF_ENDPOINTS_OFF}
   RETURNING d.id`;
+
+/**
+ * The endpoints $1 still ENABLED ($3) turn DISABLED ($2). A claim books its paced endpoints on their rows, locked in
+ * key order (delivery-queries.ts BOOK_PACED_SLOTS): these are locked first in that order too, as the UPDATE alone
+ * locked them in the order of the table's pages, holding one the claim waited for while waiting for one it held.
+ */
+const DISABLE_ENABLED = `UPDATE webhook_endpoints SET state = $2, updated_at = clock_timestamp()
+   WHERE id = ANY (ARRAY(SELECT id FROM webhook_endpoints WHERE id = ANY($1::text[]) AND state = $3 ORDER BY id FOR NO KEY UPDATE)) AND state = $3
+  RETURNING *`;
 
 const GIVE_UP = transitionSql(DeliveryEvent.ENDPOINT_DELETED, 'd');
 /** The open deliveries of endpoint $1 (of app $2), being deleted: nowhere is left to send them, so they give up (held ones stay held). */
@@ -191,10 +214,7 @@ export class WebhookEndpointsService {
   /** Health sweep: the endpoints `ids` still ENABLED turn DISABLED, and are answered; a sweep at the same time finds them DISABLED. */
   async disable(manager: EntityManager, ids: readonly string[]): Promise<WebhookEndpoint[]> {
     if (ids.length === 0) return [];
-    const [rows]: [Record<string, unknown>[], number] = await manager.query(
-      'UPDATE webhook_endpoints SET state = $2, updated_at = clock_timestamp() WHERE id = ANY($1::text[]) AND state = $3 RETURNING *',
-      [ids, DISABLED, ENABLED],
-    );
+    const [rows]: [Record<string, unknown>[], number] = await manager.query(DISABLE_ENABLED, [ids, DISABLED, ENABLED]);
     const disabled = rows.map(toEndpoint);
     for (const appId of new Set(disabled.map((endpoint) => endpoint.appId))) await this.mirror(manager, appId);
     return disabled;
