@@ -2,20 +2,17 @@ import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withShortLocks } from '../src/platform/migrations/short-locks.js';
-import { createTestDatabase, migratedDataSource } from './helpers/database.js';
+import { createTestDatabase, migratedDataSource, withClient } from './helpers/database.js';
 
 /** What a migration may hold up a write for. */
 const MOST_HELD_MS = 1000;
-/** How long the other transaction keeps the table: several of the schema change's tries. */
 
 let url: string;
 let dataSource: DataSource;
 
-async function connect(): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  return client;
-}
+/** Three connections of their own for `work`, each closed after it whatever `work` does. */
+const withClients = <T>(work: (holder: pg.Client, other: pg.Client, observer: pg.Client) => Promise<T>): Promise<T> =>
+  withClient(url, (holder) => withClient(url, (other) => withClient(url, (observer) => work(holder, other, observer))));
 
 /** Resolves once some backend's statement matching `pattern` is waiting for a table lock. */
 async function waitingOnLock(observer: pg.Client, pattern: string): Promise<void> {
@@ -64,8 +61,7 @@ describe('a schema change waiting for its lock', () => {
   });
 
   it('holds a write queued behind it well under a second, and gets its lock once the table is let go', async () => {
-    const [holder, writer, observer] = await Promise.all([connect(), connect(), connect()]);
-    try {
+    await withClients(async (holder, writer, observer) => {
       await holder.query(`CREATE TABLE held (id int)`);
       // A transaction of the previous release, still open: its insert keeps the table in ROW EXCLUSIVE mode.
       await holder.query('BEGIN');
@@ -85,15 +81,11 @@ describe('a schema change waiting for its lock', () => {
       expect(waitedMs).toBeLessThan(MOST_HELD_MS / 2);
       expect(await columns(observer, 'held')).toEqual(['id', 'added']);
       expect((await observer.query(`SELECT id FROM held ORDER BY id`)).rows).toEqual([{ id: 0 }, { id: 1 }]);
-    } finally {
-      await holder.query('ROLLBACK').catch(() => undefined);
-      await Promise.all([holder.end(), writer.end(), observer.end()]);
-    }
+    });
   });
 
   it('gives up with the lock error after its tries when the table is never let go, changing nothing', async () => {
-    const [holder, observer] = await Promise.all([connect(), connect()]);
-    try {
+    await withClients(async (holder, _, observer) => {
       await holder.query(`CREATE TABLE never_released (id int)`);
       await holder.query('BEGIN');
       await holder.query(`LOCK TABLE never_released IN ROW EXCLUSIVE MODE`);
@@ -104,8 +96,6 @@ describe('a schema change waiting for its lock', () => {
       expect(performance.now() - started).toBeGreaterThanOrEqual(3 * 200 + 600 - 5);
       await holder.query('ROLLBACK');
       expect(await columns(observer, 'never_released')).toEqual(['id']);
-    } finally {
-      await Promise.all([holder.end(), observer.end()]);
-    }
+    });
   });
 });

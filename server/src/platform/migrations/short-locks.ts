@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { QueryRunner } from 'typeorm';
 
 /**
@@ -32,7 +33,7 @@ export async function withShortLocks(queryRunner: QueryRunner, statements: strin
       } catch (error) {
         await queryRunner.query('ROLLBACK TO SAVEPOINT short_lock');
         if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE || attempt >= tries) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(200 * attempt, MAX_PAUSE_MS)));
+        await sleep(Math.min(200 * attempt, MAX_PAUSE_MS));
       }
     }
   }
