@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { connectPlazaDatabase } from './app/entities.js';
 import { readEmbeddedDatabaseUrl } from './platform/embedded-postgres.js';
-import { failOnStrayErrors, oneLine, stopOnSignals } from './platform/shutdown.js';
+import { failOnStrayErrors, oneLine, stopOnSignals, waitAtMostUntil } from './platform/shutdown.js';
 import { PostgresPubSub } from './platform/pubsub.js';
 import { createServices } from './app/services.js';
 import { startJobWorker } from './app/job-worker.js';
@@ -33,6 +33,9 @@ if (!databaseUrl) {
 // Before anything that makes spans or runs statements; a no-op without OTEL_EXPORTER_OTLP_ENDPOINT.
 await startTracing(config, 'plaza-worker');
 
+/** What a stop may take past SHUTDOWN_GRACE to close what answers (sockets, pools): a few ms when the database answers. */
+const CLOSING_MS = 500;
+
 const starting = failOnStrayErrors(async () => {
   // Each part is stopped again, newest first, if a later one fails to start.
   const started: Array<() => unknown> = [];
@@ -48,11 +51,14 @@ const starting = failOnStrayErrors(async () => {
     const ops = config.workerHttpPort ? await startOpsServer(config.workerHttpPort, services) : undefined;
     return {
       stop: async () => {
-        await ops?.close();
-        await worker.stop();
-        await services.http.close();
-        await pubSub.close();
-        await db.destroy();
+        // Attempts in flight get the grace; every wait on the way out ends with it too, and the rest (closing
+        // sockets and pools) a moment after: the results' writes are cut at the grace's end (AttemptResults.retryUntil).
+        const deadline = performance.now() + config.shutdownGraceMs + CLOSING_MS;
+        await waitAtMostUntil('the ops server', async () => ops?.close(), deadline);
+        await waitAtMostUntil('the job worker', () => worker.stop(), deadline);
+        await waitAtMostUntil('outbound HTTP', () => services.http.close(), deadline);
+        await waitAtMostUntil('the LISTEN connection', () => pubSub.close(), deadline);
+        await waitAtMostUntil('the database pool', () => db.destroy(), deadline);
       },
     };
   } catch (err) {

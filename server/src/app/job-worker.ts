@@ -55,9 +55,12 @@ export async function startJobWorker(config: Config, databaseUrl: string, servic
   return {
     stop: async () => {
       stopping = true;
-      await listener.close();
+      // Not waited for before the deliveries' grace starts: with the database unreachable, ending the LISTEN
+      // connection waits for an answer that may never come (a wake-up meanwhile finds the runner stopping).
+      const listenerClosed = listener.close();
       preChecks.stop();
       await deliveries.stop(config.shutdownGraceMs);
+      await listenerClosed;
       await jobs.close();
     },
   };

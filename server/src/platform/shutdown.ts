@@ -45,6 +45,24 @@ export function stopOnSignals(processName: string, started: Promise<{ stop(): Pr
 }
 
 /**
+ * Waits for `step` until `deadline` (performance.now()) at most. Past it the step is left unfinished and logged, and
+ * the way out goes on: with the database unreachable, closing a pool waits for a connect or a statement that may
+ * never end, and the process exits anyway (what it could not write is left to its claims' lease).
+ */
+export async function waitAtMostUntil(what: string, step: () => Promise<unknown>, deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), Math.max(0, deadline - performance.now()))));
+  const running = step();
+  // A step left behind may still fail: nothing is waiting for it then.
+  running.catch(() => undefined);
+  try {
+    if ((await Promise.race([running, cut])) === 'cut') logger.warn({ step: what }, 'shutdown: left unfinished at the end of the grace (the database may be unreachable)');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Runs a start-up step, failing it as well when something it set going fails out of band meanwhile (an
  * unhandled rejection or uncaught exception: e.g. a library's connect promise nobody awaits), so the
  * caller can stop what it started and report one line, instead of the process dying with a stack and

@@ -181,6 +181,7 @@ export const pg15Installed = () => existsSync(path.join(PG15_BIN, 'initdb'));
  */
 export class TcpProxy {
   private readonly connections = new Set<net.Socket>();
+  private hung = false;
 
   private constructor(
     private readonly server: net.Server,
@@ -199,6 +200,13 @@ export class TcpProxy {
   }
 
   private forward(client: net.Socket): void {
+    if (this.hung) {
+      // Accepted (the kernel would complete the handshake) and never answered.
+      this.connections.add(client);
+      client.on('error', () => undefined);
+      client.on('close', () => this.connections.delete(client));
+      return;
+    }
     const upstream = net.connect(this.target, '127.0.0.1');
     for (const socket of [client, upstream]) {
       this.connections.add(socket);
@@ -218,6 +226,15 @@ export class TcpProxy {
   switchTo(port: number): void {
     this.target = port;
     for (const socket of this.connections) socket.destroy();
+  }
+
+  /**
+   * The database becomes unreachable without refusing anything (a host that drops packets, a server that hangs):
+   * what is sent on open connections goes nowhere, and new ones are accepted and never answered.
+   */
+  hang(): void {
+    this.hung = true;
+    for (const socket of this.connections) socket.unpipe();
   }
 
   get openConnections(): number {

@@ -98,6 +98,10 @@ export class AttemptResults {
   private writeQueued = false;
   /** performance.now() past which a failed write is not tried again (set by a shutdown: its grace's end). */
   private retriesEndAt = Infinity;
+  /** Rejects at retriesEndAt: a try still waiting then (for a connect, or for an answer) is abandoned. */
+  private readonly retriesEnd: Promise<never>;
+  private endRetries!: (err: Error) => void;
+  private retriesEndTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -106,7 +110,11 @@ export class AttemptResults {
     private readonly options: AttemptResultsOptions,
     private readonly hooks: AttemptResultsHooks,
     private readonly metrics?: PlazaMetrics,
-  ) {}
+  ) {
+    this.retriesEnd = new Promise<never>((_, reject) => (this.endRetries = reject));
+    // Only ever raced: a write that is not running when it fires has nothing to abandon.
+    this.retriesEnd.catch(() => undefined);
+  }
 
   /**
    * Shutting down: a write that fails is tried again only until `deadline` (performance.now()), not for a whole
@@ -116,6 +124,13 @@ export class AttemptResults {
    */
   retryUntil(deadline: number): void {
     this.retriesEndAt = Math.min(this.retriesEndAt, deadline);
+    // A try that waits is cut there too: with the database unreachable (a host that drops packets, a server that
+    // hangs) a connect waits for the pool's connect timeout, and a statement on a connection gone silent for ever.
+    clearTimeout(this.retriesEndTimer);
+    this.retriesEndTimer = setTimeout(
+      () => this.endRetries(new Error('the database did not answer before the shutdown grace ended')),
+      Math.max(0, this.retriesEndAt - performance.now()),
+    ).unref();
   }
 
   add(result: AttemptResult): void {
@@ -263,8 +278,12 @@ export class AttemptResults {
     let mayHaveCommitted = false;
     for (let tries = 1; ; tries++) {
       try {
-        if (mayHaveCommitted && (await runPrepared<{ written: boolean }>(this.pool, 'plaza_deliveries_results_written', RESULTS_ALREADY_WRITTEN, [rows]))[0]!.written) return [];
-        return await runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [rows, ...rest]);
+        if (
+          mayHaveCommitted &&
+          (await this.beforeRetriesEnd(runPrepared<{ written: boolean }>(this.pool, 'plaza_deliveries_results_written', RESULTS_ALREADY_WRITTEN, [rows])))[0]!.written
+        )
+          return [];
+        return await this.beforeRetriesEnd(runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [rows, ...rest]));
       } catch (err) {
         const code = (err as { code?: unknown }).code;
         const rolledBack = typeof code === 'string' && ROLLED_BACK_FOR_ANOTHER.has(code);
@@ -279,5 +298,12 @@ export class AttemptResults {
         await sleep(Math.max(0, Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** (tries - 1), until - performance.now())));
       }
     }
+  }
+
+  /** `statement`'s answer, or the end of the retries' error if that comes first (the statement is then left to fail or finish unseen). */
+  private beforeRetriesEnd<T>(statement: Promise<T>): Promise<T> {
+    // Its own failure once abandoned is nobody's to handle.
+    statement.catch(() => undefined);
+    return Promise.race([statement, this.retriesEnd]);
   }
 }

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { findFreePort } from '../../src/platform/embedded-postgres.js';
+import { submitApp } from '../helpers/factories.js';
+import { GraphQLTestClient } from '../helpers/graphql-client.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { TcpProxy } from './debian-postgres.js';
+import { openDatabase, purchaseEventProducer, requestsPerDelivery, startApiProcess, startWorkerProcess, waitUntil, restartablePostgres } from './fault-helpers.js';
+
+const postgres = restartablePostgres('unreachable');
+
+const GRACE_MS = 4_000;
+/** What a stop may take past its grace: the worker's own moment to close (half a second), and a busy machine's process exit. */
+const PAST_GRACE_MS = 3_000;
+// The lease is far longer than grace plus bound, and the pool's connect timeout (10 s) longer than both, so the test tells them apart.
+const WORKER_ENV = { SHUTDOWN_GRACE: `${GRACE_MS / 1000}s`, WEBHOOK_TIMEOUT: '5s', WEBHOOK_CLAIM_LEASE: '12s', WEBHOOK_RETRY_SCHEDULE: '500ms,500ms,500ms' };
+
+// Unlike a stopped server (shutdown-database-down), an unreachable one refuses nothing: a connect waits for the pool's
+// connect timeout, and a statement on an open connection waits for ever.
+describe('a worker told to stop while the database is unreachable', () => {
+  it('exits within its grace, and the attempt whose result it could not write is made again by another worker', { timeout: 120_000 }, async () => {
+    const port = await findFreePort();
+    const database = await postgres.start(port);
+    const url = database.url.replace(/\?host=.*$/, '');
+    // The worker reaches the database through the proxy, as through a network that can partition.
+    const proxy = await TcpProxy.start(port);
+    postgres.cleanup(() => proxy.close());
+    const workerUrl = url.replace(`:${port}/`, `:${proxy.port}/`);
+    const api = await startApiProcess(url);
+    postgres.cleanup(() => api.stop('SIGKILL'));
+    const db = await openDatabase(url);
+    postgres.cleanup(() => db.end());
+    // The first request is answered only once the database is unreachable and the worker has been told to stop.
+    let answerTheFirst!: () => void;
+    const firstAnswerMayGo = new Promise<void>((resolve) => (answerTheFirst = resolve));
+    const receiver = await WebhookReceiver.start((_, index) => ({ status: 200, body: 'ok', until: index === 0 ? firstAnswerMayGo : undefined }));
+    const developer = await GraphQLTestClient.signIn(api.url, 'unreachable@studio.test');
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const worker = await startWorkerProcess(workerUrl, WORKER_ENV);
+    postgres.cleanup(() => worker.stop('SIGKILL'));
+
+    const producer = await purchaseEventProducer(url, app.id, developer.userId);
+    const delivery = (await producer.purchase())!;
+    await producer.close();
+    await receiver.waitForRequests(1, 20_000);
+
+    proxy.hang();
+    const toldAt = Date.now();
+    const stopping = worker.stop('SIGTERM');
+    answerTheFirst();
+    const exitCode = await stopping;
+    const stopMs = Date.now() - toldAt;
+    console.log(JSON.stringify({ graceMs: GRACE_MS, stopMs, exitCode }));
+    expect(stopMs, worker.output()).toBeLessThan(GRACE_MS + PAST_GRACE_MS);
+    expect(exitCode, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(/delivery results could not be written; their claims will expire and they will be retried/);
+
+    // Another worker, which reaches the database, makes the attempt again once the stopped one's claim has run out.
+    const second = await startWorkerProcess(url, WORKER_ENV);
+    postgres.cleanup(() => second.stop('SIGKILL'));
+    await waitUntil(
+      'the delivery to succeed through the other worker',
+      async () => (await db.query<{ status: string }>('SELECT status FROM webhook_deliveries WHERE id = $1', [delivery.id])).rows[0]?.status === 'SUCCEEDED',
+      45_000,
+      200,
+    );
+    expect(requestsPerDelivery(receiver).get(delivery.id)).toBe(2);
+    const { rows: attempts } = await db.query<{ number: number; finished: boolean; status_code: number | null; error: string | null }>(
+      'SELECT number, finished, status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number',
+      [delivery.id],
+    );
+    // The first attempt's answer never reached the database: it is recorded as interrupted, the second as it went.
+    expect(attempts).toEqual([
+      { number: 1, finished: true, status_code: null, error: expect.stringMatching(/^interrupted/) },
+      { number: 2, finished: true, status_code: 200, error: null },
+    ]);
+    expect(await second.stop('SIGTERM'), second.output()).toBe(0);
+  });
+});
