@@ -16,17 +16,20 @@ import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 
 export interface BenchContext {
   databaseUrl: string;
+  /** The embedded cluster's superuser on the same database (none for DATABASE_URL): for statistics Plaza's role may not reset. */
+  superuserUrl?: string;
   close(): Promise<void>;
 }
 
 /** A real PostgreSQL with fsync on (benchmarks measure what production would pay), or DATABASE_URL. */
-export async function startBenchDatabase(): Promise<BenchContext> {
+export async function startBenchDatabase(settings?: Record<string, string>): Promise<BenchContext> {
   if (process.env.DATABASE_URL) return { databaseUrl: process.env.DATABASE_URL, close: async () => undefined };
   const dir = mkdtempSync(path.join(tmpdir(), 'plaza-bench-'));
   chmodSync(dir, 0o755);
-  const database = await startEmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), fsync: true });
+  const database = await startEmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), fsync: true, settings });
   return {
     databaseUrl: database.url,
+    superuserUrl: database.superuserUrl(),
     close: async () => {
       await database.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
+import pg from 'pg';
 import WebSocket from 'ws';
 import { REPO_ROOT } from '../config.js';
 import type { RunningPlaza } from '../app/plaza.js';
@@ -16,6 +17,7 @@ import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 import { benchKey, percentile, roundRobin, startBenchDatabase, startBenchPlaza, startReceiver, type Receiver } from './harness.js';
 import { descendantPids, proportionalMiB, residentMiB, startServerProcess, workProcessesCpuMs, type ServerProcess } from './server-process.js';
 import { fmt, verdict, type BenchSize } from './report-format.js';
+import { databaseWindowsTable, prepareStatementStatistics, readDatabase, SOAK_DATABASE_SETTINGS, type DatabaseReading } from './soak-database.js';
 import {
   latencyVerdict,
   memoryVerdicts,
@@ -83,6 +85,8 @@ export interface SoakRow extends SoakSample {
   subscriberUpdates: number;
   /** The subscribed app's deliveries settled (SUCCEEDED or FAILED) so far: each is an update the subscriber should get. */
   subscribedSettled: number;
+  /** The claim's and the result write's timings, checkpoints and writes, the delivery tables' sizes and upkeep (soak-database.ts). */
+  database: DatabaseReading;
   /** CPU so far (ms) of the API process, the worker process, PostgreSQL, and this process (producers, clients, the receiver's thread). */
   cpuMs: { api: number; worker: number; postgres: number; bench: number };
 }
@@ -98,6 +102,8 @@ export interface SoakResult {
   /** Seconds the load actually ran (less than asked when stopped early). */
   ranSeconds: number;
   rows: SoakRow[];
+  /** The first and last windows' samples (as the verdicts take them), for the database's comparison. */
+  windows: { first: SoakRow[]; last: SoakRow[] };
   memory: MemoryVerdict[];
   latency: LatencyVerdict;
   reader: LatencyVerdict & { requests: number; errors: number };
@@ -162,9 +168,13 @@ export async function soakBenchmark(size: BenchSize): Promise<SoakResult> {
   const onSignal = () => void (interrupted = true);
   process.once('SIGINT', onSignal);
   const setUpStarted = performance.now();
-  const database = await startBenchDatabase();
+  const database = await startBenchDatabase(SOAK_DATABASE_SETTINGS);
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
   try {
+    // The statistics views as the cluster's superuser where there is one (Plaza's role may not reset them).
+    const statistics = new pg.Client({ connectionString: database.superuserUrl ?? database.databaseUrl });
+    await statistics.connect();
+    closers.push(() => statistics.end());
     // This process's own Plaza (no worker) creates the apps and the accounts and commits the scheduled events.
     const producer = await startBenchPlaza(database.databaseUrl, { RUN_WORKER: 'false' });
     closers.push(() => producer.stop());
@@ -203,7 +213,8 @@ export async function soakBenchmark(size: BenchSize): Promise<SoakResult> {
     closers.push(() => subscriber.close());
 
     process.stderr.write(`soak: set up in ${((performance.now() - setUpStarted) / 1000).toFixed(1)} s\n`);
-    const run = new SoakRun(producer, receiver, api, worker, appIds, buyers, apiToken, subscriber, settings, () => interrupted);
+    const withStatements = await prepareStatementStatistics(statistics);
+    const run = new SoakRun(producer, receiver, api, worker, appIds, buyers, apiToken, subscriber, settings, () => interrupted, statistics, withStatements);
     return await run.execute(loadStart);
   } finally {
     process.off('SIGINT', onSignal);
@@ -242,6 +253,8 @@ class SoakRun {
     private readonly subscriber: Subscriber,
     private readonly settings: ReturnType<typeof soakSettings>,
     private readonly interrupted: () => boolean,
+    private readonly statistics: pg.Client,
+    private readonly withStatements: boolean,
   ) {}
 
   private readonly seconds = () => (Date.now() - this.started) / 1000;
@@ -308,6 +321,7 @@ class SoakRun {
       sampleSeconds,
       ranSeconds: endSeconds,
       rows: this.rows,
+      windows: windows as { first: SoakRow[]; last: SoakRow[] },
       memory: memoryVerdicts(windows),
       latency: latencyVerdict(windows),
       reader: { ...latencyVerdict(windows, (s) => s.readerMs), requests: this.rows.reduce((n, r) => n + r.readerMs.length, 0), errors: this.readerErrors },
@@ -501,6 +515,7 @@ class SoakRun {
       ...(await this.counts()),
       received: verified,
       subscriberUpdates: this.subscriber.takeUpdates(),
+      database: await readDatabase(this.statistics, this.withStatements),
       cpuMs: { api: processCpuMs(this.api.pid), worker: processCpuMs(this.worker.pid), postgres: workProcessesCpuMs().postgres, bench: (own.user + own.system) / 1000 },
     };
     process.stderr.write(
@@ -712,6 +727,11 @@ ${r.memory.map((m) => `| (1) ${m.name} memory (${m.name === 'PostgreSQL' ? 'Pss,
 | (3) Storage: log tables' growth per delivery (${fmt(r.storage.deliveries)} deliveries, ${r.storage.attemptsPerDelivery.toFixed(2)} attempts each) | predicted ${fmt(r.storage.predictedBytesPerDelivery)} bytes (section 4: ${fmt(r.storage.statedBytesPerDelivery)} at 3 attempts) | **${fmt(r.storage.bytesPerDelivery)} bytes** (${r.storage.ratioToPredicted.toFixed(2)}x predicted, ${r.storage.ratioToStated.toFixed(2)}x section 4's) | within ${STORAGE_TOLERANCE * 100}%: ${verdict(r.storage.met)} |
 | (4) Nothing lost: ${fmt(l.committed)} events committed, ${fmt(l.purchasesAnsweredOk)} purchases answered OK | | missing ${l.missing}, FAILED ${l.failed}, unsettled ${l.unsettled}, SUCCEEDED but never received ${l.notReceived}; subscriber silent in ${l.subscriberSilentWindows} samples, ${l.subscriberErrors} errors (${fmt(r.subscriber.updates)} updates for ${fmt(r.subscriber.settled)} of its app's deliveries settled) | 0: ${verdict(lost)} |
 
+What the database did in the same windows (pg_stat_statements for the claim and the result write, the two statements
+on every delivery's path; pg_stat_checkpointer, pg_stat_bgwriter, pg_stat_io and pg_stat_wal; sizes and pg_stat_user_tables,
+webhook_attempts summed over its partitions):
+
+${databaseWindowsTable(r.rows, r.windows)}
 Rate: ${fmt(r.recordedPerSecond)} deliveries recorded/s and ${fmt(r.settledPerSecond)} settled/s after warm-up (asked ${fmt(r.ratePerSecond)}/s); the producers
 started p50 ${ms(r.producer.lagP50Ms)}, p99 ${ms(r.producer.lagP99Ms)} (max ${ms(r.producer.lagMaxMs)}) behind their schedule; the backlog (PENDING or RETRYING) was ${fmt(r.maxBacklog)} at
 most and ${fmt(r.backlogAtEnd)} when the load stopped, ${r.drained ? `drained ${r.drainSeconds.toFixed(1)} s later` : `NOT drained ${r.drainSeconds.toFixed(0)} s later`}.${kept ? '' : ` **The machine did not keep up with ${fmt(r.ratePerSecond)}/s**: the figures are for the rate it reached.`}

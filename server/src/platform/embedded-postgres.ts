@@ -104,6 +104,8 @@ export interface EmbeddedDatabaseOptions {
   binariesDir?: string;
   /** Where a root Plaza puts binaries and clusters the postgres user could not reach. @default /var/lib/plaza */
   sharedRoot?: string;
+  /** More server settings (`-c name=value`), e.g. a benchmark's shared_preload_libraries. @default none */
+  settings?: Record<string, string>;
 }
 
 /** Runs `command` as the postgres account (when Plaza is root), collecting its output for error messages. */
@@ -345,6 +347,7 @@ export async function startEmbeddedPostgres({
   port: fixedPort,
   binariesDir,
   sharedRoot = DEFAULT_SHARED_ROOT,
+  settings = {},
 }: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const account = postgresAccount();
   const binaries = reachableBinariesDir(binariesDir ?? installedBinariesDir(), account, sharedRoot);
@@ -366,6 +369,7 @@ export async function startEmbeddedPostgres({
   const socketDir = `${clusterDir}/.s.PGSQL.${port}`.length <= MAX_SOCKET_PATH ? clusterDir : '';
   const flags = ['-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`, '-c', 'max_connections=200'];
   if (!fsync) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  for (const [name, value] of Object.entries(settings)) flags.push('-c', `${name}=${value}`);
   const postmaster = await startPostmaster(path.join(binaries, 'bin', 'postgres'), clusterDir, flags, account);
 
   let url: string;
