@@ -7,7 +7,7 @@ import { PostgresPubSub } from './platform/pubsub.js';
 import { createServices } from './app/services.js';
 import { startJobWorker } from './app/job-worker.js';
 import { startOpsServer } from './app/ops-server.js';
-import { startTracing } from './platform/tracing.js';
+import { endOpenSpansAsInterrupted, startTracing } from './platform/tracing.js';
 
 /**
  * A delivery worker on its own (`pnpm worker`): scale deliveries out with more of these, and run the
@@ -55,7 +55,9 @@ const starting = failOnStrayErrors(async () => {
         // sockets and pools) a moment after: the results' writes are cut at the grace's end (AttemptResults.retryUntil).
         const deadline = performance.now() + config.shutdownGraceMs + CLOSING_MS;
         await waitAtMostUntil('the ops server', async () => ops?.close(), deadline);
-        await waitAtMostUntil('the job worker', () => worker.stop(), deadline);
+        const handedBack = await waitAtMostUntil('the job worker', () => worker.stop(), deadline);
+        // What the job worker could not hand back is cut off here: its traces say so, not the error of the sockets closed next.
+        if (!handedBack) endOpenSpansAsInterrupted();
         await waitAtMostUntil('outbound HTTP', () => services.http.close(), deadline);
         await waitAtMostUntil('the LISTEN connection', () => pubSub.close(), deadline);
         await waitAtMostUntil('the database pool', () => db.destroy(), deadline);

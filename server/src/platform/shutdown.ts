@@ -49,14 +49,16 @@ export function stopOnSignals(processName: string, started: Promise<{ stop(): Pr
  * the way out goes on: with the database unreachable, closing a pool waits for a connect or a statement that may
  * never end, and the process exits anyway (what it could not write is left to its claims' lease).
  */
-export async function waitAtMostUntil(what: string, step: () => Promise<unknown>, deadline: number): Promise<void> {
+export async function waitAtMostUntil(what: string, step: () => Promise<unknown>, deadline: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const cut = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), Math.max(0, deadline - performance.now()))));
   const running = step();
   // A step left behind may still fail: nothing is waiting for it then.
   running.catch(() => undefined);
   try {
-    if ((await Promise.race([running, cut])) === 'cut') logger.warn({ step: what }, 'shutdown: left unfinished at the end of the grace (the database may be unreachable)');
+    if ((await Promise.race([running, cut])) !== 'cut') return true;
+    logger.warn({ step: what }, 'shutdown: left unfinished at the end of the grace (the database may be unreachable)');
+    return false;
   } finally {
     clearTimeout(timer);
   }

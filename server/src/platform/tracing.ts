@@ -97,16 +97,24 @@ export async function flushTracing(): Promise<void> {
 }
 
 /**
- * A hard exit's last flush (a stop past its deadline, a second signal): ends the spans still open as interrupted, so
- * the work that was cut off shows in its trace, and sends what is queued, waiting at most `withinMs` for the collector.
+ * Ends the spans still open as interrupted: the work they stand for is being cut off by a stop (before the sockets it
+ * waits on are closed under it, which would end them with the socket's error instead of saying why).
  */
-export async function flushTracingBeforeExit(withinMs: number): Promise<void> {
-  if (flush === undefined) return;
+export function endOpenSpansAsInterrupted(): void {
   for (const span of openSpans) {
     recordFailureKind(span, 'interrupted');
     span.end();
   }
   openSpans.clear();
+}
+
+/**
+ * A hard exit's last flush (a stop past its deadline, a second signal): ends the spans still open as interrupted, so
+ * the work that was cut off shows in its trace, and sends what is queued, waiting at most `withinMs` for the collector.
+ */
+export async function flushTracingBeforeExit(withinMs: number): Promise<void> {
+  if (flush === undefined) return;
+  endOpenSpansAsInterrupted();
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([flushTracing(), new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
   clearTimeout(timer);
