@@ -45,6 +45,24 @@ const CREATE_TOKEN = 'mutation($input: CreateApiTokenInput!) { createApiToken(in
 const PAGE_IDS = 'query { webhookDeliveries(first: 50) { edges { node { id appId } } } }';
 type PageIds = { webhookDeliveries: { edges: { node: { id: string; appId: string } }[] } };
 
+/**
+ * What each statement of a request read, in order, the token's own read (which brings its owner's apps along) apart:
+ * a token already used is normally kept by the process (identity's credential cache), but the cache is bypassed
+ * whenever the process is not sure it hears every change of credentials (its LISTEN connection slow to answer on a
+ * busy machine), and then the token is read again, once. Whether it is kept is credential-cache.test's; here, that
+ * the page costs what it should and the token at most its one statement.
+ */
+function statementKinds(texts: string[]): string[] {
+  const kinds = texts.map((text) => {
+    if (/FROM api_tokens/.test(text)) return 'token';
+    // Checked before the page: these statements name the page's deliveries too.
+    if (/FROM webhook_attempts/.test(text)) return 'last attempts';
+    if (/FROM webhook_events/.test(text)) return 'bodies';
+    return /FROM webhook_deliveries/.test(text) ? 'page' : text;
+  });
+  return kinds[0] === 'token' ? kinds.slice(1) : kinds;
+}
+
 /** The texts of the statements the server sends while `work` runs: prepared ones through its pool, the others through TypeORM. */
 async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
   const pool = databasePool(plaza.services.db);
@@ -71,7 +89,7 @@ async function statementsDuring(work: () => Promise<unknown>): Promise<string[]>
 }
 
 describe('webhookDeliveries with an API token', () => {
-  it("costs two statements: the token's, which brings its owner's apps along, and the page's", async () => {
+  it("costs at most two statements: the token's, which brings its owner's apps along (none once the token is kept), and the page's", async () => {
     const { createApiToken } = await owner.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'log reader', scopes: ['deliveries:read'] } });
     const reader = owner.withToken(createApiToken.token);
     // The token's first use records when it was used: not part of every request.
@@ -81,12 +99,10 @@ describe('webhookDeliveries with an API token', () => {
     expect(page!.webhookDeliveries.edges.map((edge) => edge.node.id)).toEqual([...deliveryIds].reverse());
     // Only the request's own statements (nothing else in this process reads these tables meanwhile).
     const ofRequest = texts.filter((text) => /api_tokens|\bapps\b|webhook_deliveries/.test(text));
-    expect(ofRequest).toHaveLength(2);
-    expect(ofRequest[0]).toContain('FROM api_tokens');
-    expect(ofRequest[1]).toContain('FROM webhook_deliveries');
+    expect(statementKinds(ofRequest)).toEqual(['page']);
   });
 
-  it('costs two statements however the request names the log: under an alias, over GET, or by a persisted query’s hash', async () => {
+  it('costs the same statements however the request names the log: under an alias, over GET, or by a persisted query’s hash', async () => {
     const { createApiToken } = await owner.ok<{ createApiToken: { token: string } }>(CREATE_TOKEN, { input: { name: 'any-shape reader', scopes: ['deliveries:read'] } });
     const reader = owner.withToken(createApiToken.token);
     await reader.ok(PAGE_IDS);
@@ -112,10 +128,7 @@ describe('webhookDeliveries with an API token', () => {
       const texts = await statementsDuring(async () => (ids = await read()));
       expect(ids, how).toEqual(expected);
       const ofRequest = texts.filter((text) => /api_tokens|\bapps\b|webhook_deliveries/.test(text));
-      expect(
-        ofRequest.map((text) => (/FROM api_tokens/.test(text) ? 'token' : /FROM webhook_deliveries/.test(text) ? 'page' : text)),
-        how,
-      ).toEqual(['token', 'page']);
+      expect(statementKinds(ofRequest), how).toEqual(['page']);
     }
   });
 
@@ -128,8 +141,7 @@ describe('webhookDeliveries with an API token', () => {
     const texts = await statementsDuring(async () => (page = await reader.ok(PAGE_BODIES)));
     expect(page!.webhookDeliveries.edges.map((edge) => edge.node.payloadKept)).toEqual(deliveryIds.map(() => true));
     const ofRequest = texts.filter((text) => /api_tokens|\bapps\b|webhook_deliveries|webhook_events/.test(text));
-    expect(ofRequest).toHaveLength(3);
-    expect(ofRequest[2]).toContain('FROM webhook_events');
+    expect(statementKinds(ofRequest)).toEqual(['page', 'bodies']);
   });
 
   it("reads every delivery's last attempt a page asks for in one more statement, not one per delivery (issue 27, finding 2)", async () => {
@@ -142,8 +154,7 @@ describe('webhookDeliveries with an API token', () => {
     // Nothing has been sent here (the worker is off): none has an attempt yet.
     expect(page!.webhookDeliveries.edges.map((edge) => edge.node.lastAttempt)).toEqual(deliveryIds.map(() => null));
     const ofRequest = texts.filter((text) => /api_tokens|\bapps\b|webhook_deliveries|webhook_attempts/.test(text));
-    expect(ofRequest).toHaveLength(3);
-    expect(ofRequest[2]).toContain('FROM webhook_attempts');
+    expect(statementKinds(ofRequest)).toEqual(['page', 'last attempts']);
   });
 
   it('sees an app created since its last request, and is refused as soon as it is revoked: nothing is kept between requests', async () => {

@@ -74,12 +74,13 @@ export function createServices(config: Config, db: DataSource, pubSub: PostgresP
   const webhookEvents = new WebhookEventsService(db, { testEventsPerMinute: config.webhookTestEventsPerMinute });
   // Secrets and review stand on apps; what a submission asks of them arrives as steps, so apps imports neither.
   const webhookEndpoints = new WebhookEndpointsService(db, { endpointsPerApp: config.webhookEndpointsPerApp, allowPrivateUrls: config.webhookAllowPrivateUrls });
+  const identity = new IdentityService(db, config, pubSub);
   const apps = new AppService(db, config, {
     createSecret: (manager, appId, at) => secrets.createForApp(manager, appId, at),
     requestPreChecks: (manager, appId, revision) => preChecks.request(manager, appId, revision),
     setWebhookDestination: (manager, appId, url, events) => webhookEndpoints.setFirstFromApp(manager, appId, url, events),
+    ownerAppsChanged: (ownerId) => identity.appsOfAccountChanged(ownerId),
   });
-  const identity = new IdentityService(db, config, pubSub);
   // The engine's statements go to the pg pool itself (named, prepared), the same pool TypeORM uses.
   const webhookHealth = new WebhookHealthService(db, notifications, mailer, identity, webhookEndpoints, {
     disableAfterMs: config.webhookDisableAfterMs,

@@ -52,6 +52,11 @@ export interface SubmissionSteps {
   requestPreChecks(manager: EntityManager, appId: string, revision: number): Promise<void>;
   /** The app's Webhook URL and events as given (submit, update): its first webhook endpoint takes them (made, changed, or deleted with a null URL). */
   setWebhookDestination(manager: EntityManager, appId: string, url: string | null, events: WebhookEventType[]): Promise<void>;
+  /**
+   * After a new app of `ownerId` committed: what this process keeps of the owner's verified credentials carries their
+   * app ids (an API token reading the Webhook Logs), read anew here at once. Other processes hear the database's notice.
+   */
+  ownerAppsChanged(ownerId: string): void;
 }
 
 export class AppService {
@@ -152,6 +157,7 @@ export class AppService {
       await this.steps.createSecret(manager, app.id, now);
       await this.steps.requestPreChecks(manager, app.id, app.revision);
     });
+    this.steps.ownerAppsChanged(principal.userId);
     return this.db.getRepository(App).findOneByOrFail({ id: app.id });
   }
 

@@ -89,6 +89,15 @@ export class IdentityService {
     return signedIn;
   }
 
+  /**
+   * `userId` has a new app (committed): a token of theirs kept here carries their app ids, so it is read anew on
+   * its next use, not when the database's notice arrives a moment later. Nothing to wait for elsewhere: a
+   * process that has not heard yet only shows the new app's deliveries a moment later, it grants nothing.
+   */
+  appsOfAccountChanged(userId: string): void {
+    this.verified.forgetAccount(userId);
+  }
+
   /** Ends the session; its WebSocket connections close on every server process once this commits. */
   async signOut(token: string): Promise<void> {
     const ended = await this.db.transaction(async (manager) => {
