@@ -68,6 +68,40 @@ export function requestsPerDelivery(receiver: WebhookReceiver): Map<string, numb
   return counts;
 }
 
+/**
+ * After a worker stopped without writing an attempt's result: another worker (on `databaseUrl`, with `env`) makes the
+ * attempt again once the stopped one's claim has run out, and the delivery's record says so, its first attempt
+ * closed as interrupted and its second as it went. The second worker is stopped cleanly at the end.
+ */
+export async function expectMadeAgainByAnotherWorker(
+  databaseUrl: string,
+  env: Record<string, string>,
+  db: pg.Pool,
+  deliveryId: string,
+  receiver: WebhookReceiver,
+  cleanup: (stop: () => Promise<unknown>) => void,
+): Promise<void> {
+  const second = await startWorkerProcess(databaseUrl, env);
+  cleanup(() => second.stop('SIGKILL'));
+  await waitUntil(
+    'the delivery to succeed through another worker',
+    async () => (await db.query<{ status: string }>('SELECT status FROM webhook_deliveries WHERE id = $1', [deliveryId])).rows[0]?.status === 'SUCCEEDED',
+    45_000,
+    200,
+  );
+  expect(requestsPerDelivery(receiver).get(deliveryId)).toBe(2);
+  const { rows: attempts } = await db.query<{ number: number; finished: boolean; status_code: number | null; error: string | null }>(
+    'SELECT number, finished, status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number',
+    [deliveryId],
+  );
+  // The first attempt's answer never reached the database: it is recorded as interrupted, the second as it went.
+  expect(attempts).toEqual([
+    { number: 1, finished: true, status_code: null, error: expect.stringMatching(/^interrupted/) },
+    { number: 2, finished: true, status_code: 200, error: null },
+  ]);
+  expect(await second.stop('SIGTERM'), second.output()).toBe(0);
+}
+
 /** A plain client on the test's database, for reading deliveries and attempts as they are stored. */
 export async function openDatabase(databaseUrl: string): Promise<pg.Pool> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });

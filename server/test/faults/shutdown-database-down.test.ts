@@ -3,7 +3,7 @@ import { findFreePort } from '../../src/platform/embedded-postgres.js';
 import { submitApp } from '../helpers/factories.js';
 import { GraphQLTestClient } from '../helpers/graphql-client.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { openDatabase, purchaseEventProducer, requestsPerDelivery, startApiProcess, startWorkerProcess, waitUntil, restartablePostgres } from './fault-helpers.js';
+import { expectMadeAgainByAnotherWorker, openDatabase, purchaseEventProducer, restartablePostgres, startApiProcess, startWorkerProcess } from './fault-helpers.js';
 
 const postgres = restartablePostgres('shutdown');
 
@@ -53,24 +53,6 @@ describe('a worker told to stop while the database is down', () => {
 
     // Back: another worker makes the attempt again once the stopped one's claim has run out, and records it.
     await postgres.start(port);
-    const second = await startWorkerProcess(url, WORKER_ENV);
-    postgres.cleanup(() => second.stop('SIGKILL'));
-    await waitUntil(
-      'the delivery to succeed after the database is back',
-      async () => (await db.query<{ status: string }>('SELECT status FROM webhook_deliveries WHERE id = $1', [delivery.id])).rows[0]?.status === 'SUCCEEDED',
-      45_000,
-      200,
-    );
-    expect(requestsPerDelivery(receiver).get(delivery.id)).toBe(2);
-    const { rows: attempts } = await db.query<{ number: number; finished: boolean; status_code: number | null; error: string | null }>(
-      'SELECT number, finished, status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number',
-      [delivery.id],
-    );
-    // The first attempt's answer never reached the database: it is recorded as interrupted, the second as it went.
-    expect(attempts).toEqual([
-      { number: 1, finished: true, status_code: null, error: expect.stringMatching(/^interrupted/) },
-      { number: 2, finished: true, status_code: 200, error: null },
-    ]);
-    expect(await second.stop('SIGTERM'), second.output()).toBe(0);
+    await expectMadeAgainByAnotherWorker(url, WORKER_ENV, db, delivery.id, receiver, (stop) => postgres.cleanup(stop));
   });
 });
