@@ -98,9 +98,15 @@ export class AttemptResults {
   private writeQueued = false;
   /** performance.now() past which a failed write is not tried again (set by a shutdown: its grace's end). */
   private retriesEndAt = Infinity;
-  /** Rejects at retriesEndAt: a try still waiting then (for a connect, or for an answer) is abandoned. */
-  private readonly retriesEnd: Promise<never>;
-  private endRetries!: (err: Error) => void;
+  /**
+   * The tries waiting now (for a connect, or for an answer), each abandoned when retriesEndAt comes. A set that
+   * forgets each try once it settles, not a race against one promise that settles only at shutdown: every race
+   * leaves its reaction on that promise, keeping every write's answer for the process's life (the worker grew
+   * 64 MiB in a 15-minute soak at 200 deliveries/s).
+   */
+  private readonly waitingTries = new Set<(err: Error) => void>();
+  /** Set when retriesEndAt has come: a try started after it is abandoned at once. */
+  private retriesEnded: Error | undefined;
   private retriesEndTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -110,11 +116,7 @@ export class AttemptResults {
     private readonly options: AttemptResultsOptions,
     private readonly hooks: AttemptResultsHooks,
     private readonly metrics?: PlazaMetrics,
-  ) {
-    this.retriesEnd = new Promise<never>((_, reject) => (this.endRetries = reject));
-    // Only ever raced: a write that is not running when it fires has nothing to abandon.
-    this.retriesEnd.catch(() => undefined);
-  }
+  ) {}
 
   /**
    * Shutting down: a write that fails is tried again only until `deadline` (performance.now()), not for a whole
@@ -128,7 +130,11 @@ export class AttemptResults {
     // hangs) a connect waits for the pool's connect timeout, and a statement on a connection gone silent for ever.
     clearTimeout(this.retriesEndTimer);
     this.retriesEndTimer = setTimeout(
-      () => this.endRetries(new Error('the database did not answer before the shutdown grace ended')),
+      () => {
+        this.retriesEnded = new Error('the database did not answer before the shutdown grace ended');
+        for (const abandon of this.waitingTries) abandon(this.retriesEnded);
+        this.waitingTries.clear();
+      },
       Math.max(0, this.retriesEndAt - performance.now()),
     ).unref();
   }
@@ -304,6 +310,10 @@ export class AttemptResults {
   private beforeRetriesEnd<T>(statement: Promise<T>): Promise<T> {
     // Its own failure once abandoned is nobody's to handle.
     statement.catch(() => undefined);
-    return Promise.race([statement, this.retriesEnd]);
+    if (this.retriesEnded) return Promise.reject(this.retriesEnded);
+    return new Promise<T>((resolve, reject) => {
+      this.waitingTries.add(reject);
+      statement.then(resolve, reject).finally(() => this.waitingTries.delete(reject));
+    });
   }
 }
