@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/embedded-postgres.js';
 import { installedBinariesDir } from '../src/platform/embedded-postgres-placement.js';
 import { logger } from '../src/platform/logger.js';
+import { postgresCrashBacktraces } from './helpers/crash-backtraces.js';
 
 const LEGACY_PASSWORD = 'plaza-embedded';
 const dirs: string[] = [];
@@ -151,6 +152,32 @@ describe('the embedded PostgreSQL', () => {
     // And it serves again once it has replayed its log.
     await vi.waitFor(async () => expect(await query(database.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]), { timeout: 30_000, interval: 200 });
     warnings.mockRestore();
+    await victim.end().catch(() => undefined);
+  });
+
+  it('keeps the whole statement a crashed process was running, and (asked to keep core files) its backtrace', { timeout: 120_000 }, async () => {
+    const database = await startEmbeddedPostgres({ databaseDir: path.join(reachableDir('plaza-pg-core-'), 'pg'), fsync: false, keepCoreFiles: true });
+    running.push(database);
+    const victim = new pg.Client({ connectionString: database.url });
+    victim.on('error', () => undefined);
+    await victim.connect();
+    const { rows } = await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    // A statement of several lines, as the engine's are: its first line alone would not say which it was.
+    const inFlight = victim.query(`SELECT pg_sleep(60),\n       'the statement''s second line' AS marker`).catch(() => undefined);
+    await vi.waitFor(async () => expect(await query(database.superuserUrl(), `SELECT state FROM pg_stat_activity WHERE pid = ${rows[0]!.pid}`)).toEqual([{ state: 'active' }]), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    process.kill(rows[0]!.pid, 'SIGSEGV');
+    await inFlight;
+    await vi.waitFor(() => expect(database.trouble().join('\n')).toMatch(/Failed process was running: SELECT pg_sleep\(60\),\n\s+'the statement''s second line' AS marker/), {
+      timeout: 30_000,
+    });
+    const backtraces = postgresCrashBacktraces(database);
+    expect(backtraces).toHaveLength(1);
+    // PostgreSQL's own function names (its binary keeps its symbols): where the process was when it died.
+    expect(backtraces[0]).toMatch(/pg_sleep/);
+    expect(backtraces[0]).toMatch(/PostgresMain/);
     await victim.end().catch(() => undefined);
   });
 

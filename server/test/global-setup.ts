@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../src/platform/embedded-postgres.js';
+import { postgresCrashBacktraces } from './helpers/crash-backtraces.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -43,7 +44,7 @@ export default async function setup(project: TestProject) {
   // /tmp is traversable by the postgres user, unlike a checkout under /root.
   const dir = mkdtempSync(path.join(tmpdir(), 'plaza-test-pg-'));
   chmodSync(dir, 0o755);
-  const database = await startEmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), fsync: false });
+  const database = await startEmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), fsync: false, keepCoreFiles: true });
   // The superuser makes the databases; Plaza uses each as the role it uses in production, which owns it and nothing more.
   project.provide('adminDatabaseUrl', database.superuserUrl());
   project.provide('plazaDatabaseUrl', database.url);
@@ -53,6 +54,7 @@ export default async function setup(project: TestProject) {
     const trouble = database.trouble();
     if (trouble.length > 0)
       console.error(`The tests' shared PostgreSQL reported trouble during this run; failures near these times may be its, not the tests':\n${trouble.join('\n')}`);
+    for (const backtrace of postgresCrashBacktraces(database)) console.error(`A crashed PostgreSQL process's backtrace, ${backtrace}`);
     await database.stop();
     rmSync(dir, { recursive: true, force: true });
   };

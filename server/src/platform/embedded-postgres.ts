@@ -34,6 +34,8 @@ export interface EmbeddedDatabase {
   superuserUrl(database?: string): string;
   /** Where the cluster lives: databaseDir, unless the postgres user could not reach it. */
   clusterDir: string;
+  /** The server's executable: what a debugger needs beside a core file of one of its crashed processes. */
+  postgresBinary: string;
   /** PostgreSQL's own lines about crashes and restarts since it started (the last 100), as logged: for a summary at the end of a run. */
   trouble(): readonly string[];
   stop(): Promise<void>;
@@ -106,6 +108,12 @@ export interface EmbeddedDatabaseOptions {
   sharedRoot?: string;
   /** More server settings (`-c name=value`), e.g. a benchmark's shared_preload_libraries. @default none */
   settings?: Record<string, string>;
+  /**
+   * Let a crashed server process leave a core file (`ulimit -c unlimited` for the server), for a backtrace of a
+   * crash in PostgreSQL itself: the tests' shared server does. Off for Plaza, where a backend's core (its share
+   * of shared_buffers and more) would fill the data directory's disk unasked. @default false
+   */
+  keepCoreFiles?: boolean;
 }
 
 /** Runs `command` as the postgres account (when Plaza is root), collecting its output for error messages. */
@@ -153,8 +161,16 @@ async function initialise(initdb: string, clusterDir: string, password: string, 
   }
 }
 
-async function startPostmaster(postgres: string, clusterDir: string, flags: string[], account: PostgresAccount | undefined): Promise<ChildProcess & { trouble: string[] }> {
-  const child = run(postgres, ['-D', clusterDir, ...flags], account);
+async function startPostmaster(
+  postgres: string,
+  clusterDir: string,
+  flags: string[],
+  account: PostgresAccount | undefined,
+  keepCoreFiles: boolean,
+): Promise<ChildProcess & { trouble: string[] }> {
+  const args = ['-D', clusterDir, ...flags];
+  // Node cannot set a child's limits: a shell raises the core limit and then becomes the server (exec), so the child is still the postmaster.
+  const child = keepCoreFiles ? run('/bin/sh', ['-c', 'ulimit -c unlimited 2>/dev/null; exec "$0" "$@"', postgres, ...args], account) : run(postgres, args, account);
   await new Promise<void>((resolve, reject) => {
     const fail = (reason: string) => reject(new Error(`embedded PostgreSQL did not start from ${clusterDir}: ${reason}`));
     child.once('error', (err) => fail(err.message));
@@ -187,19 +203,34 @@ const POSTGRES_TROUBLE =
 function reportTrouble(child: ChildProcess, clusterDir: string): string[] {
   const seen: string[] = [];
   let partial = '';
+  // "Failed process was running:" is followed by the statement's further lines, untimestamped: kept with it, as
+  // the first line of a long statement ("WITH r AS (") does not say which statement crashed.
+  let statement: string | undefined;
+  const report = (postgres: string) => {
+    logger.warn({ clusterDir, postgres }, 'embedded PostgreSQL reported trouble');
+    seen.push(postgres);
+    if (seen.length > 100) seen.shift();
+  };
   child.stderr!.on('data', (chunk: Buffer) => {
     const lines = (partial + String(chunk)).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
+      if (statement !== undefined && !STARTS_AN_ENTRY.test(line)) {
+        statement = `${statement}\n${line}`.slice(0, 8000);
+        continue;
+      }
+      if (statement !== undefined) report(statement);
+      statement = undefined;
       if (!POSTGRES_TROUBLE.test(line)) continue;
-      const postgres = line.trim().slice(0, 2000);
-      logger.warn({ clusterDir, postgres }, 'embedded PostgreSQL reported trouble');
-      seen.push(postgres);
-      if (seen.length > 100) seen.shift();
+      if (line.includes('Failed process was running')) statement = line.trim();
+      else report(line.trim().slice(0, 2000));
     }
   });
   return seen;
 }
+
+/** The start of a new entry of PostgreSQL's log (log_line_prefix begins with the time), rather than a statement's next line. */
+const STARTS_AN_ENTRY = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/;
 
 const stopping = new WeakSet<ChildProcess>();
 
@@ -348,6 +379,7 @@ export async function startEmbeddedPostgres({
   binariesDir,
   sharedRoot = DEFAULT_SHARED_ROOT,
   settings = {},
+  keepCoreFiles = false,
 }: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const account = postgresAccount();
   const binaries = reachableBinariesDir(binariesDir ?? installedBinariesDir(), account, sharedRoot);
@@ -370,7 +402,8 @@ export async function startEmbeddedPostgres({
   const flags = ['-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`, '-c', 'max_connections=200'];
   if (!fsync) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   for (const [name, value] of Object.entries(settings)) flags.push('-c', `${name}=${value}`);
-  const postmaster = await startPostmaster(path.join(binaries, 'bin', 'postgres'), clusterDir, flags, account);
+  const postgresBinary = path.join(binaries, 'bin', 'postgres');
+  const postmaster = await startPostmaster(postgresBinary, clusterDir, flags, account, keepCoreFiles);
 
   let url: string;
   let socketHost: string;
@@ -392,6 +425,7 @@ export async function startEmbeddedPostgres({
   return {
     url,
     clusterDir,
+    postgresBinary,
     superuserUrl: (database = EMBEDDED_DATABASE) => {
       const password = readFileSync(path.join(clusterDir, PASSWORD_FILE), 'utf8').trim();
       return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}${socketHost}`;
