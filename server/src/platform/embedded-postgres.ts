@@ -234,11 +234,30 @@ const STARTS_AN_ENTRY = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/;
 
 const stopping = new WeakSet<ChildProcess>();
 
+/** How long a fast shutdown may take before the server is stopped at once (as stopOrphanedPostmaster waits). */
+const FAST_SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Fast shutdown (SIGINT: open sessions are ended, everything committed is kept), and, should it not end within
+ * FAST_SHUTDOWN_GRACE_MS, immediate shutdown (SIGQUIT: nothing committed is lost either; the next start replays the
+ * log). PostgreSQL 18.4 asked for a fast shutdown while it restarts after a crashed process (from the crash until
+ * its new startup process runs, some 30-130 ms here) ignores it, and that and every later SIGINT, for good: its
+ * postmaster waits on, with only its checkpointer and I/O workers left (embedded-postgres.test.ts).
+ */
 async function stopPostmaster(child: ChildProcess): Promise<void> {
   stopping.add(child);
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGINT'); // fast shutdown: open sessions are ended, everything committed is kept
+  const exited = new Promise<true>((resolve) => child.once('exit', () => resolve(true)));
+  const within = (ms: number) => Promise.race([exited, new Promise<false>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
+  child.kill('SIGINT');
+  if (await within(FAST_SHUTDOWN_GRACE_MS)) return;
+  logger.warn(
+    { postmasterPid: child.pid, graceMs: FAST_SHUTDOWN_GRACE_MS },
+    'embedded PostgreSQL did not finish a fast shutdown; stopping it at once (its next start replays its log)',
+  );
+  child.kill('SIGQUIT');
+  if (await within(FAST_SHUTDOWN_GRACE_MS)) return;
+  child.kill('SIGKILL');
   await exited;
 }
 
