@@ -32,6 +32,9 @@ function makeTestCertificates(dir: string) {
   return { cert: readFileSync(path.join(dir, 'server.crt'), 'utf8'), key: readFileSync(path.join(dir, 'server.key'), 'utf8'), ca: readFileSync(path.join(dir, 'ca.crt'), 'utf8') };
 }
 
+/** A server process of the shared cluster crashed: ended by SIGILL, SIGABRT, SIGBUS, SIGFPE or SIGSEGV, never by a test (which kills only servers of its own). */
+const CRASHED = /terminated by signal (4|6|7|8|11):/;
+
 /** One real PostgreSQL for the whole run: TEST_DATABASE_URL if given, else an embedded one in /tmp. */
 export default async function setup(project: TestProject) {
   const tlsDir = mkdtempSync(path.join(tmpdir(), 'plaza-test-tls-'));
@@ -55,6 +58,9 @@ export default async function setup(project: TestProject) {
     if (trouble.length > 0)
       console.error(`The tests' shared PostgreSQL reported trouble during this run; failures near these times may be its, not the tests':\n${trouble.join('\n')}`);
     for (const backtrace of postgresCrashBacktraces(database)) console.error(`A crashed PostgreSQL process's backtrace, ${backtrace}`);
+    // For tools/test/run-vitest.mjs, which runs the failed files again only after a crash of this server (not a test's own kill).
+    const crashes = trouble.filter((line) => CRASHED.test(line));
+    if (process.env.PLAZA_TEST_DATABASE_CRASHES && crashes.length > 0) writeFileSync(process.env.PLAZA_TEST_DATABASE_CRASHES, JSON.stringify(crashes));
     await database.stop();
     rmSync(dir, { recursive: true, force: true });
   };

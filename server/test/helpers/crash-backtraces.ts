@@ -29,7 +29,8 @@ export function postgresCrashBacktraces(database: Pick<EmbeddedDatabase, 'cluste
       });
       return `${core}:\n${backtrace
         .split('\n')
-        .filter((line) => /^#\d|^rip/.test(line))
+        // gdb prints the frame it stops in, then the same as the backtrace's first line.
+        .filter((line, k, lines) => /^#\d|^rip/.test(line) && lines.indexOf(line) === k)
         .join('\n')}`;
     } catch (err) {
       return `${core}: gdb could not read it (${(err as Error).message.split('\n')[0]})`;
