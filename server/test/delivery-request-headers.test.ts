@@ -6,6 +6,7 @@ import { webhookHeaders } from '../src/modules/webhooks/webhook-signing.js';
 import { compactShared, compactSignature, splitHeaders } from '../src/modules/webhooks/delivery/request-headers.js';
 import { attemptHeaders, expectedOnce, headersAsSent, keptHeaders, storedShared } from '../src/modules/webhooks/delivery/request-headers-sql.js';
 import { RECORD_MANUAL_ATTEMPT } from '../src/modules/webhooks/delivery/manual-and-recovery-queries.js';
+import { recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
 import { attemptRecord } from '../src/modules/webhooks/delivery/attempt-results.js';
 import type { ClaimedDelivery } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import type { GuardedResponse } from '../src/platform/outbound-http/guarded-http-client.js';
@@ -260,7 +261,7 @@ describe('request headers, kept once per delivery', () => {
       headers: sent,
       response: { durationMs: 30, statusCode: 200, error: null, responseBodyExcerpt: 'ok' } as GuardedResponse,
     });
-    await db.query(RECORD_MANUAL_ATTEMPT, [JSON.stringify([record])]);
+    await db.query(RECORD_MANUAL_ATTEMPT, [JSON.stringify([record]), ...recordAttemptsBounds([record])]);
 
     const [shared] = await db.query('SELECT headers, body_signature, url FROM webhook_request_headers WHERE delivery_id = $1', [delivery.id]);
     expect(shared).toEqual({ headers: null, body_signature: Buffer.from(sent['x-platform-signature']!.slice('sha256='.length), 'hex'), url: receiver.url() });

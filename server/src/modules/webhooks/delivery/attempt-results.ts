@@ -11,6 +11,7 @@ import type { GuardedResponse } from '../../../platform/outbound-http/guarded-ht
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import { DeliveryStatus } from '../webhook.types.js';
 import { HELD_WHILE_PAUSED, WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
+import { recordAttemptsBounds } from './sql-fragments.js';
 import { RESULTS_ALREADY_WRITTEN, WRITE_RESULTS, databaseNow, isHeld, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
 import { attemptEnded, decide, retryDelay, stateOf } from './delivery-lifecycle.js';
@@ -229,7 +230,7 @@ export class AttemptResults {
         durationMs: response.durationMs,
       })),
     );
-    const updated = await this.writeRetried(JSON.stringify(rows), [this.options.leaseMs, hourly, minutely, endpointHourly]);
+    const updated = await this.writeRetried(JSON.stringify(rows), [this.options.leaseMs, hourly, minutely, endpointHourly, ...recordAttemptsBounds(rows)]);
     const localAt = performance.now();
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
     if (updated[0]?.health_changed) this.hooks.healthChanged();

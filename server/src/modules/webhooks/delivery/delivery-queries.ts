@@ -5,7 +5,7 @@ import { SETTLED_STATUSES } from './delivery-lifecycle.js';
 import { attemptTriggerSql, isOpenSql } from './delivery-lifecycle-sql.js';
 import { ENDPOINT_HEALTH } from './endpoint-health-sql.js';
 import { ROLL_UP } from './attempt-rollup.js';
-import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS, WITHIN_IDS_OF } from './sql-fragments.js';
+import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS } from './sql-fragments.js';
 
 /**
  * The delivery engine's statements (claim, next due, result write, hand back), built once at load from the
@@ -231,20 +231,21 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
          -- statistics are always stale (a burst of due rows arrives between two ANALYZEs), and with a
          -- join here the planner, expecting a handful of rows, re-ranked every candidate once per
          -- pending delivery: 300 ms for 200 rows instead of a few.
-         SELECT d.id FROM within_endpoint_slots w
+         SELECT d.id, d.taken_over FROM within_endpoint_slots w
            CROSS JOIN LATERAL (
-             SELECT d.id FROM webhook_deliveries d
+             SELECT d.id, d.claim_token IS NOT NULL AS taken_over FROM webhook_deliveries d
               WHERE d.id = w.id AND ${isOpenSql('d')}
                 AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
               FOR UPDATE SKIP LOCKED
            ) d
        ), interrupted AS (
-         -- A scheduled attempt still open on a delivery whose claim expired belongs to a worker that died.
-         -- Rows reached by key (= ANY of the locked ids), never by a join: the planner, costing a join
-         -- against a few hundred ids, chose to read the whole table once it held some tens of thousands of rows.
+         -- A scheduled attempt still open on a delivery whose claim expired (a claim token left behind) belongs to a
+         -- worker that died. Rows reached by key (= ANY of those ids, usually none), never by a join: the planner,
+         -- costing a join against a few hundred ids, chose to read the whole table once it held some tens of thousands of rows.
+         -- Not pruned by the range of those ids (WITHIN_IDS_OF) either: the claim changes rows others change (recordAttemptsBounds).
          UPDATE webhook_attempts a
             SET ${CLOSE_AS_INTERRUPTED}
-          WHERE a.delivery_id = ANY (ARRAY(SELECT id FROM due)) AND ${WITHIN_IDS_OF('a.delivery_id', 'id', 'due')}
+          WHERE a.delivery_id = ANY (ARRAY(SELECT id FROM due WHERE taken_over))
             AND a.trigger = ${SCHEDULED} AND NOT a.finished
        ), claimed AS (
          UPDATE webhook_deliveries d
@@ -298,7 +299,7 @@ export const NEXT_DUE_PAST_SATURATED_ENDPOINTS = `WITH RECURSIVE ${ENDPOINTS_WIT
        SELECT ${untilClaimable('next_attempt_at')} FROM earliest WHERE next_attempt_at IS NOT NULL`;
 
 /**
- * Records a batch of attempts' outcomes ($1, a JSON array of rows) and adds them to the charts' rollups
+ * Records a batch of attempts' outcomes ($1, a JSON array of rows; $6 to $8 as recordAttemptsBounds gives them) and adds them to the charts' rollups
  * ($3, $4, $5: rollUp's sums; every attempt written here counts, as it is recorded whoever holds the
  * delivery now), and moves each delivery on, while
  * this run still holds its claim. A row with `keep` stays claimed (leased $2 ms) for its near retry,
@@ -308,7 +309,7 @@ export const NEXT_DUE_PAST_SATURATED_ENDPOINTS = `WITH RECURSIVE ${ENDPOINTS_WIT
 export const WRITE_RESULTS = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(keep boolean, claim_token text, ${ATTEMPT_RECORD_COLUMNS},
                 status text, retry_in_ms int, recovering boolean, held_reason text)
-       ), ${ROLL_UP('$3', '$4', '$5')}, ${RECORD_ATTEMPTS('r')}, moved_on AS (
+       ), ${ROLL_UP('$3', '$4', '$5')}, ${RECORD_ATTEMPTS('r', { lowest: '$6', highest: '$7', withEarlierAttempts: '$8' })}, moved_on AS (
          UPDATE webhook_deliveries d
             -- As the worker decided (delivery-lifecycle.ts decide), from the state it claimed, which is still the row's while its claim stands.
             -- The next attempt's due time on the database's clock, as every claim reads it (a worker's own clock may be

@@ -11,6 +11,7 @@ import { WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { webhookErrors } from '../webhook.errors.js';
 import { rollUp, ROLL_UP_ALONE } from './attempt-rollup.js';
 import { attemptRecord } from './attempt-results.js';
+import { recordAttemptsBounds } from './sql-fragments.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { ClaimedDelivery, UpdatedRow } from './delivery-queries.js';
 import { DeliveryWakeUps } from './delivery-wake-ups.js';
@@ -73,7 +74,8 @@ export class DeliveryRecovery {
     const sent = await this.engine.send(delivery, delivery.attempt_count, AttemptTrigger.MANUAL);
     const { startedAt, response } = sent;
     const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
-      await manager.query(RECORD_MANUAL_ATTEMPT, [JSON.stringify([attemptRecord(sent)])]);
+      const record = attemptRecord(sent);
+      await manager.query(RECORD_MANUAL_ATTEMPT, [JSON.stringify([record]), ...recordAttemptsBounds([record])]);
       const { hourly, minutely, endpointHourly } = rollUp([
         {
           appId: delivery.app_id,

@@ -14,7 +14,8 @@ export const INTERRUPTED = 'interrupted: the worker stopped before this attempt 
  * webhook_request_headers are partitioned by delivery id (platform/time-partitions.ts), and PostgreSQL
  * prunes partitions by such a range once the subqueries have run, never by `= ANY` of an array it does
  * not know when planning (a CTE's, or a prepared statement's parameter), nor through a join: without
- * it these statements read every partition, a span (a week) each (attempt-partition-plans.test.ts).
+ * it these statements read every partition, a span (a week) each (attempt-partition-plans.test.ts). Only in
+ * statements that change nothing (recordAttemptsBounds says why).
  */
 export const WITHIN_IDS_OF = (key: string, column: string, source: string) => `${key} BETWEEN (SELECT min(${column}) FROM ${source}) AND (SELECT max(${column}) FROM ${source})`;
 
@@ -58,11 +59,30 @@ const SAME_SHARED = `(r.s_delivery_id IS NOT NULL OR h.delivery_id IS NOT NULL)
                 AND COALESCE(r.s_body_signature, h.body_signature) IS NOT DISTINCT FROM decode(r.shared_signature, 'hex')`;
 
 /**
+ * RECORD_ATTEMPTS' parameters: the lowest and highest delivery id of `records`, and the deliveries with an attempt
+ * before the one recorded (whose shared headers may be stored already).
+ *
+ * Bounds given as parameters, not worked out in the statement (WITHIN_IDS_OF) nor taken from a joined row: a statement
+ * that changes rows another transaction may change at the same time must not prune partitions by a value known only
+ * while it runs. There PostgreSQL 18.4 rechecks a row changed under it (EvalPlanQual) with its own copy of the plan,
+ * whose set-up of the partitioned scans in the statement's other CTEs leaves their pruning pointing at memory freed when
+ * the recheck ends, and the next pruning there calls through it: backends crashed with SIGSEGV in
+ * perform_pruning_base_step (from ExecAppend under the attempts' UPDATE, run as the statement finished) about once a
+ * CI run, and within minutes of result writes racing claim renewals in a stress run. Parameters prune once, as the
+ * statement starts, and a recheck reuses that (attempt-partition-plans.test.ts holds the plans to it).
+ */
+export function recordAttemptsBounds(records: readonly { delivery_id: string; number: number }[]): [string, string, string[]] {
+  const ids = records.map((record) => record.delivery_id).sort();
+  const withEarlierAttempts = [...new Set(records.filter((record) => record.number > 1).map((record) => record.delivery_id))];
+  return [ids[0]!, ids.at(-1)!, withEarlierAttempts];
+}
+
+/**
  * CTEs (shared, with_shared, attempts) that record the finished attempts of `input` (a CTE with
- * ATTEMPT_RECORD_COLUMNS), each over its started row: the one way an attempt is recorded, by the engine's
+ * ATTEMPT_RECORD_COLUMNS; `bounds` name the parameters recordAttemptsBounds gives), each over its started row: the one way an attempt is recorded, by the engine's
  * result write and by a manual attempt alike, so that both store the very same rows.
  */
-export const RECORD_ATTEMPTS = (input: string) => `shared AS (
+export const RECORD_ATTEMPTS = (input: string, bounds: { lowest: string; highest: string; withEarlierAttempts: string }) => `shared AS (
          -- The first attempt sent stores the headers its delivery's attempts share, as the worker split and compacted them (request-headers.ts), and its URL.
          INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
          SELECT DISTINCT ON (delivery_id) delivery_id, shared, decode(shared_signature, 'hex'), url FROM ${input} WHERE headers IS NOT NULL ORDER BY delivery_id, number
@@ -85,11 +105,12 @@ export const RECORD_ATTEMPTS = (input: string) => `shared AS (
                 request_headers = ${attemptHeadersFromWorker('r', SAME_SHARED, storedShared('COALESCE(r.s_headers, h.headers)', 'COALESCE(r.s_body_signature, h.body_signature)', 'r.event_type'))},
                 request_signature = CASE WHEN ${SAME_SHARED} THEN decode(r.signature, 'base64') END, finished = true
            FROM with_shared r
-           -- Looked up only where this statement inserted none (a later attempt, or a row another write inserted first): one
-           -- it inserted is not visible to it, so for a first attempt the probe (an index descent per result, a tenth of
-           -- the result write's reads in benchmark 1) could only come back empty. OFFSET 0 keeps the condition a gate on the
-           -- probe rather than a filter after it.
-           LEFT JOIN LATERAL (SELECT h.delivery_id, h.headers, h.body_signature, h.url FROM webhook_request_headers h
-                               WHERE r.s_delivery_id IS NULL AND h.delivery_id = r.delivery_id OFFSET 0) h ON true
-          WHERE a.delivery_id = r.delivery_id AND a.number = r.number AND ${WITHIN_IDS_OF('a.delivery_id', 'delivery_id', input)}
+           -- Looked up only for the deliveries with an earlier attempt (${bounds.withEarlierAttempts}): for a first attempt, whose
+           -- shared row this statement inserts and cannot see, the probe (an index descent per result, a tenth of the
+           -- result write's reads in benchmark 1) could only come back empty. Read apart (OFFSET 0), never by the joined
+           -- row's id, and within the batch's bounds: NO_RUN_TIME_PRUNING.
+           LEFT JOIN (SELECT h.delivery_id, h.headers, h.body_signature, h.url FROM webhook_request_headers h
+                       WHERE h.delivery_id = ANY (${bounds.withEarlierAttempts}::text[]) AND h.delivery_id BETWEEN ${bounds.lowest} AND ${bounds.highest}
+                      OFFSET 0) h ON h.delivery_id = r.delivery_id AND r.s_delivery_id IS NULL
+          WHERE a.delivery_id = r.delivery_id AND a.number = r.number AND a.delivery_id BETWEEN ${bounds.lowest} AND ${bounds.highest}
        )`;
