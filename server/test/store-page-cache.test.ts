@@ -73,6 +73,31 @@ describe('StorePageCache', () => {
     expect(cache.get({ first: 20 })?.edges[0]?.node.id).toBe('new');
   });
 
+  it('reads a page once for the requests that ask while it is being read, and anew for those after a listing changed', async () => {
+    const cache = new StorePageCache();
+    const reads: ((value: Connection<App>) => void)[] = [];
+    const read = () => new Promise<Connection<App>>((resolve) => reads.push(resolve));
+    const waiting = Array.from({ length: 20 }, () => cache.through({ first: 20 }, read));
+    expect(reads).toHaveLength(1);
+    // Another page is its own read.
+    const otherCategory = cache.through({ first: 20, category: 'games' }, read);
+    expect(reads).toHaveLength(2);
+    // After a listing changed, a request does not take the read that began before it.
+    cache.invalidate();
+    const afterChange = cache.through({ first: 20 }, read);
+    expect(reads).toHaveLength(3);
+    reads[0]!(page('before'));
+    reads[1]!(page('games'));
+    reads[2]!(page('after'));
+    expect((await Promise.all(waiting)).map((p) => p.edges[0]?.node.id)).toEqual(Array(20).fill('before'));
+    expect((await otherCategory).edges[0]?.node.id).toBe('games');
+    expect((await afterChange).edges[0]?.node.id).toBe('after');
+    expect(cache.get({ first: 20 })?.edges[0]?.node.id).toBe('after');
+    // A failed read is shared by those waiting on it, and not kept for the next request.
+    await expect(cache.through({ first: 5 }, () => Promise.reject(new Error('database unavailable')))).rejects.toThrow('database unavailable');
+    expect(await cache.through({ first: 5 }, async () => page('retried'))).toMatchObject({ edges: [{ node: { id: 'retried' } }] });
+  });
+
   it('keeps no searches, and nothing when turned off', async () => {
     const cache = new StorePageCache();
     await cache.through({ first: 20, search: 'quiz' }, async () => page('found'));

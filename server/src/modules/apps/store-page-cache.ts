@@ -21,6 +21,8 @@ export type StorePageArgs = { category?: string | null; search?: string | null }
  */
 export class StorePageCache {
   private readonly pages = new ExpiringCache<Connection<App>>({ ttlMs: STORE_PAGE_TTL_MS, maxEntries: MAX_PAGES });
+  /** Reads under way, by the listings' generation and the page: at most one per page and generation. */
+  private readonly reading = new Map<string, Promise<Connection<App>>>();
 
   /** Off, every page is read from the database (benchmark 5 reports both figures). */
   get enabled(): boolean {
@@ -36,13 +38,27 @@ export class StorePageCache {
     return key === undefined ? undefined : this.pages.get(key);
   }
 
-  /** Reads a page with `read` and keeps it, unless listings changed while it was being read. */
-  async through(args: StorePageArgs, read: () => Promise<Connection<App>>): Promise<Connection<App>> {
-    const generation = this.pages.generation;
-    const page = await read();
+  /**
+   * Reads a page with `read` and keeps it, unless listings changed while it was being read. Requests for a page
+   * being read wait for that read rather than making their own: when a kept page expires, every request in the
+   * next moment would otherwise read it (under load, dozens of the same statement at once). A read started before
+   * a listing changed is not shared with requests that come after the change.
+   */
+  through(args: StorePageArgs, read: () => Promise<Connection<App>>): Promise<Connection<App>> {
     const key = keyOf(args);
-    if (key !== undefined) this.pages.put(key, page, generation);
-    return page;
+    const generation = this.pages.generation;
+    if (key === undefined || !this.pages.enabled) return read();
+    const readingKey = `${generation}\u0001${key}`;
+    const shared = this.reading.get(readingKey);
+    if (shared) return shared;
+    const reading = read()
+      .then((page) => {
+        this.pages.put(key, page, generation);
+        return page;
+      })
+      .finally(() => this.reading.delete(readingKey));
+    this.reading.set(readingKey, reading);
+    return reading;
   }
 
   /** A listing changed and has committed: every page may be wrong now. */
