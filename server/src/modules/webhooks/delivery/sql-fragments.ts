@@ -108,7 +108,7 @@ export const RECORD_ATTEMPTS = (input: string, bounds: { lowest: string; highest
            -- Looked up only for the deliveries with an earlier attempt (${bounds.withEarlierAttempts}): for a first attempt, whose
            -- shared row this statement inserts and cannot see, the probe (an index descent per result, a tenth of the
            -- result write's reads in benchmark 1) could only come back empty. Read apart (OFFSET 0), never by the joined
-           -- row's id, and within the batch's bounds: NO_RUN_TIME_PRUNING.
+           -- row's id, and within the batch's bounds (recordAttemptsBounds says why).
            LEFT JOIN (SELECT h.delivery_id, h.headers, h.body_signature, h.url FROM webhook_request_headers h
                        WHERE h.delivery_id = ANY (${bounds.withEarlierAttempts}::text[]) AND h.delivery_id BETWEEN ${bounds.lowest} AND ${bounds.highest}
                       OFFSET 0) h ON h.delivery_id = r.delivery_id AND r.s_delivery_id IS NULL
