@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS } from '../src/modules/webhooks/attempt-retention.js';
 import { rollUp } from '../src/modules/webhooks/delivery/attempt-rollup.js';
-import { CLAIM_DUE_DELIVERIES, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import { CLAIM_DUE_DELIVERIES, HAND_BACK, handBackBounds, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
 import { ATTEMPTS_OF_DELIVERIES, DELIVERY_WITH_ATTEMPTS } from '../src/modules/webhooks/delivery/log-queries.js';
 import { newWebhookId } from '../src/platform/ids.js';
@@ -35,6 +35,24 @@ interface Explained {
 }
 
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+/**
+ * The partitions of `table` a plan pruned while it ran: those an Append (or MergeAppend) over them ran fewer times
+ * than itself, each run choosing its partitions anew (by a joined row's key, or a value worked out in the statement).
+ * Pruning as the statement is planned or starts leaves every remaining partition run as often as its Append.
+ */
+const prunedWhileRunning = (plan: PlanNode, table: string) =>
+  nodesOf(plan)
+    .filter((n) => (n['Node Type'] === 'Append' || n['Node Type'] === 'Merge Append') && n['Actual Loops'] > 0)
+    .flatMap((append) =>
+      (append.Plans ?? [])
+        .flatMap((child) =>
+          nodesOf(child)
+            .filter((n) => n['Relation Name']?.startsWith(`${table}_`))
+            .slice(0, 1),
+        )
+        .filter((scan) => scan['Actual Loops'] < append['Actual Loops'])
+        .map((scan) => `${scan['Relation Name']} ran ${scan['Actual Loops']} of ${append['Actual Loops']} times`),
+    );
 /** The partitions of `table` a plan read (a scan that ran at least once), and those it planned at all. */
 const partitionsOf = (plan: PlanNode, table: string) => {
   const scans = nodesOf(plan).filter((n) => n['Relation Name']?.startsWith(`${table}_`));
@@ -174,6 +192,7 @@ describe('attempts partitioned by time', () => {
         // None left to prune while it runs (recordAttemptsBounds says why).
         const closing = partitionsOf(interrupted, 'webhook_attempts');
         expect(closing.read, 'attempt partitions left to prune while it runs').toEqual(closing.planned);
+        expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
       }
       // Claims left behind by a worker that died: their open attempts are closed as interrupted by the claim that takes them over.
       await db.query(`UPDATE webhook_deliveries SET claim_token = 'dead-worker', claim_expires_at = now() - interval '1 second' WHERE id = ANY($1::text[])`, [due]);
@@ -240,7 +259,8 @@ describe('attempts partitioned by time', () => {
   });
 
   it('writes attempt results through the partitions of those deliveries alone', async () => {
-    const written = byDay.at(-2)!.slice(0, 50);
+    // Two days a week apart: two partitions, each holding some of the batch.
+    const written = [...byDay.at(-2)!.slice(0, 25), ...byDay.at(-9)!.slice(0, 25)];
     const rows = written.map((id) => succeededResult(id, 2));
     const { hourly, minutely, endpointHourly } = rollUp([]);
     for (const generic of [false, true]) {
@@ -256,6 +276,36 @@ describe('attempts partitioned by time', () => {
       // run-time pruning in a statement a concurrent change makes PostgreSQL 18.4 recheck crashed its backends (recordAttemptsBounds).
       expect(attempts.read, 'attempt partitions left to prune while it runs').toEqual(attempts.planned);
       expect(headers.read, 'header partitions left to prune while it runs').toEqual(headers.planned);
+      expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
+      expect(prunedWhileRunning(explained.Plan, 'webhook_request_headers'), 'header partitions pruned while it ran').toEqual([]);
+    }
+  });
+
+  it('hands back the claims of attempts in flight at shutdown without pruning partitions while it runs', async () => {
+    const handed = [...byDay.at(-2)!.slice(30, 40), ...byDay.at(-9)!.slice(30, 40)];
+    await db.query(`UPDATE webhook_deliveries SET status = 'RETRYING', claim_token = 'leaving', claim_expires_at = now() + interval '1 minute' WHERE id = ANY($1::text[])`, [
+      handed,
+    ]);
+    await db.query(`UPDATE webhook_attempts SET finished = false WHERE delivery_id = ANY($1::text[]) AND number = 2`, [handed]);
+    try {
+      const claims = handed.map((id) => ({ id, claim_token: 'leaving', number: 2 }));
+      for (const generic of [false, true]) {
+        const explained = await explain(HAND_BACK, [JSON.stringify(claims), ...handBackBounds(claims)], generic);
+        console.log(`HAND_BACK ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms`);
+        expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
+        expect(partitionsOf(explained.Plan, 'webhook_attempts').read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
+      }
+      // And it hands them back: claims released, the attempts in flight closed as interrupted.
+      await db.query(HAND_BACK, [JSON.stringify(claims), ...handBackBounds(claims)]);
+      const [after] = await db.query(
+        `SELECT (SELECT count(*) FROM webhook_deliveries WHERE id = ANY($1::text[]) AND claim_token IS NULL)::int AS released,
+                (SELECT count(*) FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) AND number = 2 AND finished AND error LIKE 'interrupted%')::int AS interrupted`,
+        [handed],
+      );
+      expect(after).toEqual({ released: handed.length, interrupted: handed.length });
+    } finally {
+      await db.query(`UPDATE webhook_deliveries SET status = 'SUCCEEDED', claim_token = NULL, claim_expires_at = NULL WHERE id = ANY($1::text[])`, [handed]);
+      await db.query(`UPDATE webhook_attempts SET finished = true, error = NULL WHERE delivery_id = ANY($1::text[])`, [handed]);
     }
   });
 });

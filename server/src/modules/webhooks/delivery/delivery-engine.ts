@@ -18,6 +18,7 @@ import {
   CLAIM_DUE_DELIVERIES,
   CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS,
   HAND_BACK,
+  handBackBounds,
   NEXT_DUE,
   NEXT_DUE_PAST_SATURATED_ENDPOINTS,
   RENEW_CLAIMS,
@@ -478,7 +479,7 @@ export class DeliveryEngine {
       this.unwritten.delete(delivery.id);
     }
     const claims = held.map((d) => ({ id: d.id, claim_token: d.claim_token, number: d.attempt_count }));
-    const release = () => traceHandBack(held, () => this.pool.query(HAND_BACK, [JSON.stringify(claims)]));
+    const release = () => traceHandBack(held, () => this.pool.query(HAND_BACK, [JSON.stringify(claims), ...handBackBounds(claims)]));
     this.handingBack = this.handingBack.then(release).then(
       () => logger.warn({ deliveries: held.length }, 'shutdown deadline passed: handed back the deliveries whose attempts were still in flight'),
       // Not fatal: their claims expire after the lease and another worker takes them then.

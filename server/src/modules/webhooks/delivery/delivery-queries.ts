@@ -5,7 +5,7 @@ import { SETTLED_STATUSES } from './delivery-lifecycle.js';
 import { attemptTriggerSql, isOpenSql } from './delivery-lifecycle-sql.js';
 import { ENDPOINT_HEALTH } from './endpoint-health-sql.js';
 import { ROLL_UP } from './attempt-rollup.js';
-import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS } from './sql-fragments.js';
+import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, CLOSE_AS_INTERRUPTED, idBounds, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS } from './sql-fragments.js';
 
 /**
  * The delivery engine's statements (claim, next due, result write, hand back), built once at load from the
@@ -356,7 +356,13 @@ export const RENEW_CLAIMS = `UPDATE webhook_deliveries d SET claim_expires_at = 
 
 /**
  * Shutdown past its deadline: releases the claims in $1 (a JSON array of id, claim_token, number) that
- * this run still holds and closes their attempts as interrupted.
+ * this run still holds and closes their attempts as interrupted. $2 and $3: the lowest and highest id of
+ * $1 (handBackBounds).
+ *
+ * The attempts are reached by key (= ANY of the released ids) within those bounds, never by a join: joined by the
+ * released row's id, their partitions would be pruned while the statement runs, which PostgreSQL 18.4 gets wrong
+ * after rechecking a delivery another transaction changed meanwhile (a claim's takeover here; sql-fragments.ts
+ * recordAttemptsBounds says what crashes).
  */
 export const HAND_BACK = `WITH held AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, claim_token text, number int)
@@ -366,4 +372,8 @@ export const HAND_BACK = `WITH held AS (
            RETURNING d.id, held.number
          )
          UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
-           FROM released WHERE a.delivery_id = released.id AND a.number = released.number AND NOT a.finished`;
+          WHERE a.delivery_id = ANY (ARRAY(SELECT id FROM released)) AND a.delivery_id BETWEEN $2 AND $3
+            AND a.number = (SELECT r.number FROM released r WHERE r.id = a.delivery_id) AND NOT a.finished`;
+
+/** HAND_BACK's $2 and $3 for the claims it hands back (at least one). */
+export const handBackBounds = (claims: readonly { id: string }[]): [string, string] => idBounds(claims.map((claim) => claim.id));

@@ -72,9 +72,22 @@ const SAME_SHARED = `(r.s_delivery_id IS NOT NULL OR h.delivery_id IS NOT NULL)
  * statement starts, and a recheck reuses that (attempt-partition-plans.test.ts holds the plans to it).
  */
 export function recordAttemptsBounds(records: readonly { delivery_id: string; number: number }[]): [string, string, string[]] {
-  const ids = records.map((record) => record.delivery_id).sort();
   const withEarlierAttempts = [...new Set(records.filter((record) => record.number > 1).map((record) => record.delivery_id))];
-  return [ids[0]!, ids.at(-1)!, withEarlierAttempts];
+  return [...idBounds(records.map((record) => record.delivery_id)), withEarlierAttempts];
+}
+
+/**
+ * The lowest and highest of `ids` (at least one), code unit by code unit as JavaScript compares strings. PostgreSQL
+ * orders Plaza's keys the same way under any collation: a fixed prefix, then a ULID's digits and capital letters.
+ */
+export function idBounds(ids: readonly string[]): [string, string] {
+  let lowest = ids[0]!;
+  let highest = lowest;
+  for (const id of ids) {
+    if (id < lowest) lowest = id;
+    else if (id > highest) highest = id;
+  }
+  return [lowest, highest];
 }
 
 /**
