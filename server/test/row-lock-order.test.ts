@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { CLAIM_DUE_DELIVERIES } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import { HOLD_OPEN_OF_ENDPOINTS } from '../src/modules/webhooks/endpoints/webhook-endpoints.service.js';
 import { newWebhookId } from '../src/platform/ids.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
@@ -178,19 +179,71 @@ describe('statements that update many rows lock them in key order, as the result
     expect((await notices()) - before).toBe(ENDPOINTS);
   });
 
-  it("the health sweep holds a paused endpoint's open deliveries while a result write holds some of them", { timeout: 120_000 }, async () => {
+  it("the health sweep holds a paused endpoint's open deliveries, stepping over those a result write holds until its next pass", { timeout: 120_000 }, async () => {
     const [endpointId] = await endpointsInReverse('ep_paused');
     await db.query(`UPDATE webhook_endpoints SET state = 'PAUSED' WHERE id = $1`, [endpointId]);
     const deliveries = await deliveriesInReverse(endpointId!);
+    const held = async () =>
+      (
+        await db.query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'FAILED' AND held_reason IS NOT NULL AND next_attempt_at IS NULL`,
+          [deliveries],
+        )
+      )[0].n;
 
-    // The writer holds the deliveries' rows as a result write does, in id order.
-    const sweep = await againstKeyOrderWriter('webhook_deliveries', deliveries, () => plaza.services.webhookHealth.sweep());
+    // The writer holds the first five deliveries' rows as a result write does, in id order, and keeps them.
+    await keyOrderWriter.query('BEGIN');
+    await keyOrderWriter.query(`SELECT 1 FROM webhook_deliveries WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [deliveries.slice(0, 5)]);
+    try {
+      const sweep = plaza.services.webhookHealth.sweep();
+      // The sweep ends while the writer still holds its rows: it does not wait for them.
+      const first = await Promise.race([sweep.then(() => 'ended' as const), statementWaitsOnLock().then(() => 'waits for a lock' as const)]);
+      expect(first).toBe('ended');
+      expect(await held()).toBe(ENDPOINTS - 5);
+    } finally {
+      await keyOrderWriter.query('COMMIT');
+    }
+    // The next pass holds the rest.
+    await plaza.services.webhookHealth.sweep();
+    expect(await held()).toBe(ENDPOINTS);
+  });
 
-    expect(sweep).toEqual({ status: 'fulfilled', value: undefined });
-    const held = await db.query(
-      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'FAILED' AND held_reason IS NOT NULL AND next_attempt_at IS NULL`,
-      [deliveries],
+  it('a pause goes through while a paced claim holds some of its deliveries and waits for the endpoint', { timeout: 120_000 }, async () => {
+    const [endpointId] = await endpointsInReverse('ep_pausing', '1000');
+    const deliveries = await deliveriesInReverse(endpointId!);
+    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 minute' WHERE id = ANY($1::text[])`, [deliveries]);
+    // Only these deliveries are due: the seed's own is taken out of the way.
+    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE id = $1`, [seedId]);
+
+    // The pause, as pauseWebhookEndpoint makes it: the endpoint's state first, then its open deliveries held. Between
+    // the two, a claim of five of them books their endpoint's pace and waits for the row the pause changed.
+    await keyOrderWriter.query('BEGIN');
+    await keyOrderWriter.query(`UPDATE webhook_endpoints SET state = 'PAUSED', updated_at = clock_timestamp() WHERE id = $1`, [endpointId]);
+    const claim = db.query(CLAIM_DUE_DELIVERIES, ['pause-claim', 5, [], 60_000, '{}', 32, 0]).then(
+      (rows: { id: string }[]) => ({ status: 'fulfilled', value: rows }) as const,
+      (reason: unknown) => ({ status: 'rejected', reason }) as const,
     );
-    expect(held[0].n).toBe(ENDPOINTS);
+    let holding: PromiseSettledResult<{ id: string }[]> | undefined;
+    try {
+      await statementWaitsOnLock();
+      // Waiting here for the claim's five, the pause waited for the claim, which waits for it: PostgreSQL aborted the pause (40P01).
+      holding = await keyOrderWriter.query(HOLD_OPEN_OF_ENDPOINTS, [[endpointId]]).then(
+        (result) => ({ status: 'fulfilled', value: result.rows as { id: string }[] }) as const,
+        (reason: unknown) => ({ status: 'rejected', reason }) as const,
+      );
+    } finally {
+      await keyOrderWriter.query(holding?.status === 'fulfilled' ? 'COMMIT' : 'ROLLBACK');
+    }
+
+    expect(holding.status, holding.status === 'rejected' ? String(holding.reason) : '').toBe('fulfilled');
+    const claimed = await claim;
+    expect(claimed.status, claimed.status === 'rejected' ? String(claimed.reason) : '').toBe('fulfilled');
+    const claimedIds = (claimed as { value: { id: string }[] }).value.map((row) => row.id);
+    expect(claimedIds).toHaveLength(5);
+    // Every other open delivery of the paused endpoint is held by the pause itself.
+    const heldIds = (holding as PromiseFulfilledResult<{ id: string }[]>).value.map((row) => row.id).sort();
+    expect(heldIds).toEqual(deliveries.filter((id) => !claimedIds.includes(id)).sort());
+    const [endpoint] = await db.query('SELECT state FROM webhook_endpoints WHERE id = $1', [endpointId]);
+    expect(endpoint.state).toBe('PAUSED');
   });
 });

@@ -24,16 +24,23 @@ const OPEN_OF_ENDPOINTS_OFF = `e.id = ANY($1::text[]) AND e.state <> ${sqlLitera
  * Open deliveries of the endpoints $1 no worker holds, while their endpoint is paused or disabled: HELD (stored
  * FAILED with the reason, no next attempt), for recovery to send. One held by a worker is held by its claim's end instead.
  *
- * A result write holds some of these rows (a claim whose lease ran out is still its worker's to write) and takes the
- * rest in delivery id order: the rows are locked first, in one pass in that order (to_hold; the LockRows step runs
- * above the sort). Locked by the UPDATE as its join met them (the order of the table's pages), the sweep held a
- * delivery the result write waited for and the other way round: PostgreSQL aborted one of them (40P01).
+ * The rows are locked first, in one pass in delivery id order (to_hold; the LockRows step runs above the sort), and
+ * a row another transaction holds is stepped over, not waited for:
+ * - A result write holds some of these rows (a claim whose lease ran out is still its worker's to write) and takes
+ *   the rest in id order. Locked by the UPDATE as its join met them (the order of the table's pages), the sweep held a
+ *   delivery the result write waited for and the other way round: PostgreSQL aborted one of them (40P01).
+ * - A paced claim holds the deliveries it is claiming and then waits for their endpoint's row (BOOK_PACED_SLOTS),
+ *   which the pause or disable running this has changed already: waiting here for one of those deliveries, each
+ *   waited for the other (40P01, a pause that failed).
+ * A row stepped over is not lost to the hold: a claim sees the endpoint off when it sends and holds the delivery then
+ * (delivery-engine.ts post), and the health sweep runs this again with every recovery pass. A delivery whose claim
+ * was being committed as the pause committed is sent, as one already in flight is.
  */
 export const HOLD_OPEN_OF_ENDPOINTS = `WITH to_hold AS (
          SELECT d.id FROM webhook_deliveries d, webhook_endpoints e
           WHERE ${OPEN_OF_ENDPOINTS_OFF}
           ORDER BY d.id
-            FOR UPDATE OF d
+            FOR UPDATE OF d SKIP LOCKED
        )
   UPDATE webhook_deliveries d
      SET ${HOLD.set}, updated_at = clock_timestamp()
