@@ -2,12 +2,12 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { connectPlazaDatabase } from './app/entities.js';
 import { readEmbeddedDatabaseUrl } from './platform/embedded-postgres.js';
-import { failOnStrayErrors, oneLine, stopOnSignals, waitAtMostUntil } from './platform/shutdown.js';
+import { failOnStrayErrors, oneLine, stopDeadline, stopOnSignals, waitAtMostUntil } from './platform/shutdown.js';
 import { PostgresPubSub } from './platform/pubsub.js';
 import { createServices } from './app/services.js';
-import { startJobWorker } from './app/job-worker.js';
+import { startJobWorker, stopJobWorkerBy } from './app/job-worker.js';
 import { startOpsServer } from './app/ops-server.js';
-import { endOpenSpansAsInterrupted, startTracing } from './platform/tracing.js';
+import { startTracing } from './platform/tracing.js';
 
 /**
  * A delivery worker on its own (`pnpm worker`): scale deliveries out with more of these, and run the
@@ -33,9 +33,6 @@ if (!databaseUrl) {
 // Before anything that makes spans or runs statements; a no-op without OTEL_EXPORTER_OTLP_ENDPOINT.
 await startTracing(config, 'plaza-worker');
 
-/** What a stop may take past SHUTDOWN_GRACE to close what answers (sockets, pools): a few ms when the database answers. */
-const CLOSING_MS = 500;
-
 const starting = failOnStrayErrors(async () => {
   // Each part is stopped again, newest first, if a later one fails to start.
   const started: Array<() => unknown> = [];
@@ -53,11 +50,9 @@ const starting = failOnStrayErrors(async () => {
       stop: async () => {
         // Attempts in flight get the grace; every wait on the way out ends with it too, and the rest (closing
         // sockets and pools) a moment after: the results' writes are cut at the grace's end (AttemptResults.retryUntil).
-        const deadline = performance.now() + config.shutdownGraceMs + CLOSING_MS;
+        const deadline = stopDeadline(config.shutdownGraceMs);
         await waitAtMostUntil('the ops server', async () => ops?.close(), deadline);
-        const handedBack = await waitAtMostUntil('the job worker', () => worker.stop(), deadline);
-        // What the job worker could not hand back is cut off here: its traces say so, not the error of the sockets closed next.
-        if (!handedBack) endOpenSpansAsInterrupted();
+        await stopJobWorkerBy(worker, deadline);
         await waitAtMostUntil('outbound HTTP', () => services.http.close(), deadline);
         await waitAtMostUntil('the LISTEN connection', () => pubSub.close(), deadline);
         await waitAtMostUntil('the database pool', () => db.destroy(), deadline);

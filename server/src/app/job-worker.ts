@@ -13,10 +13,22 @@ import {
 import { createJobRuntime } from '../platform/jobs.js';
 import { listenContinuously } from '../platform/listen-connection.js';
 import { logger } from '../platform/logger.js';
+import { waitAtMostUntil } from '../platform/shutdown.js';
+import { endOpenSpansAsInterrupted } from '../platform/tracing.js';
 import type { Services } from './services.js';
 
 export interface JobWorker {
   stop(): Promise<void>;
+}
+
+/**
+ * Stops `worker` (attempts in flight finish or are handed back) by `deadline` at most. What it could not hand back by
+ * then is cut off: its traces say so, not the error of the sockets closed next. Whether it stopped in time.
+ */
+export async function stopJobWorkerBy(worker: JobWorker, deadline: number): Promise<boolean> {
+  const handedBack = await waitAtMostUntil('the job worker', () => worker.stop(), deadline);
+  if (!handedBack) endOpenSpansAsInterrupted();
+  return handedBack;
 }
 
 /**

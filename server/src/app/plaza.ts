@@ -7,11 +7,11 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../platform/embedd
 import { declareListBounds } from '../platform/graphql-limits.js';
 import { createHttpServer } from './http-server.js';
 import { logger } from '../platform/logger.js';
-import { failOnStrayErrors } from '../platform/shutdown.js';
+import { failOnStrayErrors, stopDeadline, waitAtMostUntil } from '../platform/shutdown.js';
 import { PostgresPubSub } from '../platform/pubsub.js';
 import { buildPlazaSchema } from './schema.js';
 import { createServices, type Services } from './services.js';
-import { startJobWorker, type JobWorker } from './job-worker.js';
+import { startJobWorker, stopJobWorkerBy, type JobWorker } from './job-worker.js';
 
 export interface RunningPlaza {
   /** http://127.0.0.1:<port> */
@@ -89,12 +89,17 @@ async function start(config: Config, options: { listenPort?: number }, started: 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await http.close();
-      await worker?.stop();
-      await services.http.close();
-      await pubSub.close();
+      // As a worker process stops (worker.ts): attempts in flight get the grace, and every wait on the way out ends
+      // with it too, closing a moment after, so an unreachable database (a statement or a connect that never ends)
+      // does not hold the process until its hard deadline. The embedded PostgreSQL is this process's own: it is
+      // always stopped, and its stop has bounds of its own.
+      const deadline = stopDeadline(config.shutdownGraceMs);
+      await waitAtMostUntil('the HTTP server', () => http.close(), deadline);
+      if (worker) await stopJobWorkerBy(worker, deadline);
+      await waitAtMostUntil('outbound HTTP', () => services.http.close(), deadline);
+      await waitAtMostUntil('the LISTEN connection', () => pubSub.close(), deadline);
       services.mailer.close();
-      await db.destroy();
+      await waitAtMostUntil('the database pool', () => db.destroy(), deadline);
       await embedded?.stop();
     })());
   return { url: `http://127.0.0.1:${port}`, port, services, databaseUrl, stop };

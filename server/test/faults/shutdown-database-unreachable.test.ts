@@ -6,7 +6,9 @@ import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { TcpProxy } from './debian-postgres.js';
 import { expectMadeAgainByAnotherWorker, openDatabase, purchaseEventProducer, restartablePostgres, startApiProcess, startWorkerProcess } from './fault-helpers.js';
 
-const postgres = restartablePostgres('unreachable');
+// Each case its own database: a case's processes and proxy are cleaned up after the file, before its database stops.
+const workerDatabase = restartablePostgres('unreachable-worker');
+const apiDatabase = restartablePostgres('unreachable-api');
 
 const GRACE_MS = 4_000;
 /** What a stop may take past its grace: the worker's own moment to close (half a second), and a busy machine's process exit. */
@@ -16,8 +18,11 @@ const WORKER_ENV = { SHUTDOWN_GRACE: `${GRACE_MS / 1000}s`, WEBHOOK_TIMEOUT: '5s
 
 // Unlike a stopped server (shutdown-database-down), an unreachable one refuses nothing: a connect waits for the pool's
 // connect timeout, and a statement on an open connection waits for ever.
-describe('a worker told to stop while the database is unreachable', () => {
-  it('exits within its grace, and the attempt whose result it could not write is made again by another worker', { timeout: 120_000 }, async () => {
+describe('a process that delivers, told to stop while the database is unreachable', () => {
+  it.each([
+    ['a worker (pnpm worker)', workerDatabase, (databaseUrl: string) => startWorkerProcess(databaseUrl, WORKER_ENV)],
+    ['an API process that delivers too (RUN_WORKER=true)', apiDatabase, (databaseUrl: string) => startApiProcess(databaseUrl, { ...WORKER_ENV, RUN_WORKER: 'true' })],
+  ])('%s exits within its grace, and the attempt whose result it could not write is made again by another worker', { timeout: 120_000 }, async (_, postgres, startDelivering) => {
     const port = await findFreePort();
     const database = await postgres.start(port);
     const url = database.url.replace(/\?host=.*$/, '');
@@ -35,7 +40,7 @@ describe('a worker told to stop while the database is unreachable', () => {
     const receiver = await WebhookReceiver.start((_, index) => ({ status: 200, body: 'ok', until: index === 0 ? firstAnswerMayGo : undefined }));
     const developer = await GraphQLTestClient.signIn(api.url, 'unreachable@studio.test');
     const app = await submitApp(developer, { webhookUrl: receiver.url() });
-    const worker = await startWorkerProcess(workerUrl, WORKER_ENV);
+    const worker = await startDelivering(workerUrl);
     postgres.cleanup(() => worker.stop('SIGKILL'));
 
     const producer = await purchaseEventProducer(url, app.id, developer.userId);
