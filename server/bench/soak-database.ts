@@ -10,6 +10,20 @@ import type { SoakWindows } from './soak-verdicts.js';
 /** Loaded at the soak's PostgreSQL start: pg_stat_statements needs its shared memory from the start. */
 export const SOAK_DATABASE_SETTINGS = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' };
 
+/**
+ * SOAK_POSTGRES_SETTINGS: server settings of an A/B of the database's own configuration (the soak's PostgreSQL has the
+ * defaults otherwise), as `name=value` pairs separated by commas: `shared_buffers=1GB,bgwriter_lru_maxpages=1000`.
+ */
+export function askedDatabaseSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const asked: Record<string, string> = {};
+  for (const pair of (env.SOAK_POSTGRES_SETTINGS ?? '').split(',').filter((text) => text.trim() !== '')) {
+    const at = pair.indexOf('=');
+    if (at <= 0 || at === pair.length - 1) throw new Error(`SOAK_POSTGRES_SETTINGS: "${pair}" is not name=value`);
+    asked[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  return asked;
+}
+
 /** The statements timed, each recognised by a fragment of its text only it has (delivery-queries.ts). */
 const STATEMENTS = { claim: 'within_endpoint_slots AS', write: 'moved_on AS' } as const;
 type StatementName = keyof typeof STATEMENTS;

@@ -17,7 +17,7 @@ import { WebhookEventType } from '../modules/webhooks/webhook.types.js';
 import { benchKey, percentile, roundRobin, startBenchDatabase, startBenchPlaza, startReceiver, type Receiver } from './harness.js';
 import { descendantPids, proportionalMiB, residentMiB, startServerProcess, workProcessesCpuMs, type ServerProcess } from './server-process.js';
 import { fmt, verdict, type BenchSize } from './report-format.js';
-import { databaseWindowsTable, prepareStatementStatistics, readDatabase, SOAK_DATABASE_SETTINGS, type DatabaseReading } from './soak-database.js';
+import { askedDatabaseSettings, databaseWindowsTable, prepareStatementStatistics, readDatabase, SOAK_DATABASE_SETTINGS, type DatabaseReading } from './soak-database.js';
 import {
   latencyVerdict,
   memoryVerdicts,
@@ -96,6 +96,8 @@ export interface SoakResult {
   ratePerSecond: number;
   purchasesPerSecond: number;
   retrySchedule: string;
+  /** SOAK_POSTGRES_SETTINGS: the database settings asked beside the defaults. */
+  postgresSettings: Record<string, string>;
   warmUpSeconds: number;
   windowSeconds: number;
   sampleSeconds: number;
@@ -134,7 +136,7 @@ export interface SoakResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-/** Settings from the environment, SOAK_MINUTES and SOAK_DELIVERIES_PER_SECOND, and the windows they make. */
+/** Settings from the environment, SOAK_MINUTES, SOAK_DELIVERIES_PER_SECOND and SOAK_POSTGRES_SETTINGS, and the windows they make. */
 export function soakSettings(size: BenchSize, env: NodeJS.ProcessEnv = process.env) {
   const minutes = Number(env.SOAK_MINUTES ?? (size === 'tiny' ? 0.5 : 30));
   const ratePerSecond = Number(env.SOAK_DELIVERIES_PER_SECOND ?? 200);
@@ -148,7 +150,8 @@ export function soakSettings(size: BenchSize, env: NodeJS.ProcessEnv = process.e
   // Five minutes at each end, or halves of a shorter run; a window holds at least five samples.
   const windowSeconds = Math.min(300, (durationSeconds - warmUpSeconds) / 2);
   const sampleSeconds = Math.min(30, windowSeconds / 5);
-  return { minutes, ratePerSecond, purchasesPerSecond, warmUpSeconds, durationSeconds, windowSeconds, sampleSeconds, retrySchedule };
+  const postgresSettings = askedDatabaseSettings(env);
+  return { minutes, ratePerSecond, purchasesPerSecond, warmUpSeconds, durationSeconds, windowSeconds, sampleSeconds, retrySchedule, postgresSettings };
 }
 
 /**
@@ -168,7 +171,7 @@ export async function soakBenchmark(size: BenchSize): Promise<SoakResult> {
   const onSignal = () => void (interrupted = true);
   process.once('SIGINT', onSignal);
   const setUpStarted = performance.now();
-  const database = await startBenchDatabase(SOAK_DATABASE_SETTINGS);
+  const database = await startBenchDatabase({ ...SOAK_DATABASE_SETTINGS, ...settings.postgresSettings });
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
   try {
     // The statistics views as the cluster's superuser where there is one (Plaza's role may not reset them).
@@ -316,6 +319,7 @@ class SoakRun {
       ratePerSecond,
       purchasesPerSecond,
       retrySchedule: this.settings.retrySchedule,
+      postgresSettings: this.settings.postgresSettings,
       warmUpSeconds,
       windowSeconds,
       sampleSeconds,
@@ -743,7 +747,13 @@ webhook_deliveries at the end: ${fmt(r.deliveriesTable.heapBytesPerRow)} bytes o
 
 Memory is each process's VmRSS, PostgreSQL's the sum of Pss over the postmaster and its children (RSS would
 count the shared buffers once per backend); that sum includes the shared buffers the processes have touched, so it
-grows with the data read and written until shared_buffers (${fmt(r.sharedBuffersMiB)} MiB here) are all in use. Latency is the commit of a scheduled event returning to the first byte
+grows with the data read and written until shared_buffers (${fmt(r.sharedBuffersMiB)} MiB here) are all in use.${
+    Object.keys(r.postgresSettings).length
+      ? ` PostgreSQL's settings asked beside its defaults (SOAK_POSTGRES_SETTINGS): ${Object.entries(r.postgresSettings)
+          .map(([name, value]) => `${name}=${value}`)
+          .join(', ')}.`
+      : ''
+  } Latency is the commit of a scheduled event returning to the first byte
 of its first attempt at the receiver (0 when it arrives first); the purchases' deliveries are checked for loss but
 not timed (this process does not see their commit). Storage is \`pg_total_relation_size\` over section 4's tables
 (webhook_events, webhook_deliveries, webhook_attempts, webhook_request_headers) and their partitions, from the end of

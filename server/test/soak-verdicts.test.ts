@@ -71,11 +71,17 @@ describe('soak verdicts', () => {
     expect(verdicts.silentSamples(samples, 45)).toBe(1);
   });
 
-  it('size the windows and samples from SOAK_MINUTES, and refuse a run that is all warm-up', () => {
+  it('size the windows and samples from SOAK_MINUTES, take SOAK_POSTGRES_SETTINGS, and refuse a run that is all warm-up or a setting without a value', () => {
     expect(soakSettings('full', {})).toMatchObject({ minutes: 30, ratePerSecond: 200, warmUpSeconds: 120, windowSeconds: 300, sampleSeconds: 30 });
     expect(soakSettings('full', { SOAK_MINUTES: '3' })).toMatchObject({ windowSeconds: 30, sampleSeconds: 6 });
     expect(soakSettings('tiny', {})).toMatchObject({ minutes: 0.5, warmUpSeconds: 10, windowSeconds: 10, sampleSeconds: 2 });
     expect(() => soakSettings('full', { SOAK_MINUTES: '2' })).toThrow(/SOAK_MINUTES \(2\) must leave time after the warm-up \(120 s\)/);
     expect(() => soakSettings('full', { SOAK_MINUTES: 'soon' })).toThrow(/SOAK_MINUTES/);
+    expect(soakSettings('full', {}).postgresSettings).toEqual({});
+    expect(soakSettings('full', { SOAK_POSTGRES_SETTINGS: 'shared_buffers=1GB, bgwriter_lru_maxpages=1000' }).postgresSettings).toEqual({
+      shared_buffers: '1GB',
+      bgwriter_lru_maxpages: '1000',
+    });
+    expect(() => soakSettings('full', { SOAK_POSTGRES_SETTINGS: 'shared_buffers' })).toThrow(/SOAK_POSTGRES_SETTINGS: "shared_buffers" is not name=value/);
   });
 });
