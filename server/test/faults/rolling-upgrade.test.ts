@@ -9,6 +9,7 @@ import type { PlazaProcess } from '../helpers/process.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { openDatabase, purchaseEventProducer, startApiProcess, startWorkerProcess, waitUntil } from './fault-helpers.js';
 import { spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT } from '../../src/config.js';
 import { buildPreviousRelease, PREVIOUS_RELEASE, startPreviousProducer, type PreviousRelease } from './previous-release.js';
 
@@ -26,6 +27,46 @@ const APP = 'app_01KROLLINGUPGRADE0000000A';
 const ENDPOINT = `ep_${APP.slice('app_'.length)}`;
 const WORKER_ENV = { WEBHOOK_RETRY_SCHEDULE: Array<string>(10).fill('300ms').join(), WEBHOOK_TIMEOUT: '5s', WEBHOOK_CLAIM_LEASE: '20s' };
 
+/** How the slow reader's sessions are named, so the lock sampler leaves its own waits out. */
+const SLOW_READER = 'plaza-test-slow-reader';
+/**
+ * The slow reader holds its lock this long in each transaction, then lets go for SLOW_READER_GAP_MS: three times the
+ * second a write may be held, so that an ALTER that waits a second for its lock at all often waits it whole.
+ */
+const SLOW_READ_MS = 3000;
+const SLOW_READER_GAP_MS = 300;
+
+/**
+ * A slow reader of the deliveries while the migrations run, as an integrator's export or an analyst's query is: each
+ * of its transactions holds webhook_deliveries' ACCESS SHARE lock for SLOW_READ_MS. A schema change's ALTER must wait
+ * for it, and every write to the table queues behind the waiting ALTER: a migration that waited a whole second for
+ * its lock (as short-locks.ts did before it waited 200 ms) held new events that long behind this reader.
+ */
+async function startSlowReader(databaseUrl: string) {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: SLOW_READER });
+  await client.connect();
+  let running = true;
+  let reads = 0;
+  const reading = (async () => {
+    while (running) {
+      await client.query('BEGIN');
+      await client.query('SELECT count(*) FROM (SELECT id FROM webhook_deliveries LIMIT 1000) page');
+      await client.query('SELECT pg_sleep($1)', [SLOW_READ_MS / 1000]);
+      await client.query('COMMIT');
+      reads++;
+      await sleep(SLOW_READER_GAP_MS);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await reading;
+      await client.end();
+      return reads;
+    },
+  };
+}
+
 /**
  * Samples every backend of the database waiting on a lock (pg_stat_activity, every 50 ms) and keeps, per statement,
  * the longest wait seen: the result writes and claims of the old worker, the inserts of the producer. The
@@ -42,8 +83,9 @@ async function startLockSampler(databaseUrl: string) {
       const { rows } = await client.query<{ key: string; ms: number; query: string }>(
         `SELECT pid || '/' || query_start AS key, extract(epoch FROM clock_timestamp() - query_start) * 1000 AS ms, left(query, 120) AS query
            FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event <> 'advisory' AND pid <> pg_backend_pid()
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event <> 'advisory' AND pid <> pg_backend_pid() AND application_name <> $1
             AND query !~* '^\\s*(ALTER|CREATE|DROP)\\s'`,
+        [SLOW_READER],
       );
       for (const row of rows) if ((longest.get(row.key)?.ms ?? 0) < row.ms) longest.set(row.key, { ms: Math.round(row.ms), query: row.query });
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -121,12 +163,15 @@ describe.skipIf(!previousReleaseInHistory)('a rolling upgrade on a large history
     // Before: the previous release records and delivers.
     await waitUntil('the previous release to deliver 40 purchases', () => delivered().size >= 40, 60_000, 100);
 
-    // During: this release's API starts, migrates (holding the schema lock) and answers /readyz. No worker of its own yet.
+    // During: this release's API starts, migrates (holding the schema lock) and answers /readyz. No worker of its own
+    // yet. A slow reader holds the deliveries' table in long reads throughout, which each ALTER of it must wait out.
     const sampler = await startLockSampler(url);
+    const slowReader = await startSlowReader(url);
     const migrationStarted = Date.now();
     const api = await startApiProcess(url, {}, { readyWithinMs: 900_000 });
     const migrationEnded = Date.now();
     processes.push(api);
+    const slowReads = await slowReader.stop();
     const longestWaits = await sampler.stop();
     // The migrations, then the per-endpoint indexes built concurrently once the schema lock is released (concurrent-indexes.ts).
     const migratedIn =
@@ -185,6 +230,7 @@ describe.skipIf(!previousReleaseInHistory)('a rolling upgrade on a large history
 
     // The old worker went on delivering while the migration ran, and the previous release went on recording.
     expect(sentDuring).toBeGreaterThan(0);
+    expect(slowReads, 'slow reads while it migrated').toBeGreaterThan(0);
     expect(producedDuring.length).toBeGreaterThan(0);
     // No write waited a second for a lock: no statement seen waiting on one that long (the old worker's claims and
     // result writes, the previous release's inserts), and the inserts, timed whole in their process, kept committing.
@@ -210,6 +256,7 @@ describe.skipIf(!previousReleaseInHistory)('a rolling upgrade on a large history
           slowestInsertDuringMigrationMs: Math.round(Math.max(...producedDuring.map((p) => p.ms))),
           longestPauseInCommitsDuringMigrationMs: Math.round(longestPause),
           longestLockWaits: longestWaits.slice(0, 5),
+          slowReadsDuringMigration: slowReads,
           backfillDutyPercent: process.env.MIGRATION_BACKFILL_DUTY_PERCENT ?? 'default',
           backfill: backfilled,
         },
