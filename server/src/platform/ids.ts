@@ -19,8 +19,38 @@ function randomCrockford(length: number): string {
   return text;
 }
 
-/** A ULID: 10 characters of millisecond time, 16 of randomness (80 bits), sortable by creation time. */
-export const ulid = (now = Date.now()) => `${encodeTime(now, 10)}${randomCrockford(16)}`;
+/** `text` (Crockford base32) plus one, or undefined when every character is already the last (it would overflow). */
+function incrementCrockford(text: string): string | undefined {
+  for (let i = text.length - 1; i >= 0; i--) {
+    const digit = CROCKFORD.indexOf(text[i]!);
+    if (digit < CROCKFORD.length - 1) return text.slice(0, i) + CROCKFORD[digit + 1] + '0'.repeat(text.length - i - 1);
+  }
+  return undefined;
+}
+
+/** The time and randomness of the newest ULID made in this process (randomFor). */
+let newestTime = -1;
+let newestRandom = '';
+
+/**
+ * A ULID's randomness for `time`. In the millisecond of the newest one made here it is that one's plus one (the ULID
+ * spec's monotonic mode), so ids made one after another in a process sort in the order they were made even within a
+ * millisecond: the Webhook Logs list newest first by id, and two events recorded in one millisecond were listed in
+ * either order. A ULID for an earlier time (an event's own, given) gets fresh randomness and leaves the newest be.
+ */
+function randomFor(time: number): string {
+  if (time === newestTime) {
+    const next = incrementCrockford(newestRandom);
+    // 2^80 ids in one millisecond: never in practice; fresh randomness then, unordered.
+    if (next !== undefined) return (newestRandom = next);
+  }
+  const random = randomCrockford(16);
+  if (time >= newestTime) [newestTime, newestRandom] = [time, random];
+  return random;
+}
+
+/** A ULID: 10 characters of millisecond time, 16 of randomness (80 bits), sortable by creation time (monotonic within a millisecond here: randomFor). */
+export const ulid = (now = Date.now()) => `${encodeTime(now, 10)}${randomFor(now)}`;
 
 /** Prefixed ULIDs: sortable by creation time, and the prefix says what an id names. */
 export const newId = {
