@@ -82,33 +82,58 @@ describe('log lines when a Plaza process exits', () => {
     expect(lines(plaza).find((line) => line.requestId === ids[0])).toMatchObject({ level: 30, method: 'POST', path: '/graphql', status: 200, msg: 'request' });
   }, 90_000);
 
-  it('past its hard deadline: every request has its access line, and the line that says why it exits is there', async () => {
-    const plaza = await startPlaza({ SHUTDOWN_GRACE: '1s' });
-    const ids = await sendRequests(plaza.url, 'deadline');
-    // The hard deadline is SHUTDOWN_GRACE + 15 s. A store query waiting for a lock this test holds keeps its database
-    // connection checked out, and the stop waits for the pool to end until the deadline exits the process.
+  /** Sends a store query that waits for a lock on apps the returned client holds, and resolves once it waits. */
+  async function queryHeldByLock(plaza: PlazaProcess): Promise<pg.Client> {
     const locker = new pg.Client({ connectionString: databaseUrl });
     await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE apps IN ACCESS EXCLUSIVE MODE');
-      const body = JSON.stringify({ query: '{ storeApps(first: 5) { edges { node { id } } } }' });
-      // Left waiting on the lock: its answer never comes, since the process exits past its deadline under it.
-      void fetch(`${plaza.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => {});
-      const waiting = async () => (await locker.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'apps'::regclass`)).rows[0]!.n;
-      await expect.poll(waiting, { timeout: 20_000 }).toBe(1);
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE apps IN ACCESS EXCLUSIVE MODE');
+    const body = JSON.stringify({ query: '{ storeApps(first: 5) { edges { node { id } } } }' });
+    // Left waiting on the lock: its answer never comes, since the process exits under it.
+    void fetch(`${plaza.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => {});
+    const waiting = async () => (await locker.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'apps'::regclass`)).rows[0]!.n;
+    await expect.poll(waiting, { timeout: 20_000 }).toBe(1);
+    return locker;
+  }
 
+  it('its database holding a query past the grace: exits at the grace, every request has its access line, and the step it left is named', async () => {
+    const plaza = await startPlaza({ SHUTDOWN_GRACE: '1s' });
+    const ids = await sendRequests(plaza.url, 'grace');
+    // The query keeps its database connection checked out, and closing the pool waits for it: cut at the grace's end.
+    const locker = await queryHeldByLock(plaza);
+    try {
       const started = Date.now();
-      expect(await plaza.stop('SIGTERM')).toBe(1);
-      // It exited through the deadline, not because the stop finished.
-      expect(Date.now() - started).toBeGreaterThanOrEqual(15_000);
+      expect(await plaza.stop('SIGTERM')).toBe(0);
+      // Well before the hard deadline (SHUTDOWN_GRACE + 15 s).
+      expect(Date.now() - started).toBeLessThan(15_000);
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
     }
 
     expect(accessLinesOf(plaza, ids)).toEqual(ids.map(() => 1));
-    expect(lines(plaza).filter((line) => line.msg === 'Plaza did not stop in time; exiting')).toHaveLength(1);
+    const left = lines(plaza).filter((line) => line.msg === 'shutdown: left unfinished at the end of the grace (the database may be unreachable)');
+    expect(left.map((line) => line.step)).toContain('the database pool');
+  }, 120_000);
+
+  it('told twice to stop: exits at once, every request has its access line, and the line that says why it exits is there', async () => {
+    const plaza = await startPlaza({ SHUTDOWN_GRACE: '30s' });
+    const ids = await sendRequests(plaza.url, 'twice');
+    // The first stop waits out its 30 s grace for the held query; the second signal does not wait for it.
+    const locker = await queryHeldByLock(plaza);
+    try {
+      plaza.child.kill('SIGTERM');
+      await expect.poll(() => lines(plaza).some((line) => line.msg === 'Plaza shutting down'), { timeout: 20_000 }).toBe(true);
+      const started = Date.now();
+      expect(await plaza.stop('SIGTERM')).toBe(1);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+
+    expect(accessLinesOf(plaza, ids)).toEqual(ids.map(() => 1));
+    expect(lines(plaza).filter((line) => line.msg === 'Plaza told again to stop; exiting now')).toHaveLength(1);
   }, 120_000);
 
   it('after an uncaught exception: the lines logged in the turn that threw are written', async () => {

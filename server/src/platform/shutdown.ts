@@ -23,7 +23,10 @@ export function stopOnSignals(processName: string, started: Promise<{ stop(): Pr
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
-      if (signalled) return exitHard();
+      if (signalled) {
+        logger.warn({ signal }, `${processName} told again to stop; exiting now`);
+        return exitHard();
+      }
       signalled = true;
       logger.info({ signal }, `${processName} shutting down`);
       setTimeout(() => {
