@@ -82,34 +82,38 @@ describe('log lines when a Plaza process exits', () => {
     expect(lines(plaza).find((line) => line.requestId === ids[0])).toMatchObject({ level: 30, method: 'POST', path: '/graphql', status: 200, msg: 'request' });
   }, 90_000);
 
-  /** Sends a store query that waits for a lock on apps the returned client holds, and resolves once it waits. */
-  async function queryHeldByLock(plaza: PlazaProcess): Promise<pg.Client> {
+  /**
+   * Runs `work` while a store query waits for a lock on apps this test holds (once it waits), then lets the lock go.
+   * The query keeps its database connection checked out: closing the pool waits for it.
+   */
+  async function whileAQueryIsHeld(plaza: PlazaProcess, work: () => Promise<void>): Promise<void> {
     const locker = new pg.Client({ connectionString: databaseUrl });
     await locker.connect();
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE apps IN ACCESS EXCLUSIVE MODE');
-    const body = JSON.stringify({ query: '{ storeApps(first: 5) { edges { node { id } } } }' });
-    // Left waiting on the lock: its answer never comes, since the process exits under it.
-    void fetch(`${plaza.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => {});
-    const waiting = async () => (await locker.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'apps'::regclass`)).rows[0]!.n;
-    await expect.poll(waiting, { timeout: 20_000 }).toBe(1);
-    return locker;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE apps IN ACCESS EXCLUSIVE MODE');
+      const body = JSON.stringify({ query: '{ storeApps(first: 5) { edges { node { id } } } }' });
+      // Left waiting on the lock: its answer never comes, since the process exits under it.
+      void fetch(`${plaza.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => {});
+      const waiting = async () => (await locker.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'apps'::regclass`)).rows[0]!.n;
+      await expect.poll(waiting, { timeout: 20_000 }).toBe(1);
+      await work();
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
   }
 
   it('its database holding a query past the grace: exits at the grace, every request has its access line, and the step it left is named', async () => {
     const plaza = await startPlaza({ SHUTDOWN_GRACE: '1s' });
     const ids = await sendRequests(plaza.url, 'grace');
-    // The query keeps its database connection checked out, and closing the pool waits for it: cut at the grace's end.
-    const locker = await queryHeldByLock(plaza);
-    try {
+    // Closing the pool waits for the held query: cut at the grace's end.
+    await whileAQueryIsHeld(plaza, async () => {
       const started = Date.now();
       expect(await plaza.stop('SIGTERM')).toBe(0);
       // Well before the hard deadline (SHUTDOWN_GRACE + 15 s).
       expect(Date.now() - started).toBeLessThan(15_000);
-    } finally {
-      await locker.query('ROLLBACK');
-      await locker.end();
-    }
+    });
 
     expect(accessLinesOf(plaza, ids)).toEqual(ids.map(() => 1));
     const left = lines(plaza).filter((line) => line.msg === 'shutdown: left unfinished at the end of the grace (the database may be unreachable)');
@@ -120,17 +124,13 @@ describe('log lines when a Plaza process exits', () => {
     const plaza = await startPlaza({ SHUTDOWN_GRACE: '30s' });
     const ids = await sendRequests(plaza.url, 'twice');
     // The first stop waits out its 30 s grace for the held query; the second signal does not wait for it.
-    const locker = await queryHeldByLock(plaza);
-    try {
+    await whileAQueryIsHeld(plaza, async () => {
       plaza.child.kill('SIGTERM');
       await expect.poll(() => lines(plaza).some((line) => line.msg === 'Plaza shutting down'), { timeout: 20_000 }).toBe(true);
       const started = Date.now();
       expect(await plaza.stop('SIGTERM')).toBe(1);
       expect(Date.now() - started).toBeLessThan(15_000);
-    } finally {
-      await locker.query('ROLLBACK');
-      await locker.end();
-    }
+    });
 
     expect(accessLinesOf(plaza, ids)).toEqual(ids.map(() => 1));
     expect(lines(plaza).filter((line) => line.msg === 'Plaza told again to stop; exiting now')).toHaveLength(1);
