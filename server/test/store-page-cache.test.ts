@@ -93,7 +93,7 @@ describe('StorePageCache', () => {
     expect((await otherCategory).edges[0]?.node.id).toBe('games');
     expect((await afterChange).edges[0]?.node.id).toBe('after');
     expect(cache.get({ first: 20 })?.edges[0]?.node.id).toBe('after');
-    // A failed read is shared by those waiting on it, and not kept for the next request.
+    // A failed read fails the request that made it and is not kept: the next request reads again.
     await expect(cache.through({ first: 5 }, () => Promise.reject(new Error('database unavailable')))).rejects.toThrow('database unavailable');
     expect(await cache.through({ first: 5 }, async () => page('retried'))).toMatchObject({ edges: [{ node: { id: 'retried' } }] });
   });

@@ -23,12 +23,10 @@ export interface JobWorker {
 
 /**
  * Stops `worker` (attempts in flight finish or are handed back) by `deadline` at most. What it could not hand back by
- * then is cut off: its traces say so, not the error of the sockets closed next. Whether it stopped in time.
+ * then is cut off: its traces say so, not the error of the sockets closed next.
  */
-export async function stopJobWorkerBy(worker: JobWorker, deadline: number): Promise<boolean> {
-  const handedBack = await waitAtMostUntil('the job worker', () => worker.stop(), deadline);
-  if (!handedBack) endOpenSpansAsInterrupted();
-  return handedBack;
+export async function stopJobWorkerBy(worker: JobWorker, deadline: number): Promise<void> {
+  if (!(await waitAtMostUntil('the job worker', () => worker.stop(), deadline))) endOpenSpansAsInterrupted();
 }
 
 /**

@@ -48,7 +48,7 @@ export function stopOnSignals(processName: string, started: Promise<{ stop(): Pr
 }
 
 /** What a stop may take past SHUTDOWN_GRACE to close what answers (sockets, pools): a few ms when the database answers. */
-export const CLOSING_MS = 500;
+const CLOSING_MS = 500;
 
 /** The end of a way out begun now: attempts in flight get the grace, and closing what answers a moment more. */
 export const stopDeadline = (shutdownGraceMs: number): number => performance.now() + shutdownGraceMs + CLOSING_MS;
