@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAccessibilityViolations } from '../support/accessibility.js';
 import { launchChromium, personAt, visitorAt } from '../support/browser.js';
+import { traceConnection } from '../support/connection-trace.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
 import { startHttpsServer } from '../support/https-servers.js';
 import { PlazaApi, publishApp, sendTestWebhook, submitWebhookApp } from '../support/plaza-api.js';
@@ -99,6 +100,9 @@ describe('Plaza out of reach', () => {
     await store.reload();
     await store.waitForFunction(() => document.documentElement.lang === 'vi');
     await store.locator('.app-card').first().waitFor();
+    // If a page does not notice Plaza back, its failure says what its socket and probes met.
+    const logsTrace = traceConnection(logs, 'The Webhook Logs page');
+    const storeTrace = traceConnection(store, 'The store page');
 
     await plaza.halt();
     const banner = (page: Page) => page.getByTestId('connection-banner');
@@ -115,8 +119,11 @@ describe('Plaza out of reach', () => {
 
     // Plaza back (same port and data): the pages say so by themselves, and the log is live again.
     plaza = await startPlaza({ port: plaza.port, dataDir: plaza.dataDir });
-    await expect.poll(() => banner(logs).textContent(), { timeout: 30_000 }).toContain('Plaza is reachable again.');
-    await expect.poll(() => banner(store).textContent(), { timeout: 30_000 }).toContain('Đã kết nối lại với Plaza.');
+    // Both watched at once: "back" shows for a few seconds, and one page's wait must not use up the other's.
+    await Promise.all([
+      logsTrace.explaining(() => expect.poll(() => banner(logs).textContent(), { timeout: 30_000 }).toContain('Plaza is reachable again.')),
+      storeTrace.explaining(() => expect.poll(() => banner(store).textContent(), { timeout: 30_000 }).toContain('Đã kết nối lại với Plaza.')),
+    ]);
     const after = await sendTestWebhook(developer, appId);
     await logs.getByTestId(`delivery-${after}`).waitFor({ timeout: 15_000 });
     await buyer.ok(`mutation Prefs { updatePreferences(locale: "en") { id } }`);
