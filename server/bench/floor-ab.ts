@@ -56,12 +56,23 @@ const AS_TESTED_ENV: Record<string, string> = { LOG_LEVEL: 'warn' };
 /** CPU of this process (every thread) and of `pid`'s process, in ms. */
 const cpuOf = (pid: number | undefined) => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + (pid === undefined ? 0 : workProcessesCpuMs(pid).total);
 
-async function measure(url: string, pid: number | undefined, row: Row = rows[0]!): Promise<{ perRequestMs: number; requestsPerSecond: number; failed: number }> {
+/**
+ * `serverMs`: the server's process (and its children) alone, without this process's autocannon, whose CPU follows the
+ * answers' count and size alike for two builds and only adds its own spread to a comparison of them; undefined for
+ * the reference, which runs in this process.
+ */
+async function measure(
+  url: string,
+  pid: number | undefined,
+  row: Row = rows[0]!,
+): Promise<{ perRequestMs: number; serverMs: number | undefined; requestsPerSecond: number; failed: number }> {
   const { headers, body } = row;
   await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: 2 });
   const before = cpuOf(pid);
+  const serverBefore = pid === undefined ? 0 : workProcessesCpuMs(pid).total;
   const run = await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: seconds });
-  return { perRequestMs: (cpuOf(pid) - before) / run.requests, requestsPerSecond: run.requestsPerSecond, failed: run.non2xx + run.socketErrors + run.graphqlErrors };
+  const serverMs = pid === undefined ? undefined : (workProcessesCpuMs(pid).total - serverBefore) / run.requests;
+  return { perRequestMs: (cpuOf(pid) - before) / run.requests, serverMs, requestsPerSecond: run.requestsPerSecond, failed: run.non2xx + run.socketErrors + run.graphqlErrors };
 }
 
 async function profile(file: string): Promise<void> {
@@ -140,6 +151,7 @@ async function compare(builds: { name: string; dir: string; env: Record<string, 
     ];
     const figures = new Map<string, number[]>(order.map((o) => [o.name, []] as [string, number[]]));
     const rates = new Map<string, number[]>([...figures.keys()].map((k) => [k, []]));
+    const serverFigures = new Map<string, number[]>([...figures.keys()].map((k) => [k, []]));
     // Every server's compiler warmed before anything counts: on a loaded machine a 2 s warm-up is a few hundred requests.
     for (const { url, row } of order) await loadTest({ url: `${url}/graphql`, headers: row.headers, body: row.body, connections, durationSeconds: seconds });
     for (let round = 0; round < rounds; round++) {
@@ -151,15 +163,22 @@ async function compare(builds: { name: string; dir: string; env: Record<string, 
         if (result.failed) throw new Error(`${name}: ${result.failed} failed requests`);
         figures.get(name)!.push(result.perRequestMs);
         rates.get(name)!.push(result.requestsPerSecond);
-        line.push(`${name} ${result.perRequestMs.toFixed(3)} ms (${Math.round(result.requestsPerSecond)}/s)`);
+        if (result.serverMs !== undefined) serverFigures.get(name)!.push(result.serverMs);
+        const server = result.serverMs === undefined ? '' : `, server ${result.serverMs.toFixed(3)} ms`;
+        line.push(`${name} ${result.perRequestMs.toFixed(3)} ms (${Math.round(result.requestsPerSecond)}/s${server})`);
       }
       console.log(`round ${round + 1}: ${line.join(', ')}`);
     }
     const referenceMs = median(figures.get('reference')!);
     console.log(`\nservers run with ${builds.map(({ name, env }) => `${name} ${JSON.stringify(env)}`).join(', ')}`);
     console.log(`medians of ${rounds} rounds of ${seconds} s, work CPU per request (this process + the server's):`);
-    for (const [name, values] of figures)
-      console.log(`  ${name}: ${median(values).toFixed(3)} ms, ${(median(values) / referenceMs).toFixed(2)}x the reference, ${Math.round(median(rates.get(name)!))}/s`);
+    for (const [name, values] of figures) {
+      const server = serverFigures.get(name)!;
+      const serverPart = server.length ? `; the server's process alone ${median(server).toFixed(3)} ms` : '';
+      console.log(
+        `  ${name}: ${median(values).toFixed(3)} ms, ${(median(values) / referenceMs).toFixed(2)}x the reference, ${Math.round(median(rates.get(name)!))}/s${serverPart}`,
+      );
+    }
   } finally {
     for (const server of servers) await server.stop();
     for (const fd of logFds) closeSync(fd);

@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import { credentialOf } from '../modules/identity/index.js';
 import type { RequestContext } from '../platform/auth/context.js';
@@ -47,7 +48,9 @@ export interface LeanGraphqlDeps {
   /** Times the request into the HTTP histogram (route /graphql). */
   observe(statusCode: number, seconds: number): void;
   /** The signed-out store's response cache (store-response-cache.ts); `sharedHit` counts an answer another request computed. */
-  storeCache(method: string, headers: IncomingMessage['headers'], body: unknown, options?: { share?: boolean }): StoreCacheLookup | undefined;
+  storeCache(method: string, headers: IncomingMessage['headers'], body: unknown, options?: { share?: boolean; text?: string }): StoreCacheLookup | undefined;
+  /** The answer the store cache keeps for this body's text, before it is parsed (a hit needs no parse). */
+  keptAnswer(method: string, headers: IncomingMessage['headers'], text: string): StoredResponse | undefined;
   sharedHit(): void;
 }
 
@@ -72,11 +75,13 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
   return (req, res) => {
     const started = process.hrtime.bigint();
     const requestId = requestIdFrom(req.headers['x-request-id']);
-    const log = logger.child({ requestId });
+    // The request's logger, for its resolvers and errors: made when one logs, which most requests never do.
+    let requestLogger: Logger | undefined;
+    const log = () => (requestLogger ??= logger.child({ requestId }));
     res.once('close', () => {
       // Only answers that were sent are timed, as Express's 'finish' listener did; every request gets its line.
       if (res.writableFinished) observe(res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
-      logAccess(log, 'POST', '/graphql', res.statusCode, started, res.writableFinished);
+      logAccess(requestId, 'POST', '/graphql', res.statusCode, started, res.writableFinished);
     });
     const headers = ['x-request-id', requestId, ...securityHeaders];
 
@@ -94,18 +99,23 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
 
     readBody(req).then(
       async (text) => {
+        const kept = deps.keptAnswer('POST', req.headers, text);
+        if (kept) {
+          sendKept(res, headers, kept);
+          return;
+        }
         let body: unknown;
         try {
           body = parseJsonBody(text);
         } catch (err) {
-          const answer = httpErrorAnswer(Object.assign(err as Error, { status: 400 }), log);
+          const answer = httpErrorAnswer(Object.assign(err as Error, { status: 400 }), log());
           sendJson(res, answer.status, headers, answer.body);
           return;
         }
         try {
-          await answerGraphql(req, res, body, headers, address, credential, log);
+          await answerGraphql(req, res, body, text, headers, address, credential, log);
         } catch (err) {
-          const answer = httpErrorAnswer(err, log);
+          const answer = httpErrorAnswer(err, log());
           for (const [name, value] of answer.headers) headers.push(name, value);
           if (!res.headersSent) sendJson(res, answer.status, headers, answer.body);
           else res.destroy();
@@ -120,12 +130,13 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
+    text: string,
     headers: string[],
     address: string,
     credential: string | undefined,
-    log: RequestContext['log'],
+    log: () => Logger,
   ): Promise<void> {
-    let cached = deps.storeCache('POST', req.headers, body, { share: true });
+    let cached = deps.storeCache('POST', req.headers, body, { share: true, text });
     if (cached?.shared) {
       const answer = await cached.shared;
       if (answer) {
@@ -133,13 +144,11 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
         cached = { hit: answer };
       } else {
         // Not kept (an error, a listing changed meanwhile): answered by the GraphQL server for this request alone.
-        cached = deps.storeCache('POST', req.headers, body);
+        cached = deps.storeCache('POST', req.headers, body, { text });
       }
     }
     if (cached?.hit) {
-      for (const [name, value] of cached.hit.headers) pushHeader(headers, name, value);
-      headers.push(STORE_CACHE_HEADER, 'hit');
-      send(res, cached.hit.status, headers, cached.hit.body, encodedOnce(cached.hit));
+      sendKept(res, headers, cached.hit);
       return;
     }
     if (cached) headers.push(STORE_CACHE_HEADER, 'miss');
@@ -154,7 +163,7 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
     try {
       answer = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: 'POST', headers: requestHeaders, search: query < 0 ? '' : url.slice(query), body },
-        context: async () => ({ ...(await guards.context(credential, address)), log }),
+        context: async () => new LazyLogContext(await guards.context(credential, address), log),
       });
     } catch (err) {
       // Nothing to keep: the requests waiting for this answer are each answered by the GraphQL server.
@@ -177,6 +186,35 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
     for await (const chunk of answer.body.asyncIterator) res.write(chunk);
     res.end();
   }
+}
+
+/**
+ * A request's context whose logger is made when a resolver or an error first logs, which most requests never do.
+ * The getter is on the prototype: Apollo copies the context for each operation onto the same prototype
+ * (Object.assign), which would call a getter of the object itself and make the logger for every request.
+ */
+class LazyLogContext implements RequestContext {
+  readonly principal: RequestContext['principal'];
+  readonly ipAddress: RequestContext['ipAddress'];
+  readonly ownedAppIds: RequestContext['ownedAppIds'];
+  constructor(
+    context: RequestContext,
+    private readonly logOf: () => Logger,
+  ) {
+    this.principal = context.principal;
+    this.ipAddress = context.ipAddress;
+    this.ownedAppIds = context.ownedAppIds;
+  }
+  get log(): Logger {
+    return this.logOf();
+  }
+}
+
+/** An answer the store cache kept, with its headers, said to come from memory. */
+function sendKept(res: ServerResponse, headers: string[], kept: StoredResponse): void {
+  for (const [name, value] of kept.headers) pushHeader(headers, name, value);
+  headers.push(STORE_CACHE_HEADER, 'hit');
+  send(res, kept.status, headers, kept.body, encodedOnce(kept));
 }
 
 function pushHeader(headers: string[], name: string, value: string | number | readonly string[]): void {
@@ -223,7 +261,7 @@ function sendJson(res: ServerResponse, status: number, headers: string[], body: 
   send(res, status, headers, JSON.stringify(body));
 }
 
-const weakEtag = (bytes: Buffer) => `W/"${bytes.length.toString(16)}-${createHash('sha1').update(bytes).digest('base64').slice(0, 27)}"`;
+const weakEtag = (bytes: Buffer) => `W/"${bytes.length.toString(16)}-${hash('sha1', bytes, 'base64').slice(0, 27)}"`;
 
 /** The body as text, up to its stated length (Node's parser stops there); rejects when the client goes away first. */
 function readBody(req: IncomingMessage): Promise<string> {

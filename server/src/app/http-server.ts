@@ -126,6 +126,7 @@ export async function createHttpServer(services: Services, schema: GraphQLSchema
     securityHeaders: securityHeaderList(services.config),
     observe: services.metrics.httpTimer('POST', '/graphql'),
     storeCache: storeCache.lookup,
+    keptAnswer: storeCache.keptFor,
     sharedHit: storeCache.sharedHit,
   });
 

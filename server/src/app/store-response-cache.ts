@@ -62,8 +62,8 @@ export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSch
    * undefined: the request may not use the cache, and the GraphQL server answers it as if there were none.
    * `share`: it may wait for the answer another request is computing (the lean path, which then calls `done`).
    */
-  const lookup = (method: string, headers: IncomingHttpHeaders, body: unknown, { share = false }: { share?: boolean } = {}): StoreCacheLookup | undefined => {
-    const key = cache.enabled ? keyOf(method, headers, body) : undefined;
+  const lookup = (method: string, headers: IncomingHttpHeaders, body: unknown, { share = false, text }: { share?: boolean; text?: string } = {}): StoreCacheLookup | undefined => {
+    const key = cache.enabled ? keyOf(method, headers, body, text) : undefined;
     if (key === undefined) return undefined;
     const kept = cache.get(key);
     if (kept) {
@@ -96,6 +96,18 @@ export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSch
     };
   };
 
+  /**
+   * The answer kept for a request's body exactly as it arrived, looked up before the body is parsed. Answers are
+   * kept only under the text of a body `lookup` has checked, so a hit needs neither the parse nor the check; any
+   * other text (a new one, the same request spaced differently) finds nothing and goes through `lookup`.
+   */
+  const keptFor = (method: string, headers: IncomingHttpHeaders, text: string): StoredResponse | undefined => {
+    if (!cache.enabled || !maySignedOutRead(method, headers)) return undefined;
+    const kept = cache.get(keyFor(headers, text));
+    if (kept) counted.countStoreResponse('hit');
+    return kept;
+  };
+
   /** An answer shared with a request that waited for it: counted as read from memory, which it was. */
   const sharedHit = () => counted.countStoreResponse('hit');
 
@@ -120,25 +132,31 @@ export function storeResponseCache(cache: StoreResponseCache, schema: GraphQLSch
     next();
   };
 
-  return { lookup, middleware, sharedHit };
+  return { lookup, keptFor, middleware, sharedHit };
 }
 
 /**
  * The request's identity for the cache, or undefined when it may not use the cache: only a signed-out
  * POST of a JSON body with nothing but the document, operation name, variables and extensions (Apollo
- * Server reads only a persisted-query hash there, which it checks against the document). The Accept
- * header picks the answer's content type, so it is part of the key.
+ * Server reads only a persisted-query hash there, which it checks against the document). The key is the
+ * body's text as it arrived (`text`; the parsed body written again when there is none, as for Express's
+ * requests), and the Accept header, which picks the answer's content type.
  */
-function keyOf(method: string, headers: IncomingHttpHeaders, body: unknown): string | undefined {
-  if (method !== 'POST' || headers.authorization !== undefined || credentialOf(headers) !== undefined) return undefined;
+function keyOf(method: string, headers: IncomingHttpHeaders, body: unknown, text: string | undefined): string | undefined {
+  if (!maySignedOutRead(method, headers)) return undefined;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   for (const field of Object.keys(body)) if (!BODY_FIELDS.has(field)) return undefined;
   const { query, operationName, variables, extensions } = body as Record<string, unknown>;
   if (typeof query !== 'string') return undefined;
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
   if (!isObjectOrAbsent(variables) || !isObjectOrAbsent(extensions)) return undefined;
-  return `${headers.accept ?? ''}\n${JSON.stringify(body)}`;
+  return keyFor(headers, text ?? JSON.stringify(body));
 }
+
+/** Signed-in requests (an Authorization header or a session cookie) never read or fill the cache. */
+const maySignedOutRead = (method: string, headers: IncomingHttpHeaders) => method === 'POST' && headers.authorization === undefined && credentialOf(headers) === undefined;
+
+const keyFor = (headers: IncomingHttpHeaders, text: string) => `${headers.accept ?? ''}\n${text}`;
 
 const isObjectOrAbsent = (value: unknown) => value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value));
 const isEmptyText = (value: unknown) => value === undefined || value === null || value === '';

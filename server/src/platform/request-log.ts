@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { logger } from './logger.js';
+import { logger, writeAccessLine } from './logger.js';
 
 /** A caller's id is kept only when it is a plain token, so it cannot forge log lines or carry a payload. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -23,7 +23,7 @@ export function requestLog(req: Request, res: Response, next: NextFunction): voi
   const done = () => {
     if (logged) return;
     logged = true;
-    logAccess(log, method, path, res.statusCode, started, res.writableFinished);
+    logAccess(requestId, method, path, res.statusCode, started, res.writableFinished);
   };
   res.once('finish', done);
   res.once('close', done);
@@ -32,10 +32,10 @@ export function requestLog(req: Request, res: Response, next: NextFunction): voi
 }
 
 /** The one access line of a request (requestLog's, and the lean POST /graphql path's), from its start (process.hrtime.bigint()). */
-export function logAccess(log: Logger, method: string, path: string, status: number, started: bigint, finished: boolean): void {
+export function logAccess(requestId: string, method: string, path: string, status: number, started: bigint, finished: boolean): void {
   const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
   // A response that closed without finishing was cut off (the client went away, or the server stopped).
-  log.info({ method, path, status, durationMs, ...(finished ? {} : { aborted: true }) }, 'request');
+  writeAccessLine({ requestId, method, path, status, durationMs, aborted: !finished });
 }
 
 /** The caller's X-Request-Id when sane, else a new one (HTTP requests and WebSocket upgrades alike). */

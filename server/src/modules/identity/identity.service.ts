@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { DataSource, In, IsNull, type EntityManager } from 'typeorm';
 import type { Config } from '../../config.js';
 import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
@@ -16,7 +16,8 @@ import { API_TOKEN_SCOPES, isApiTokenScope, Role } from '../../platform/auth/rol
 import { API_TOKEN_ROLES, GRANTABLE_ROLES, grantableRole, rolesOf } from './roles.js';
 import { CredentialCache } from './credential-cache.js';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+// One-shot: no Hash object per request (the token is hashed on every signed-in request, cached or not).
+const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 /** How often a token's last-used time is written: often enough to be useful, rarely enough to cost nothing. */
 const LAST_USED_PRECISION_MS = 60_000;
