@@ -3,7 +3,10 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColum
 import { WebhookEventType, WebhookState } from '../../platform/webhook-enums.js';
 import { AppStatus, Pricing, SUBSCRIBABLE_EVENTS, type Listing } from './app.types.js';
 
-@ObjectType({ description: 'An app in the marketplace. Its developer and reviewers see the current version; everyone else the last approved listing' })
+// simpleResolvers: its @Field properties are read inline by the compiled executor (no middleware or auth on them), 140
+// resolver calls less for a store page of 20; the derived fields (developerName, priceVnd...) keep their field resolvers,
+// and screenshotUrls, a getter under another name, keeps its own.
+@ObjectType({ description: 'An app in the marketplace. Its developer and reviewers see the current version; everyone else the last approved listing', simpleResolvers: true })
 @Entity('apps')
 @Index('idx_apps_review_queue', ['submittedAt', 'id'], { where: `status = 'PENDING_REVIEW'` })
 @Index('idx_apps_store', ['listedAt', 'id'], { where: 'published_listing IS NOT NULL' })
@@ -115,7 +118,7 @@ export class App {
   @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
   updatedAt: Date;
 
-  @Field(() => [String], { name: 'screenshotUrls', description: 'Up to 5 HTTPS image URLs shown on the app page, in order; [] when none' })
+  @Field(() => [String], { name: 'screenshotUrls', simple: false, description: 'Up to 5 HTTPS image URLs shown on the app page, in order; [] when none' })
   get screenshots(): string[] {
     return this.screenshotUrls ?? [];
   }
