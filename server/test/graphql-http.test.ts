@@ -90,6 +90,19 @@ describe('POST /graphql without Express', () => {
     expect(forged.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('gives each answer its own ETag and length: the same answer again the same, a different one in between its own', async () => {
+    const floor = JSON.stringify({ query: '{ __typename }' });
+    const other = JSON.stringify({ query: '{ categories { id } }' });
+    const [first, between, again] = [await post(plaza.url, '/graphql', floor), await post(plaza.url, '/graphql', other), await post(plaza.url, '/graphql', floor)];
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(between.headers.etag).not.toBe(first.headers.etag);
+    // Each as Express makes it for its own bytes.
+    for (const answer of [first, between, again]) {
+      expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.body)));
+      expect(answer.headers.etag).toBe((await post(plaza.url, '/graphql/', answer === between ? other : floor)).headers.etag);
+    }
+  });
+
   it('answers a signed-out store read from the response cache with the bytes and headers Express would', async () => {
     const read = JSON.stringify({ query: 'query StoreApps($first: Int) { storeApps(first: $first) { edges { cursor } } }', variables: { first: 5 } });
     const first = await post(plaza.url, '/graphql', read);

@@ -241,8 +241,8 @@ function encodedOnce(response: StoredResponse): Encoded {
  * Writes a whole answer as Express's res.send did: a content type with its charset (text/html when none was
  * set), its length, and its weak ETag (a SHA-1 of the bytes, as the `etag` package makes it).
  */
-function send(res: ServerResponse, status: number, headers: string[], text: string, encoded?: Encoded): void {
-  const bytes = encoded?.bytes ?? Buffer.from(text, 'utf8');
+function send(res: ServerResponse, status: number, headers: string[], text: string, encoded: Encoded = encodedAnswer(text)): void {
+  const { bytes } = encoded;
   let typed = false;
   for (let i = 0; i < headers.length; i += 2) {
     if (headers[i]!.toLowerCase() !== 'content-type') continue;
@@ -250,9 +250,24 @@ function send(res: ServerResponse, status: number, headers: string[], text: stri
     if (!/;\s*charset=/i.test(headers[i + 1]!)) headers[i + 1] += '; charset=utf-8';
   }
   if (!typed) headers.push('content-type', 'text/html; charset=utf-8');
-  headers.push('content-length', String(bytes.length), 'etag', encoded?.etag ?? weakEtag(bytes));
+  headers.push('content-length', String(bytes.length), 'etag', encoded.etag);
   res.writeHead(status, headers);
   res.end(bytes);
+}
+
+/**
+ * The last answer written and its bytes and ETag. Many clients asking for the same page in a row are answered
+ * the same text (the store's first page, from the page cache, to every signed-in visitor), and its bytes and ETag
+ * (a SHA-1 of them) are then made once: comparing the text costs less than hashing it again. Any other answer
+ * takes its place.
+ */
+let lastAnswer: { text: string; encoded: Encoded } | undefined;
+function encodedAnswer(text: string): Encoded {
+  if (lastAnswer?.text === text) return lastAnswer.encoded;
+  const bytes = Buffer.from(text, 'utf8');
+  const encoded = { bytes, etag: weakEtag(bytes) };
+  lastAnswer = { text, encoded };
+  return encoded;
 }
 
 /** An error in the one shape, as Express's res.json sent it. */
