@@ -256,17 +256,22 @@ function send(res: ServerResponse, status: number, headers: string[], text: stri
 }
 
 /**
- * The last answer written and its bytes and ETag. Many clients asking for the same page in a row are answered
- * the same text (the store's first page, from the page cache, to every signed-in visitor), and its bytes and ETag
- * (a SHA-1 of them) are then made once: comparing the text costs less than hashing it again. Any other answer
- * takes its place.
+ * The last answer of at least KEPT_ANSWER_MIN_LENGTH written, with its bytes and ETag. Many clients asking for the
+ * same page in a row are answered the same text (the store's first page, from the page cache, to every signed-in
+ * visitor), and its bytes and ETag (a SHA-1 of them) are then made once: comparing the text costs less than hashing
+ * it again. Any other such answer takes its place.
  */
 let lastAnswer: { text: string; encoded: Encoded } | undefined;
+/**
+ * Shorter answers are hashed each time, which costs little at their size; and they are where a one-off secret is
+ * answered (a revealed client secret, a new API token), which is then not held after its request.
+ */
+export const KEPT_ANSWER_MIN_LENGTH = 2048;
 function encodedAnswer(text: string): Encoded {
   if (lastAnswer?.text === text) return lastAnswer.encoded;
   const bytes = Buffer.from(text, 'utf8');
   const encoded = { bytes, etag: weakEtag(bytes) };
-  lastAnswer = { text, encoded };
+  if (text.length >= KEPT_ANSWER_MIN_LENGTH) lastAnswer = { text, encoded };
   return encoded;
 }
 
