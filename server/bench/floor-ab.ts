@@ -53,8 +53,12 @@ const rows: Row[] = [{ name: 'floor', headers, body }];
 const DEPLOYED_ENV: Record<string, string> = { NODE_ENV: 'production', LOG_LEVEL: 'info' };
 const AS_TESTED_ENV: Record<string, string> = { LOG_LEVEL: 'warn' };
 
-/** CPU of this process (every thread) and of `pid`'s process, in ms. */
-const cpuOf = (pid: number | undefined) => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + (pid === undefined ? 0 : workProcessesCpuMs(pid).total);
+/** CPU of this process (every thread), and apart that of `pid`'s process and its children, in ms; read once each. */
+const cpuOf = (pid: number | undefined) => {
+  const { user, system } = process.cpuUsage();
+  const server = pid === undefined ? 0 : workProcessesCpuMs(pid).total;
+  return { work: (user + system) / 1000 + server, server };
+};
 
 /**
  * `serverMs`: the server's process (and its children) alone, without this process's autocannon, whose CPU follows the
@@ -69,10 +73,10 @@ async function measure(
   const { headers, body } = row;
   await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: 2 });
   const before = cpuOf(pid);
-  const serverBefore = pid === undefined ? 0 : workProcessesCpuMs(pid).total;
   const run = await loadTest({ url: `${url}/graphql`, headers, body, connections, durationSeconds: seconds });
-  const serverMs = pid === undefined ? undefined : (workProcessesCpuMs(pid).total - serverBefore) / run.requests;
-  return { perRequestMs: (cpuOf(pid) - before) / run.requests, serverMs, requestsPerSecond: run.requestsPerSecond, failed: run.non2xx + run.socketErrors + run.graphqlErrors };
+  const after = cpuOf(pid);
+  const serverMs = pid === undefined ? undefined : (after.server - before.server) / run.requests;
+  return { perRequestMs: (after.work - before.work) / run.requests, serverMs, requestsPerSecond: run.requestsPerSecond, failed: run.non2xx + run.socketErrors + run.graphqlErrors };
 }
 
 async function profile(file: string): Promise<void> {

@@ -194,16 +194,15 @@ export function leanGraphqlPost(deps: LeanGraphqlDeps): (req: IncomingMessage, r
  * (Object.assign), which would call a getter of the object itself and make the logger for every request.
  */
 class LazyLogContext implements RequestContext {
-  readonly principal: RequestContext['principal'];
-  readonly ipAddress: RequestContext['ipAddress'];
-  readonly ownedAppIds: RequestContext['ownedAppIds'];
+  declare readonly principal: RequestContext['principal'];
+  declare readonly ipAddress: RequestContext['ipAddress'];
+  declare readonly ownedAppIds: RequestContext['ownedAppIds'];
   constructor(
-    context: RequestContext,
+    context: Omit<RequestContext, 'log'>,
     private readonly logOf: () => Logger,
   ) {
-    this.principal = context.principal;
-    this.ipAddress = context.ipAddress;
-    this.ownedAppIds = context.ownedAppIds;
+    // Every field the guards give, as they give them: one added to RequestContext arrives without a change here.
+    Object.assign(this, context);
   }
   get log(): Logger {
     return this.logOf();
