@@ -1,16 +1,17 @@
 import { encodeTime } from 'ulid';
 import type { DataSource } from 'typeorm';
 import { badInput } from '../../platform/errors.js';
-import { readPage, toConnection, type Connection, type PageArgs } from '../../platform/connection.js';
+import { readPage, toConnection, type Connection, type Page, type PageArgs } from '../../platform/connection.js';
 import { perTickLoader } from '../../platform/per-tick-loader.js';
 import { queryPrepared, queryPreparedVariant } from '../../platform/prepared-query.js';
 import { seesEveryApp, type Principal } from '../../platform/auth/principal.js';
+import { sqlLiterals } from '../../platform/sql-literals.js';
 import { DeliveryAttempt } from './delivery-attempt.entity.js';
 import { DELIVERY_WITH_ATTEMPTS } from './delivery/log-queries.js';
 import { readAttempts, readLastAttempts, toAttempt } from './delivery/attempt-reads.js';
 import type { WebhookDeliveryFilter } from './dto/webhook-delivery-filter.input.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { EVENT_WIRE_NAME } from './webhook.types.js';
+import { DeliveryStatus, EVENT_WIRE_NAME } from './webhook.types.js';
 
 /**
  * The bodies of events $1, by their own ids. Not joined from the deliveries: webhook_events is partitioned
@@ -22,6 +23,47 @@ export const EVENT_BODIES = 'SELECT id, payload FROM webhook_events WHERE id = A
 
 /** Delivery ids are `dlv_` + ULID, so a creation time bounds them: time ranges become id ranges on the same index. */
 export const idAtTime = (ms: number) => `dlv_${encodeTime(ms, 10)}`;
+
+/**
+ * The statement of one page of the Webhook Logs (DeliveryLogService.list), and its values; null when the reader
+ * may see nothing it asks for (another developer's app reads as empty, revealing nothing about it). The bodies
+ * are not read: the log's list does not show them, and a client that asks for `payload` gets them in one
+ * statement per page (the payload loader). Reading them cost a third of the statement.
+ */
+export function logPageStatement(readable: readonly string[] | undefined, filter: WebhookDeliveryFilter, page: Page<[string]>): { text: string; values: unknown[] } | null {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  // A developer with one app reads that app's log, filtered or not: the same statement as for one app.
+  const oneApp = filter.appId ?? (readable?.length === 1 ? readable[0] : undefined);
+  if (oneApp) {
+    if (readable && !readable.includes(oneApp)) return null;
+    where.push(`d.app_id = ${param(oneApp)}`);
+  } else if (readable) {
+    if (readable.length === 0) return null;
+    where.push(`d.app_id = ANY(${param(readable)}::text[])`);
+  }
+  if (filter.endpointId) where.push(`d.endpoint_id = ${param(filter.endpointId)}`);
+  if (filter.status) where.push(`d.status = ${param(filter.status)}`);
+  if (filter.event) where.push(`d.event_type = ${param(EVENT_WIRE_NAME[filter.event])}`);
+  if (filter.purchaseId) where.push(`d.purchase_id = ${param(filter.purchaseId)}`);
+  if (filter.since) where.push(`d.id >= ${param(idAtTime(filter.since.getTime()))}`);
+  if (filter.until) where.push(`d.id < ${param(idAtTime(filter.until.getTime() + 1))}`);
+  if (page.after) where.push(`d.id < ${param(page.after[0])}`);
+  if (page.before) where.push(`d.id > ${param(page.before[0])}`);
+
+  const order = `ORDER BY d.id ${page.backward ? 'ASC' : 'DESC'} LIMIT ${param(page.limit + 1)}`;
+  const select = (conditions: string[]) => `SELECT d.* FROM webhook_deliveries d ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ${order}`;
+  // One app's deliveries in every status: the page of each status, merged newest first. The only index led by
+  // the app is (app_id, status, id), one range per status: an index on (app_id, id) as well, for this page
+  // alone, cost 150 bytes of every delivery's 2,250 (BENCHMARKS.md section 4). So four range scans of a page
+  // at most, whatever the history and however rare a status; a purchase's few deliveries have their own index.
+  if (oneApp !== undefined && !filter.status && !filter.purchaseId) {
+    const byStatus = Object.values(DeliveryStatus).map((status) => `(${select([...where, `d.status = ${sqlLiterals(status)}`])})`);
+    return { text: `SELECT d.* FROM (${byStatus.join(' UNION ALL ')}) d ${order}`, values };
+  }
+  return { text: select(where), values };
+}
 
 /**
  * The Webhook Logs, read: owners see their apps' deliveries, admins everyone's. Sending a delivery again
@@ -81,37 +123,10 @@ export class DeliveryLogService {
     const page = readPage(args, ['string']);
     if (filter.since && filter.until && filter.since > filter.until) throw badInput('until', 'until must not be before since');
 
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const param = (value: unknown) => `$${params.push(value)}`;
-    if (filter.appId) {
-      // Another developer's app reads as empty, revealing nothing about it.
-      if (readable && !readable.includes(filter.appId)) return toConnection([], page, () => []);
-      where.push(`d.app_id = ${param(filter.appId)}`);
-    } else if (readable) {
-      if (readable.length === 0) return toConnection([], page, () => []);
-      where.push(`d.app_id = ANY(${param(readable)}::text[])`);
-    }
-    if (filter.endpointId) where.push(`d.endpoint_id = ${param(filter.endpointId)}`);
-    if (filter.status) where.push(`d.status = ${param(filter.status)}`);
-    if (filter.event) where.push(`d.event_type = ${param(EVENT_WIRE_NAME[filter.event])}`);
-    if (filter.purchaseId) where.push(`d.purchase_id = ${param(filter.purchaseId)}`);
-    if (filter.since) where.push(`d.id >= ${param(idAtTime(filter.since.getTime()))}`);
-    if (filter.until) where.push(`d.id < ${param(idAtTime(filter.until.getTime() + 1))}`);
-    if (page.after) where.push(`d.id < ${param(page.after[0])}`);
-    if (page.before) where.push(`d.id > ${param(page.before[0])}`);
-
+    const statement = logPageStatement(readable, filter, page);
+    if (statement === null) return toConnection([], page, () => []);
     // PostgreSQL plans this afresh on every call (a generic plan cannot know how many rows each app has).
-    // The bodies are not read here: the log's list does not show them, and a client that asks for `payload`
-    // gets them in one statement per page (the payload loader). Reading them cost a third of the statement.
-    const rows = await queryPreparedVariant<LogPageRow>(
-      this.db.manager,
-      'plaza_log_page',
-      `SELECT d.* FROM webhook_deliveries d
-        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY d.id ${page.backward ? 'ASC' : 'DESC'} LIMIT ${param(page.limit + 1)}`,
-      params,
-    );
+    const rows = await queryPreparedVariant<LogPageRow>(this.db.manager, 'plaza_log_page', statement.text, statement.values);
     return toConnection(rows.map(toDelivery), page, (d) => [d.id]);
   }
 

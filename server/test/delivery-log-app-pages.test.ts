@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { connectPlazaDatabase } from '../src/app/entities.js';
+import { DeliveryLogService, logPageStatement } from '../src/modules/webhooks/delivery-log.service.js';
+import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
+import { readPage, type PageArgs } from '../src/platform/connection.js';
+import { createTestDatabase } from './helpers/database.js';
+
+/**
+ * One app's whole Webhook Log (no status filter) on the one index led by the app, (app_id, status, id): a
+ * page of each status merged newest first, on a history where one status is rare and old and an app failed
+ * throughout. What a developer sees must be every delivery of the app once, newest first, however paged.
+ */
+const APPS = 100;
+const PER_APP = 1_000;
+const PAGE = 50;
+const appId = (k: number) => `app_01KPAGES${String(k).padStart(17, '0')}`;
+/** The app whose history is mostly SUCCEEDED, with a few FAILED long ago, some RETRYING and the newest PENDING. */
+const MIXED = appId(0);
+/** The app whose every delivery FAILED (a dead receiver's). */
+const DEAD = appId(1);
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+describe("one app's Webhook Logs without a status filter, on the app and status index", () => {
+  let db: DataSource;
+  let log: DeliveryLogService;
+
+  beforeAll(async () => {
+    // Built from nothing, as a new install is: what only the previous release read by (the app and id index) is gone.
+    db = await connectPlazaDatabase(await createTestDatabase(), 4);
+    log = new DeliveryLogService(db);
+    // Apps interleaved in time, as real traffic is. Ids are time-ordered as ULIDs are: the row number, zero-padded.
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, event_id, app_id, endpoint_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)
+       SELECT 'dlv_01KPAGES' || lpad(i::text, 18, '0'), 'evt_01KPAGES' || lpad(i::text, 18, '0'), a, 'ep_' || substr(a, 5),
+              CASE WHEN i % 3 = 0 THEN 'app.installed' ELSE 'app.purchased' END, 'APP-1800000000000-P' || i,
+              CASE WHEN a = $3::text THEN 'FAILED'
+                   WHEN a <> $4::text THEN 'SUCCEEDED'
+                   WHEN n < 10 THEN 'FAILED'
+                   WHEN n >= $2::int - 20 THEN 'PENDING'
+                   WHEN n % 37 = 0 THEN 'RETRYING'
+                   ELSE 'SUCCEEDED' END,
+              1, 1, NULL, now(), now()
+         FROM generate_series(0, $1::int * $2::int - 1) i,
+              LATERAL (SELECT 'app_01KPAGES' || lpad((i % $1::int)::text, 17, '0') AS a, i / $1::int AS n) x`,
+      [APPS, PER_APP, DEAD, MIXED],
+    );
+    await db.query('ANALYZE webhook_deliveries');
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  /** Every delivery id of `app`, newest first: what the log must show. */
+  const everyIdOf = async (app: string) =>
+    ((await db.query('SELECT id FROM webhook_deliveries WHERE app_id = $1 ORDER BY id DESC', [app])) as { id: string }[]).map((row) => row.id);
+
+  it('has no index on app and id alone: a database built from nothing never keeps what only the previous release read by', async () => {
+    const indexes: { indexname: string }[] = await db.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'webhook_deliveries' AND indexdef LIKE '%(app_id, id)'`);
+    expect(indexes).toEqual([]);
+  });
+
+  it('reads at most a page of each status to show a page, whatever lies behind it', async () => {
+    for (const app of [MIXED, DEAD, appId(2)]) {
+      for (const args of [{ first: PAGE }, { last: PAGE }] satisfies PageArgs[]) {
+        const statement = logPageStatement(undefined, { appId: app }, readPage(args, ['string']))!;
+        const [
+          {
+            'QUERY PLAN': [explained],
+          },
+        ] = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.values);
+        // The rows each scan of the table looked at, kept or not (a bitmap's index scan feeds its heap scan; a
+        // subquery scan reads its branch's rows).
+        const tableScans = nodesOf(explained.Plan as PlanNode).filter((node) => /Scan/.test(node['Node Type']) && !/Subquery|Bitmap Index/.test(node['Node Type']));
+        const examined = tableScans.reduce((sum, scan) => sum + scan['Actual Rows'] + (scan['Rows Removed by Filter'] ?? 0), 0);
+        // 1,000 deliveries behind each app's page: each status's scan stops at the page and the one past it.
+        expect(examined, `${app} ${JSON.stringify(args)}: ${JSON.stringify(tableScans)}`).toBeLessThanOrEqual(4 * (PAGE + 1));
+        expect(explained.Plan['Actual Rows']).toBe(PAGE + 1);
+      }
+    }
+  });
+
+  it('pages through every delivery of the app once, newest first, forward and backward, rare and old statuses included', async () => {
+    for (const app of [MIXED, DEAD]) {
+      const expected = await everyIdOf(app);
+      const forward: string[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page = await log.list([app, appId(2)], { appId: app }, { first: PAGE, after });
+        forward.push(...page.edges.map((edge) => edge.node.id));
+        if (!page.pageInfo.hasNextPage) break;
+        after = page.pageInfo.endCursor;
+      }
+      expect(forward).toEqual(expected);
+
+      const backward: string[] = [];
+      let before: string | null = null;
+      for (;;) {
+        const page = await log.list(undefined, { appId: app }, { last: PAGE, before });
+        backward.unshift(...page.edges.map((edge) => edge.node.id));
+        if (!page.pageInfo.hasPreviousPage) break;
+        before = page.pageInfo.startCursor;
+      }
+      expect(backward).toEqual(expected);
+    }
+    // The oldest FAILED of the mostly healthy app are there, last; the newest PENDING first.
+    const last = await log.list(undefined, { appId: MIXED }, { last: 10 });
+    expect(last.edges.map((edge) => edge.node.status)).toEqual(Array(10).fill('FAILED'));
+    const first = await log.list(undefined, { appId: MIXED }, { first: 20 });
+    expect(first.edges.map((edge) => edge.node.status)).toEqual(Array(20).fill('PENDING'));
+  }, 60_000);
+
+  it('gives a developer with one app the same pages without naming it, and the filters still narrow them', async () => {
+    const unnamed = await log.list([MIXED], {}, { first: PAGE });
+    const named = await log.list([MIXED], { appId: MIXED }, { first: PAGE });
+    expect(unnamed.edges.map((edge) => edge.node.id)).toEqual(named.edges.map((edge) => edge.node.id));
+    expect(logPageStatement([MIXED], {}, readPage({ first: PAGE }, ['string']))!.text).toEqual(
+      logPageStatement(undefined, { appId: MIXED }, readPage({ first: PAGE }, ['string']))!.text,
+    );
+
+    const installs = await log.list([MIXED], { event: WebhookEventType.APP_INSTALLED }, { first: PAGE });
+    const expected = (
+      (await db.query(`SELECT id FROM webhook_deliveries WHERE app_id = $1 AND event_type = 'app.installed' ORDER BY id DESC LIMIT $2`, [MIXED, PAGE])) as { id: string }[]
+    ).map((row) => row.id);
+    expect(installs.edges.map((edge) => edge.node.id)).toEqual(expected);
+    // Another developer's app reads as empty.
+    expect((await log.list([MIXED], { appId: DEAD }, { first: PAGE })).edges).toEqual([]);
+  }, 60_000);
+});
