@@ -10,7 +10,9 @@ import { runBuiltToExit } from './helpers/script-process.js';
 const APP_QUEUE_INDEX = 'idx_webhook_deliveries_app_queue';
 /** The index the release before the log's merged status pages read one app's Webhook Logs by. */
 const APP_INDEX = 'idx_webhook_deliveries_app';
-/** The last migration of that release (the change that stopped reading by APP_INDEX added none). */
+/** The btree the same release read a purchase's Webhook Logs by (a hash index since). */
+const PURCHASE_INDEX = 'idx_webhook_deliveries_purchase';
+/** The last migration of that release (the change that stopped reading by APP_INDEX and PURCHASE_INDEX added none). */
 const BEFORE_MERGED_STATUS_PAGES = 'CredentialNotices1796000035500';
 
 async function indexExists(url: string, name: string): Promise<boolean> {
@@ -33,9 +35,11 @@ describe('what only the previous release used (contract steps)', () => {
     const url = await createTestDatabase();
     expect(await indexExists(url, APP_QUEUE_INDEX)).toBe(false);
     expect(await indexExists(url, APP_INDEX)).toBe(false);
-    // The indexes the engine claims by and the log reads one app by now are there.
+    expect(await indexExists(url, PURCHASE_INDEX)).toBe(false);
+    // The indexes the engine claims by and the log reads by now are there.
     expect(await indexExists(url, 'idx_webhook_deliveries_endpoint_queue')).toBe(true);
     expect(await indexExists(url, 'idx_webhook_deliveries_app_status')).toBe(true);
+    expect(await indexExists(url, 'idx_webhook_deliveries_purchase_hash')).toBe(true);
   }, 60_000);
 
   it('stays on a database upgraded from the release before endpoints until the operator runs `pnpm migrate:contract`, which removes it once', async () => {
@@ -56,16 +60,20 @@ describe('what only the previous release used (contract steps)', () => {
     expect(again.output).toMatch(/nothing to remove/);
   }, 120_000);
 
-  it("keeps the previous release's index for one app's Webhook Logs on its database until `pnpm migrate:contract`", async () => {
+  it("keeps the previous release's indexes for one app's and one purchase's Webhook Logs on its database until `pnpm migrate:contract`", async () => {
     const url = await createTestDatabase();
     await (await migratedDataSource(url, MIGRATIONS.slice(0, migrationIndex(BEFORE_MERGED_STATUS_PAGES) + 1))).destroy();
-    // Started on it: the previous release's API processes may still serve the log beside this one's.
+    // Started on it: the previous release's API processes may still serve the log beside this one's. The hash index is built.
     expect(await indexExists(url, APP_INDEX)).toBe(true);
+    expect(await indexExists(url, PURCHASE_INDEX)).toBe(true);
+    expect(await indexExists(url, 'idx_webhook_deliveries_purchase_hash')).toBe(true);
 
     const contract = await runContract(url);
     expect(contract.code, contract.output).toBe(0);
     expect(contract.output).toMatch(new RegExp(`removed ${APP_INDEX}: the index the release before this one reads one app's Webhook Logs by`));
+    expect(contract.output).toMatch(new RegExp(`removed ${PURCHASE_INDEX}: the btree the release before this one reads a purchase's Webhook Logs by`));
     expect(await indexExists(url, APP_INDEX)).toBe(false);
+    expect(await indexExists(url, PURCHASE_INDEX)).toBe(false);
     expect(await indexExists(url, 'idx_webhook_deliveries_app_status')).toBe(true);
   }, 120_000);
 

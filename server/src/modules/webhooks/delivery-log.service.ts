@@ -54,13 +54,15 @@ export function logPageStatement(readable: readonly string[] | undefined, filter
 
   const order = `ORDER BY d.id ${page.backward ? 'ASC' : 'DESC'} LIMIT ${param(page.limit + 1)}`;
   const select = (conditions: string[]) => `SELECT d.* FROM webhook_deliveries d ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ${order}`;
-  // One app's deliveries in every status: the page of each status, merged newest first. The only index led by
-  // the app is (app_id, status, id), one range per status: an index on (app_id, id) as well, for this page
-  // alone, cost 150 bytes of every delivery's 2,250 (BENCHMARKS.md section 4). So four range scans of a page
-  // at most, whatever the history and however rare a status; a purchase's few deliveries have their own index.
+  // One app's deliveries in every status: the page of each status, then the newest of them. The only index led by
+  // the app is (app_id, status, id), one range per status: an index on (app_id, id) as well, for this page alone,
+  // cost 150 bytes of every delivery's 2,400 (BENCHMARKS.md section 4). So four range scans of a page at most,
+  // whatever the history and however rare a status; a purchase's few deliveries have their own index. One scan run
+  // for each status (LATERAL), not four written out (UNION ALL): PostgreSQL planned those four each time, 0.45 ms
+  // against 0.09 at 1,000,000 deliveries, five times what running them took.
   if (oneApp !== undefined && !filter.status && !filter.purchaseId) {
-    const byStatus = Object.values(DeliveryStatus).map((status) => `(${select([...where, `d.status = ${sqlLiterals(status)}`])})`);
-    return { text: `SELECT d.* FROM (${byStatus.join(' UNION ALL ')}) d ${order}`, values };
+    const statuses = Object.values(DeliveryStatus).map((status) => `(${sqlLiterals(status)})`);
+    return { text: `SELECT d.* FROM (VALUES ${statuses.join(', ')}) s(status) CROSS JOIN LATERAL (${select([...where, 'd.status = s.status'])}) d ${order}`, values };
   }
   return { text: select(where), values };
 }

@@ -19,10 +19,13 @@ import { DeliveryStatus, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './web
 // (The release before endpoints claims by a per-app queue index: kept on an upgraded database while its workers may
 // run beside this one's, then removed by `pnpm migrate:contract`; platform/migrations/contract-steps.ts.)
 // The Webhook Logs: newest first per app and status (one app's whole log merges its statuses' ranges:
-// delivery-log.service.ts list), by purchase. (An index on app and id alone, which the previous release reads one
+// delivery-log.service.ts list). (An index on app and id alone, which the previous release reads one
 // app's log by, is kept on an upgraded database until `pnpm migrate:contract`.)
 @Index('idx_webhook_deliveries_app_status', ['appId', 'status', 'id'])
-@Index('idx_webhook_deliveries_purchase', ['purchaseId', 'id'])
+// By purchase: a hash index, built as platform/migrations/concurrent-indexes.ts says. TypeORM cannot say USING hash
+// (it would have the index made again as a btree), so it is told to leave this one as it finds it. The btree on
+// (purchase_id, id) it replaces is kept on an upgraded database until `pnpm migrate:contract`.
+@Index('idx_webhook_deliveries_purchase_hash', { synchronize: false })
 export class WebhookDelivery {
   /** `dlv_` + ULID; stable across retries; sent as X-Platform-Delivery and webhook-id. */
   @Field(() => ID, { description: 'dlv_<ULID>; stable across retries; sent as X-Platform-Delivery and webhook-id' })

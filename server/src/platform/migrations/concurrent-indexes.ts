@@ -14,6 +14,9 @@ export const CONCURRENT_INDEXES: readonly { name: string; definition: string }[]
   { name: 'idx_webhook_deliveries_endpoint_queue', definition: `ON "webhook_deliveries" ("endpoint_id", "next_attempt_at") WHERE next_attempt_at IS NOT NULL` },
   // An endpoint's held deliveries (WebhookEndpoint.health): only those recorded while it was paused or disabled and not yet recovered.
   { name: 'idx_webhook_deliveries_endpoint_held', definition: `ON "webhook_deliveries" ("endpoint_id") WHERE held_reason IS NOT NULL` },
+  // A purchase's deliveries in the Webhook Logs (a few per purchase, sorted after they are found): a hash index keeps a
+  // 4-byte hash per delivery where the btree on (purchase_id, id) it replaces kept both texts, 78 bytes a delivery.
+  { name: 'idx_webhook_deliveries_purchase_hash', definition: `ON "webhook_deliveries" USING hash ("purchase_id")` },
 ];
 
 /**

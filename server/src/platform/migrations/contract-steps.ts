@@ -36,6 +36,13 @@ export const CONTRACT_STEPS: readonly ContractStep[] = [
     pendingSql: `SELECT to_regclass('idx_webhook_deliveries_app') IS NOT NULL AS pending`,
     sql: 'DROP INDEX CONCURRENTLY IF EXISTS "idx_webhook_deliveries_app"',
   },
+  {
+    // About 50 bytes of every delivery (78 for its entry, against a hash's 4 bytes and pointer).
+    name: 'idx_webhook_deliveries_purchase',
+    why: "the btree the release before this one reads a purchase's Webhook Logs by; this release reads them by a hash index (idx_webhook_deliveries_purchase_hash)",
+    pendingSql: `SELECT to_regclass('idx_webhook_deliveries_purchase') IS NOT NULL AS pending`,
+    sql: 'DROP INDEX CONCURRENTLY IF EXISTS "idx_webhook_deliveries_purchase"',
+  },
 ];
 
 async function isPending(session: QueryRunner, step: ContractStep): Promise<boolean> {

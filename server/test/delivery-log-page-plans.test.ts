@@ -7,9 +7,10 @@ import { readPage, type PageArgs } from '../src/platform/connection.js';
 import { createTestDatabase } from './helpers/database.js';
 
 /**
- * One app's whole Webhook Log (no status filter) on the one index led by the app, (app_id, status, id): a
- * page of each status merged newest first, on a history where one status is rare and old and an app failed
- * throughout. What a developer sees must be every delivery of the app once, newest first, however paged.
+ * The Webhook Logs' pages on the indexes kept for them. One app's whole log (no status filter) on the one index
+ * led by the app, (app_id, status, id): a page of each status merged newest first, on a history where one
+ * status is rare and old and an app failed throughout. What a developer sees must be every delivery of the app
+ * once, newest first, however paged. A purchase's deliveries by a hash index.
  */
 const APPS = 100;
 const PER_APP = 1_000;
@@ -23,13 +24,17 @@ const DEAD = appId(1);
 interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
+  /** Per loop, as 'Rows Removed by Filter' is. */
   'Actual Rows': number;
+  'Actual Loops': number;
   'Rows Removed by Filter'?: number;
   Plans?: PlanNode[];
 }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+/** The rows the scans among `nodes` looked at, kept or not, over all their loops. */
+const rowsExamined = (nodes: PlanNode[]) => nodes.reduce((sum, node) => sum + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'], 0);
 
-describe("one app's Webhook Logs without a status filter, on the app and status index", () => {
+describe("the Webhook Logs' pages on the indexes kept for them", () => {
   let db: DataSource;
   let log: DeliveryLogService;
 
@@ -41,7 +46,7 @@ describe("one app's Webhook Logs without a status filter, on the app and status 
     await db.query(
       `INSERT INTO webhook_deliveries (id, event_id, app_id, endpoint_id, event_type, purchase_id, status, attempt_count, scheduled_attempts_done, next_attempt_at, created_at, updated_at)
        SELECT 'dlv_01KPAGES' || lpad(i::text, 18, '0'), 'evt_01KPAGES' || lpad(i::text, 18, '0'), a, 'ep_' || substr(a, 5),
-              CASE WHEN i % 3 = 0 THEN 'app.installed' ELSE 'app.purchased' END, 'APP-1800000000000-P' || i,
+              CASE WHEN i % 3 = 0 THEN 'app.installed' ELSE 'app.purchased' END, 'APP-1800000000000-P' || i / 3,
               CASE WHEN a = $3::text THEN 'FAILED'
                    WHEN a <> $4::text THEN 'SUCCEEDED'
                    WHEN n < 10 THEN 'FAILED'
@@ -64,8 +69,10 @@ describe("one app's Webhook Logs without a status filter, on the app and status 
   const everyIdOf = async (app: string) =>
     ((await db.query('SELECT id FROM webhook_deliveries WHERE app_id = $1 ORDER BY id DESC', [app])) as { id: string }[]).map((row) => row.id);
 
-  it('has no index on app and id alone: a database built from nothing never keeps what only the previous release read by', async () => {
-    const indexes: { indexname: string }[] = await db.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'webhook_deliveries' AND indexdef LIKE '%(app_id, id)'`);
+  it('has no btree on app and id, nor on purchase and id: a database built from nothing never keeps what only the previous release read by', async () => {
+    const indexes: { indexname: string }[] = await db.query(
+      `SELECT indexname FROM pg_indexes WHERE tablename = 'webhook_deliveries' AND (indexdef LIKE '%(app_id, id)' OR indexdef LIKE '%(purchase_id, id)')`,
+    );
     expect(indexes).toEqual([]);
   });
 
@@ -78,10 +85,9 @@ describe("one app's Webhook Logs without a status filter, on the app and status 
             'QUERY PLAN': [explained],
           },
         ] = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.values);
-        // The rows each scan of the table looked at, kept or not (a bitmap's index scan feeds its heap scan; a
-        // subquery scan reads its branch's rows).
-        const tableScans = nodesOf(explained.Plan as PlanNode).filter((node) => /Scan/.test(node['Node Type']) && !/Subquery|Bitmap Index/.test(node['Node Type']));
-        const examined = tableScans.reduce((sum, scan) => sum + scan['Actual Rows'] + (scan['Rows Removed by Filter'] ?? 0), 0);
+        // The scans of the table (a bitmap's index scan feeds its heap scan; a subquery or values scan reads no table).
+        const tableScans = nodesOf(explained.Plan as PlanNode).filter((node) => /Scan/.test(node['Node Type']) && !/Subquery|Values|Bitmap Index/.test(node['Node Type']));
+        const examined = rowsExamined(tableScans);
         // 1,000 deliveries behind each app's page: each status's scan stops at the page and the one past it.
         expect(examined, `${app} ${JSON.stringify(args)}: ${JSON.stringify(tableScans)}`).toBeLessThanOrEqual(4 * (PAGE + 1));
         expect(explained.Plan['Actual Rows']).toBe(PAGE + 1);
@@ -135,4 +141,25 @@ describe("one app's Webhook Logs without a status filter, on the app and status 
     // Another developer's app reads as empty.
     expect((await log.list([MIXED], { appId: DEAD }, { first: PAGE })).edges).toEqual([]);
   }, 60_000);
+
+  it("finds a purchase's deliveries by its hash index, reading only them, newest first", async () => {
+    // Deliveries 3k, 3k + 1 and 3k + 2 are one purchase's, each another app's.
+    const purchase = 'APP-1800000000000-P4321';
+    const statement = logPageStatement(undefined, { purchaseId: purchase }, readPage({ first: PAGE }, ['string']))!;
+    const [
+      {
+        'QUERY PLAN': [explained],
+      },
+    ] = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.values);
+    const nodes = nodesOf(explained.Plan as PlanNode);
+    expect(nodes.filter((node) => node['Index Name']).map((node) => node['Index Name'])).toEqual(['idx_webhook_deliveries_purchase_hash']);
+    const tableScans = nodes.filter((node) => /Scan/.test(node['Node Type']) && !/Bitmap Index/.test(node['Node Type']));
+    expect(rowsExamined(tableScans)).toBe(3);
+
+    const page = await log.list(undefined, { purchaseId: purchase }, { first: PAGE });
+    expect(page.edges.map((edge) => edge.node.id)).toEqual([4321 * 3 + 2, 4321 * 3 + 1, 4321 * 3].map((i) => `dlv_01KPAGES${String(i).padStart(18, '0')}`));
+    // Only the reader's apps' among them.
+    const mine = await log.list([appId((4321 * 3 + 1) % APPS)], { purchaseId: purchase }, { first: PAGE });
+    expect(mine.edges.map((edge) => edge.node.id)).toEqual([`dlv_01KPAGES${String(4321 * 3 + 1).padStart(18, '0')}`]);
+  });
 });
