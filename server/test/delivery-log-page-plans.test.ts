@@ -76,22 +76,33 @@ describe("the Webhook Logs' pages on the indexes kept for them", () => {
     expect(indexes).toEqual([]);
   });
 
-  it('reads at most a page of each status to show a page, whatever lies behind it', async () => {
-    for (const app of [MIXED, DEAD, appId(2)]) {
-      for (const args of [{ first: PAGE }, { last: PAGE }] satisfies PageArgs[]) {
-        const statement = logPageStatement(undefined, { appId: app }, readPage(args, ['string']))!;
-        const [
-          {
-            'QUERY PLAN': [explained],
-          },
-        ] = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.values);
-        // The scans of the table (a bitmap's index scan feeds its heap scan; a subquery or values scan reads no table).
-        const tableScans = nodesOf(explained.Plan as PlanNode).filter((node) => /Scan/.test(node['Node Type']) && !/Subquery|Values|Bitmap Index/.test(node['Node Type']));
-        const examined = rowsExamined(tableScans);
-        // 1,000 deliveries behind each app's page: each status's scan stops at the page and the one past it.
-        expect(examined, `${app} ${JSON.stringify(args)}: ${JSON.stringify(tableScans)}`).toBeLessThanOrEqual(4 * (PAGE + 1));
-        expect(explained.Plan['Actual Rows']).toBe(PAGE + 1);
+  it('reads at most a page of each status to show a page, whatever lies behind it, planned for its values or kept for any', async () => {
+    // One connection: a prepared statement and the plan mode are its own.
+    const session = db.createQueryRunner();
+    try {
+      for (const planMode of ['force_custom_plan', 'force_generic_plan']) {
+        await session.query(`SET plan_cache_mode = ${planMode}`);
+        for (const [k, args] of ([{ first: PAGE }, { last: PAGE }] satisfies PageArgs[]).entries()) {
+          const statement = logPageStatement(undefined, { appId: MIXED }, readPage(args, ['string']))!;
+          await session.query(`PREPARE page_${planMode}_${k} AS ${statement.text}`);
+          for (const app of [MIXED, DEAD, appId(2)]) {
+            const [
+              {
+                'QUERY PLAN': [explained],
+              },
+            ] = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page_${planMode}_${k}('${app}')`);
+            // The scans of the table (a bitmap's index scan feeds its heap scan; a subquery scan reads no table).
+            const tableScans = nodesOf(explained.Plan as PlanNode).filter((node) => /Scan/.test(node['Node Type']) && !/Subquery|Bitmap Index/.test(node['Node Type']));
+            // 1,000 deliveries behind each app's page: each status's scan stops at the page and the one past it.
+            expect(rowsExamined(tableScans), `${planMode} ${app} ${JSON.stringify(args)}: ${JSON.stringify(tableScans)}`).toBeLessThanOrEqual(4 * (PAGE + 1));
+            expect(explained.Plan['Actual Rows']).toBe(PAGE + 1);
+          }
+        }
       }
+    } finally {
+      // The connection goes back to the pool as it came.
+      await session.query('RESET plan_cache_mode; DEALLOCATE ALL');
+      await session.release();
     }
   });
 
