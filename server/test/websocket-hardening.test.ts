@@ -122,4 +122,46 @@ describe('graphql-ws connections', () => {
     expect(costly.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'QUERY_TOO_COMPLEX' });
     await live.client.dispose();
   });
+
+  it('come back after Plaza fails to set them up for a fault of its own: told to try again (1013), not closed for good (4500)', async () => {
+    const owner = await developer();
+    const { createApiToken } = await owner.ok<{ createApiToken: { token: string } }>('mutation { createApiToken(input: { name: "live", scopes: ["deliveries:read"] }) { token } }');
+    // A fault that is neither a refused credential nor the database away: Plaza's role may no longer read its API tokens.
+    await plaza.services.db.query('REVOKE SELECT ON api_tokens FROM CURRENT_USER');
+    const closes: { code: number; reason: string }[] = [];
+    let connected = 0;
+    // As the web app's live link retries (web/src/live-link.ts): for as long as anyone listens.
+    const live = createClient({
+      url: wsUrl(),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${createApiToken.token}` },
+      retryAttempts: Infinity,
+      shouldRetry: () => true,
+      retryWait: () => new Promise((resolve) => setTimeout(resolve, 100)),
+      on: {
+        connected: () => (connected += 1),
+        closed: (event) => closes.push({ code: (event as { code: number }).code, reason: String((event as { reason: unknown }).reason) }),
+      },
+    });
+    try {
+      const ended = new Promise<unknown>((resolve) =>
+        live.subscribe({ query: DELIVERIES, variables: { appId } }, { next: () => undefined, error: resolve, complete: () => resolve(null) }),
+      );
+      await expect.poll(() => closes.length).toBeGreaterThanOrEqual(2);
+      expect(closes[0]).toEqual({ code: 1013, reason: 'Plaza could not set up live updates; try again shortly' });
+      expect(connected).toBe(0);
+
+      await plaza.services.db.query('GRANT SELECT ON api_tokens TO CURRENT_USER');
+      await expect.poll(() => connected, { timeout: 10_000 }).toBe(1);
+      const before = plaza.services.pubSub.subscriptionCount;
+      const again = await subscribed(live, DELIVERIES, { appId });
+      expect(again).toEqual({});
+      expect(plaza.services.pubSub.subscriptionCount).toBeGreaterThan(before);
+      // The first subscription never ended with an error: it was carried over to the connection that succeeded.
+      expect(await Promise.race([ended, new Promise((resolve) => setTimeout(() => resolve('still open'), 200))])).toBe('still open');
+    } finally {
+      await plaza.services.db.query('GRANT SELECT ON api_tokens TO CURRENT_USER');
+      await live.dispose();
+    }
+  });
 });

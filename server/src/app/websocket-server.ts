@@ -172,11 +172,19 @@ export function attachWebSocketServer(server: Server, schema: GraphQLSchema, ser
           }
           return true;
         } catch (err) {
+          if (err instanceof GraphQLError && !isUnavailableError(err)) return false;
           // 1013 Try Again Later, which graphql-ws clients retry (a 4403 would tell them to stop); closed
           // first, so graphql-ws's own 4403 after `false` finds the socket closing and changes nothing.
-          if (isUnavailableError(err)) ctx.extra.socket.close(1013, 'The database is unavailable; try again shortly');
-          if (err instanceof GraphQLError || isUnavailableError(err)) return false;
-          throw err;
+          if (isUnavailableError(err)) {
+            ctx.extra.socket.close(1013, 'The database is unavailable; try again shortly');
+            return false;
+          }
+          // Anything else is Plaza's fault, and likely to pass. Thrown on, graphql-ws would print it to stderr and close
+          // with 4500, which its clients take as final whatever their retry settings: the page's live updates would stay
+          // paused until it is reloaded. Logged as Plaza logs, and the client asked to come back.
+          logger.error({ requestId: requestIds.get(ctx.extra.request), err }, 'a live connection could not be set up; the client will try again');
+          ctx.extra.socket.close(1013, 'Plaza could not set up live updates; try again shortly');
+          return false;
         }
       },
       // Each operation on a socket counts like a request, and is checked and priced like one over HTTP.
