@@ -147,7 +147,7 @@ describe('graphql-ws connections', () => {
       const ended = new Promise<unknown>((resolve) =>
         live.subscribe({ query: DELIVERIES, variables: { appId } }, { next: () => undefined, error: resolve, complete: () => resolve(null) }),
       );
-      await expect.poll(() => closes.length).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => closes.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
       expect(closes[0]).toEqual({ code: 1013, reason: 'Plaza could not set up live updates; try again shortly' });
       expect(connected).toBe(0);
 
