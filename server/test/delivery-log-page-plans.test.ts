@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { connectPlazaDatabase } from '../src/app/entities.js';
-import { DeliveryLogService, logPageStatement } from '../src/modules/webhooks/delivery-log.service.js';
-import { WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
+import { DeliveryLogService, logPageStatement, MERGED_LOG_APPS_AT_MOST } from '../src/modules/webhooks/delivery-log.service.js';
+import type { WebhookDeliveryFilter } from '../src/modules/webhooks/dto/webhook-delivery-filter.input.js';
+import { DeliveryStatus, WebhookEventType } from '../src/modules/webhooks/webhook.types.js';
 import { readPage, type PageArgs } from '../src/platform/connection.js';
 import { createTestDatabase } from './helpers/database.js';
 
@@ -76,25 +77,34 @@ describe("the Webhook Logs' pages on the indexes kept for them", () => {
     expect(indexes).toEqual([]);
   });
 
-  it('reads at most a page of each status to show a page, whatever lies behind it, planned for its values or kept for any', async () => {
+  it('reads at most a page of each app and status to show a page, whatever lies behind it, planned for its values or kept for any', async () => {
+    // One app's log (an admin's or its developer's), and the log of a developer's three apps of the hundred together.
+    const readers: { name: string; readable: string[] | undefined; filter: WebhookDeliveryFilter; apps: number }[] = [
+      ...[MIXED, DEAD, appId(2)].map((app) => ({ name: app, readable: undefined, filter: { appId: app }, apps: 1 })),
+      { name: 'three apps', readable: [MIXED, DEAD, appId(2)], filter: {}, apps: 3 },
+      { name: 'three apps, FAILED', readable: [MIXED, DEAD, appId(2)], filter: { status: DeliveryStatus.FAILED }, apps: 3 },
+    ];
     // One connection: a prepared statement and the plan mode are its own.
     const session = db.createQueryRunner();
     try {
+      let prepared = 0;
       for (const planMode of ['force_custom_plan', 'force_generic_plan']) {
         await session.query(`SET plan_cache_mode = ${planMode}`);
-        for (const [k, args] of ([{ first: PAGE }, { last: PAGE }] satisfies PageArgs[]).entries()) {
-          const statement = logPageStatement(undefined, { appId: MIXED }, readPage(args, ['string']))!;
-          await session.query(`PREPARE page_${planMode}_${k} AS ${statement.text}`);
-          for (const app of [MIXED, DEAD, appId(2)]) {
+        for (const args of [{ first: PAGE }, { last: PAGE }] satisfies PageArgs[]) {
+          for (const reader of readers) {
+            const statement = logPageStatement(reader.readable, reader.filter, readPage(args, ['string']))!;
+            const name = `page_${(prepared += 1)}`;
+            await session.query(`PREPARE ${name} AS ${statement.text}`);
             const [
               {
                 'QUERY PLAN': [explained],
               },
-            ] = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page_${planMode}_${k}('${app}')`);
+            ] = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${statement.values.map((value) => `'${String(value)}'`).join(', ')})`);
             // The scans of the table (a bitmap's index scan feeds its heap scan; a subquery scan reads no table).
             const tableScans = nodesOf(explained.Plan as PlanNode).filter((node) => /Scan/.test(node['Node Type']) && !/Subquery|Bitmap Index/.test(node['Node Type']));
-            // 1,000 deliveries behind each app's page: each status's scan stops at the page and the one past it.
-            expect(rowsExamined(tableScans), `${planMode} ${app} ${JSON.stringify(args)}: ${JSON.stringify(tableScans)}`).toBeLessThanOrEqual(4 * (PAGE + 1));
+            // 1,000 deliveries behind each app's page: each app and status's scan stops at the page and the one past it.
+            const rangesRead = reader.apps * (reader.filter.status ? 1 : 4);
+            expect(rowsExamined(tableScans), `${planMode} ${reader.name} ${JSON.stringify(args)}: ${JSON.stringify(tableScans)}`).toBeLessThanOrEqual(rangesRead * (PAGE + 1));
             expect(explained.Plan['Actual Rows']).toBe(PAGE + 1);
           }
         }
@@ -104,6 +114,45 @@ describe("the Webhook Logs' pages on the indexes kept for them", () => {
       await session.query('RESET plan_cache_mode; DEALLOCATE ALL');
       await session.release();
     }
+  });
+
+  it("pages through a developer's apps together, newest first, forward and backward, with and without a status", async () => {
+    const mine = [MIXED, DEAD, appId(2)];
+    for (const status of [undefined, DeliveryStatus.FAILED]) {
+      const expected = (
+        (await db.query(`SELECT id FROM webhook_deliveries WHERE app_id = ANY($1) AND ($2::text IS NULL OR status = $2) ORDER BY id DESC`, [mine, status ?? null])) as {
+          id: string;
+        }[]
+      ).map((row) => row.id);
+      const forward: string[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page = await log.list(mine, status ? { status } : {}, { first: PAGE, after });
+        forward.push(...page.edges.map((edge) => edge.node.id));
+        if (!page.pageInfo.hasNextPage) break;
+        after = page.pageInfo.endCursor;
+      }
+      expect(forward).toEqual(expected);
+      const backward: string[] = [];
+      let before: string | null = null;
+      for (;;) {
+        const page = await log.list(mine, status ? { status } : {}, { last: PAGE, before });
+        backward.unshift(...page.edges.map((edge) => edge.node.id));
+        if (!page.pageInfo.hasPreviousPage) break;
+        before = page.pageInfo.startCursor;
+      }
+      expect(backward).toEqual(expected);
+    }
+  }, 60_000);
+
+  it(`walks the primary key for a developer with more than ${MERGED_LOG_APPS_AT_MOST} apps, as PostgreSQL plans it, and pages them right`, async () => {
+    const many = Array.from({ length: MERGED_LOG_APPS_AT_MOST + 1 }, (_, k) => appId(k));
+    expect(logPageStatement(many, {}, readPage({ first: PAGE }, ['string']))!.text).not.toContain('UNION ALL');
+    const page = await log.list(many, {}, { first: PAGE });
+    const expected = ((await db.query('SELECT id FROM webhook_deliveries WHERE app_id = ANY($1) ORDER BY id DESC LIMIT $2', [many, PAGE])) as { id: string }[]).map(
+      (row) => row.id,
+    );
+    expect(page.edges.map((edge) => edge.node.id)).toEqual(expected);
   });
 
   it('pages through every delivery of the app once, newest first, forward and backward, rare and old statuses included', async () => {
