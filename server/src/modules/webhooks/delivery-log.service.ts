@@ -77,6 +77,8 @@ export function logPageStatement(readable: readonly string[] | undefined, filter
     });
     return { text: `SELECT d.* FROM (${ranges.join(' UNION ALL ')}) d ${pageOrder}`, values };
   }
+  // With the page size a parameter, PostgreSQL plans this afresh on every call: a kept plan cannot know how many rows
+  // each app has, nor how far the primary key must be walked for a developer's many apps.
   const where = [
     ...(apps === undefined ? [] : apps.length === 1 ? [`d.app_id = ${param(apps[0])}`] : [`d.app_id = ANY(${param(apps)}::text[])`]),
     ...(status ? [`d.status = ${status}`] : []),
@@ -145,7 +147,6 @@ export class DeliveryLogService {
 
     const statement = logPageStatement(readable, filter, page);
     if (statement === null) return toConnection([], page, () => []);
-    // PostgreSQL plans this afresh on every call (a generic plan cannot know how many rows each app has).
     const rows = await queryPreparedVariant<LogPageRow>(this.db.manager, 'plaza_log_page', statement.text, statement.values);
     return toConnection(rows.map(toDelivery), page, (d) => [d.id]);
   }

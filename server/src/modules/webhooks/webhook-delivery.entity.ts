@@ -18,8 +18,8 @@ import { DeliveryStatus, EVENT_TYPE_BY_WIRE_NAME, WebhookEventType } from './web
 @Index('idx_webhook_deliveries_endpoint_held', ['endpointId'], { where: 'held_reason IS NOT NULL' })
 // (The release before endpoints claims by a per-app queue index: kept on an upgraded database while its workers may
 // run beside this one's, then removed by `pnpm migrate:contract`; platform/migrations/contract-steps.ts.)
-// The Webhook Logs: newest first per app and status (one app's whole log merges its statuses' ranges:
-// delivery-log.service.ts list). (An index on app and id alone, which the previous release reads one
+// The Webhook Logs: newest first per app and status (a few apps' whole log merges their statuses' ranges:
+// delivery-log.service.ts logPageStatement). (An index on app and id alone, which the previous release reads one
 // app's log by, is kept on an upgraded database until `pnpm migrate:contract`.)
 @Index('idx_webhook_deliveries_app_status', ['appId', 'status', 'id'])
 // By purchase: a hash index, built as platform/migrations/concurrent-indexes.ts says. TypeORM cannot say USING hash
