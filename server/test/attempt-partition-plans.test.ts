@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS } from '../src/modules/webhooks/attempt-retention.js';
 import { rollUp } from '../src/modules/webhooks/delivery/attempt-rollup.js';
-import { CLAIM_DUE_DELIVERIES, HAND_BACK, handBackBounds, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
+import { CLAIM_DUE_DELIVERIES, HAND_BACK, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
 import { ATTEMPTS_OF_DELIVERIES, DELIVERY_WITH_ATTEMPTS } from '../src/modules/webhooks/delivery/log-queries.js';
 import { newWebhookId } from '../src/platform/ids.js';
 import { ensurePartitions, PARTITION_SPAN_MS } from '../src/platform/time-partitions.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
-import { emitEvent } from './helpers/webhooks.js';
+import { emitEvent, succeededResult } from './helpers/webhooks.js';
 
 interface PlanNode {
   'Node Type': string;
@@ -89,30 +89,6 @@ async function explain(statement: string, params: unknown[], generic = false): P
   }
 }
 
-/** A row of WRITE_RESULTS' input (as attempt-results.ts writes them): attempt `number` of `deliveryId` answered 200, from a run that no longer holds it. */
-const succeededResult = (deliveryId: string, number: number, sent: { headers?: object; event_type?: string; shared?: object } = {}) => ({
-  keep: false,
-  delivery_id: deliveryId,
-  claim_token: 'not-held',
-  number,
-  started_at: new Date().toISOString(),
-  duration_ms: 10,
-  status_code: 200,
-  error: null,
-  excerpt: null,
-  url: 'https://hooks.example/plans',
-  headers: null,
-  event_type: null,
-  shared: null,
-  shared_signature: null,
-  kept: null,
-  signature: null,
-  status: 'SUCCEEDED',
-  retry_in_ms: null,
-  held_reason: null,
-  ...sent,
-});
-
 beforeAll(async () => {
   plaza = await startTestPlaza({ RUN_WORKER: 'false' });
   db = plaza.services.db;
@@ -180,13 +156,18 @@ describe('attempts partitioned by time', () => {
 
   it('closes interrupted attempts in the claim only for deliveries taken over from a worker that died, reading no attempt otherwise', async () => {
     const due = byDay.at(-2)!.slice(0, 20);
+    // Attempt 2 of each still open: in flight as this release keeps it for half of them, started in webhook_attempts
+    // itself as the previous release did for the other half (a rolling upgrade).
+    const [inFlight, startedBefore] = [due.slice(0, 10), due.slice(10)];
     await db.query(`UPDATE webhook_deliveries SET status = 'RETRYING', next_attempt_at = now() - interval '1 second' WHERE id = ANY($1::text[])`, [due]);
-    await db.query(`UPDATE webhook_attempts SET finished = false WHERE delivery_id = ANY($1::text[]) AND number = 2`, [due]);
+    await db.query(`DELETE FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) AND number = 2`, [inFlight]);
+    await db.query(`INSERT INTO webhook_open_attempts (delivery_id, number, trigger, started_at) SELECT i, 2, 'SCHEDULED', now() FROM unnest($1::text[]) i`, [inFlight]);
+    await db.query(`UPDATE webhook_attempts SET finished = false WHERE delivery_id = ANY($1::text[]) AND number = 2`, [startedBefore]);
     try {
       // Released claims (no token left): nothing of theirs is open, and the claim reads no attempt partition at all.
       for (const generic of [false, true]) {
         const explained = await explain(CLAIM_DUE_DELIVERIES, ['plan-test', 200, [], 45_000, '{}', 32, 0], generic);
-        const interrupted = nodesOf(explained.Plan).find((n) => n['Subplan Name'] === 'CTE interrupted')!;
+        const interrupted = nodesOf(explained.Plan).find((n) => n['Subplan Name'] === 'CTE interrupted_before')!;
         console.log(`CLAIM ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms`);
         expect(readsOf(interrupted, 'webhook_attempts'), 'attempt reads closing interrupted attempts').toBe(0);
         // None left to prune while it runs (recordAttemptsBounds says why).
@@ -198,13 +179,16 @@ describe('attempts partitioned by time', () => {
       await db.query(`UPDATE webhook_deliveries SET claim_token = 'dead-worker', claim_expires_at = now() - interval '1 second' WHERE id = ANY($1::text[])`, [due]);
       await db.query(CLAIM_DUE_DELIVERIES, ['plan-test', 200, [], 45_000, '{}', 32, 0]);
       const [closed] = await db.query(
-        `SELECT count(*) FILTER (WHERE finished AND error LIKE 'interrupted%')::int AS interrupted, count(*) FILTER (WHERE NOT finished AND number = 2)::int AS open
+        `SELECT count(*) FILTER (WHERE number = 2 AND finished AND error LIKE 'interrupted%')::int AS interrupted,
+                count(*) FILTER (WHERE NOT finished AND number = 2)::int AS open,
+                (SELECT count(*) FROM webhook_open_attempts WHERE delivery_id = ANY($1::text[]) AND number = 2)::int AS in_flight
            FROM webhook_attempts WHERE delivery_id = ANY($1::text[])`,
         [due],
       );
-      expect(closed).toEqual({ interrupted: due.length, open: 0 });
+      expect(closed).toEqual({ interrupted: due.length, open: 0, in_flight: 0 });
     } finally {
       await db.query(`UPDATE webhook_deliveries SET status = 'SUCCEEDED', next_attempt_at = NULL, claim_token = NULL, claim_expires_at = NULL WHERE id = ANY($1::text[])`, [due]);
+      await db.query(`DELETE FROM webhook_open_attempts WHERE delivery_id = ANY($1::text[])`, [due]);
       await db.query(`UPDATE webhook_attempts SET finished = true WHERE delivery_id = ANY($1::text[])`, [due]);
     }
   });
@@ -213,7 +197,9 @@ describe('attempts partitioned by time', () => {
   // headers inserted by the same statement were read in full once per result (600 x 600 rows a batch).
   it("writes a batch of first attempts' results reading the headers it inserts once, not once per result", async () => {
     const written = byDay.at(-3)!.slice(0, 60);
-    const rows = written.map((id) => succeededResult(id, 1, { headers: { 'x-platform-delivery': id }, event_type: 'app.purchased', shared: { 'x-plans': 'shared' } }));
+    const rows = written.map((id) =>
+      succeededResult(id, 1, 'https://hooks.example/plans', { headers: { 'x-platform-delivery': id }, event_type: 'app.purchased', shared: { 'x-plans': 'shared' } }),
+    );
     const { hourly, minutely, endpointHourly } = rollUp([]);
     const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly, ...recordAttemptsBounds(rows)], false);
     const readsOfInserted = nodesOf(explained.Plan)
@@ -234,9 +220,11 @@ describe('attempts partitioned by time', () => {
        SELECT i, event_id, app_id, endpoint_id, event_type, purchase_id, 'PENDING', 1, 0, now(), now(), now() FROM webhook_deliveries, unnest($2::text[]) i WHERE id = $1`,
       [byDay[0]![0], ids],
     );
-    await db.query(`INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished) SELECT i, 1, 'SCHEDULED', now(), false FROM unnest($1::text[]) i`, [ids]);
+    await db.query(`INSERT INTO webhook_open_attempts (delivery_id, number, trigger, started_at) SELECT i, 1, 'SCHEDULED', now() FROM unnest($1::text[]) i`, [ids]);
     try {
-      const rows = ids.map((id) => succeededResult(id, 1, { headers: { 'x-platform-delivery': id }, event_type: 'app.purchased', shared: { 'x-plans': 'shared' } }));
+      const rows = ids.map((id) =>
+        succeededResult(id, 1, 'https://hooks.example/plans', { headers: { 'x-platform-delivery': id }, event_type: 'app.purchased', shared: { 'x-plans': 'shared' } }),
+      );
       const { hourly, minutely, endpointHourly } = rollUp([]);
       for (const generic of [false, true]) {
         const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly, ...recordAttemptsBounds(rows)], generic);
@@ -247,11 +235,13 @@ describe('attempts partitioned by time', () => {
       await db.query(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly, ...recordAttemptsBounds(rows)]);
       const [written] = await db.query(
         `SELECT (SELECT count(*) FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) AND finished AND url IS NULL)::int AS finished,
+                (SELECT count(*) FROM webhook_open_attempts WHERE delivery_id = ANY($1::text[]))::int AS in_flight,
                 (SELECT count(*) FROM webhook_request_headers WHERE delivery_id = ANY($1::text[]) AND url = 'https://hooks.example/plans')::int AS headers`,
         [ids],
       );
-      expect(written).toEqual({ finished: ids.length, headers: ids.length });
+      expect(written).toEqual({ finished: ids.length, in_flight: 0, headers: ids.length });
     } finally {
+      await db.query('DELETE FROM webhook_open_attempts WHERE delivery_id = ANY($1::text[])', [ids]);
       await db.query('DELETE FROM webhook_request_headers WHERE delivery_id = ANY($1::text[])', [ids]);
       await db.query('DELETE FROM webhook_attempts WHERE delivery_id = ANY($1::text[])', [ids]);
       await db.query('DELETE FROM webhook_deliveries WHERE id = ANY($1::text[])', [ids]);
@@ -261,7 +251,7 @@ describe('attempts partitioned by time', () => {
   it('writes attempt results through the partitions of those deliveries alone', async () => {
     // Two days a week apart: two partitions, each holding some of the batch.
     const written = [...byDay.at(-2)!.slice(0, 25), ...byDay.at(-9)!.slice(0, 25)];
-    const rows = written.map((id) => succeededResult(id, 2));
+    const rows = written.map((id) => succeededResult(id, 2, 'https://hooks.example/plans'));
     const { hourly, minutely, endpointHourly } = rollUp([]);
     for (const generic of [false, true]) {
       const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly, ...recordAttemptsBounds(rows)], generic);
@@ -286,25 +276,30 @@ describe('attempts partitioned by time', () => {
     await db.query(`UPDATE webhook_deliveries SET status = 'RETRYING', claim_token = 'leaving', claim_expires_at = now() + interval '1 minute' WHERE id = ANY($1::text[])`, [
       handed,
     ]);
-    await db.query(`UPDATE webhook_attempts SET finished = false WHERE delivery_id = ANY($1::text[]) AND number = 2`, [handed]);
+    // Attempt 2 of each in flight (webhook_open_attempts).
+    await db.query(`DELETE FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) AND number = 2`, [handed]);
+    await db.query(`INSERT INTO webhook_open_attempts (delivery_id, number, trigger, started_at) SELECT i, 2, 'SCHEDULED', now() FROM unnest($1::text[]) i`, [handed]);
     try {
       const claims = handed.map((id) => ({ id, claim_token: 'leaving', number: 2 }));
       for (const generic of [false, true]) {
-        const explained = await explain(HAND_BACK, [JSON.stringify(claims), ...handBackBounds(claims)], generic);
+        const explained = await explain(HAND_BACK, [JSON.stringify(claims)], generic);
         console.log(`HAND_BACK ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms`);
         expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
         expect(partitionsOf(explained.Plan, 'webhook_attempts').read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
       }
       // And it hands them back: claims released, the attempts in flight closed as interrupted.
-      await db.query(HAND_BACK, [JSON.stringify(claims), ...handBackBounds(claims)]);
+      const [{ closed }] = await db.query(HAND_BACK, [JSON.stringify(claims)]);
+      expect(closed).toBe(handed.length);
       const [after] = await db.query(
         `SELECT (SELECT count(*) FROM webhook_deliveries WHERE id = ANY($1::text[]) AND claim_token IS NULL)::int AS released,
-                (SELECT count(*) FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) AND number = 2 AND finished AND error LIKE 'interrupted%')::int AS interrupted`,
+                (SELECT count(*) FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) AND number = 2 AND finished AND error LIKE 'interrupted%')::int AS interrupted,
+                (SELECT count(*) FROM webhook_open_attempts WHERE delivery_id = ANY($1::text[]))::int AS in_flight`,
         [handed],
       );
-      expect(after).toEqual({ released: handed.length, interrupted: handed.length });
+      expect(after).toEqual({ released: handed.length, interrupted: handed.length, in_flight: 0 });
     } finally {
       await db.query(`UPDATE webhook_deliveries SET status = 'SUCCEEDED', claim_token = NULL, claim_expires_at = NULL WHERE id = ANY($1::text[])`, [handed]);
+      await db.query(`DELETE FROM webhook_open_attempts WHERE delivery_id = ANY($1::text[])`, [handed]);
       await db.query(`UPDATE webhook_attempts SET finished = true, error = NULL WHERE delivery_id = ANY($1::text[])`, [handed]);
     }
   });

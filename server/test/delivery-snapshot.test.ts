@@ -45,8 +45,14 @@ describe('webhookDelivery(id)', () => {
           { timeout: 20_000, interval: 20 },
         )
         .toBe(1);
-      // A result as the engine writes one: the attempt finished and the delivery settled, in one transaction.
-      await writer.query(`UPDATE webhook_attempts SET finished = true, status_code = 200, duration_ms = 7, error = NULL WHERE delivery_id = $1 AND number = 1`, [delivery.id]);
+      // A result as the engine writes one: the attempt moved from those in flight to those recorded with its
+      // outcome, and the delivery settled, in one transaction.
+      await writer.query(
+        `WITH started AS (DELETE FROM webhook_open_attempts WHERE delivery_id = $1 AND number = 1 RETURNING *)
+         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, finished)
+         SELECT delivery_id, number, trigger, started_at, 7, 200, true FROM started`,
+        [delivery.id],
+      );
       await writer.query(
         `UPDATE webhook_deliveries SET status = 'SUCCEEDED', next_attempt_at = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,
         [delivery.id],

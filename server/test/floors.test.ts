@@ -114,6 +114,8 @@ describe('floors', () => {
       webhook_attempt_hourly: 'webhooks',
       webhook_attempt_minutely: 'webhooks',
       webhook_attempts_compact: 'webhooks',
+      // The attempts in flight, each moved into webhook_attempts with its outcome (migration 1796000036000).
+      webhook_open_attempts: 'webhooks',
       webhook_cli_events: 'webhooks',
       // Failure runs per app as the release before endpoints kept them, for its workers during a rolling upgrade; dropped by a later release.
       webhook_health: 'webhooks',

@@ -4,7 +4,7 @@ import type { GraphQLTestClient } from './helpers/graphql-client.js';
 import { startTestPlaza, TEST_ENCRYPTION_KEY, type TestPlaza } from './helpers/plaza.js';
 import { startPlazaProcess, type PlazaProcess } from './helpers/process.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { emitEvent, waitForDelivery } from './helpers/webhooks.js';
+import { ALL_ATTEMPTS, emitEvent, waitForDelivery } from './helpers/webhooks.js';
 
 let api: TestPlaza;
 let developer: GraphQLTestClient;
@@ -28,7 +28,7 @@ async function storedDeliveries(ids: string[]) {
   return api.services.db.query(
     `SELECT d.id, d.status, d.claim_token, d.claim_expires_at, d.next_attempt_at <= now() AS due,
             json_agg(json_build_object('number', a.number, 'finished', a.finished, 'statusCode', a.status_code, 'error', a.error) ORDER BY a.number) AS attempts
-       FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id
+       FROM webhook_deliveries d JOIN ${ALL_ATTEMPTS} a ON a.delivery_id = d.id
       WHERE d.id = ANY($1) GROUP BY d.id`,
     [ids],
   );

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { AttemptResults, type AttemptResult } from '../src/modules/webhooks/delivery/attempt-results.js';
 import type { ClaimedDelivery } from '../src/modules/webhooks/delivery/delivery-queries.js';
-import { DeliveryStatus } from '../src/modules/webhooks/webhook.types.js';
+import { AttemptTrigger, DeliveryStatus } from '../src/modules/webhooks/webhook.types.js';
 import { databasePool } from '../src/platform/database.js';
 import { newWebhookId } from '../src/platform/ids.js';
 import { submitApp } from './helpers/factories.js';
@@ -48,7 +48,7 @@ async function claimedDeliveries(token: string, order: string[]): Promise<Claime
        FROM webhook_deliveries s, unnest($2::text[], $4::text[]) AS i(id, endpoint_id) WHERE s.id = $1`,
     [seedId, ids, token, order],
   );
-  await db.query(`INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished) SELECT i, 1, 'SCHEDULED', now(), false FROM unnest($1::text[]) i`, [ids]);
+  await db.query(`INSERT INTO webhook_open_attempts (delivery_id, number, trigger, started_at) SELECT i, 1, 'SCHEDULED', now() FROM unnest($1::text[]) i`, [ids]);
   const [seed] = await db.query('SELECT event_type, purchase_id, created_at FROM webhook_deliveries WHERE id = $1', [seedId]);
   return ids.map((id, k) => ({
     id,
@@ -79,6 +79,7 @@ async function claimedDeliveries(token: string, order: string[]): Promise<Claime
 const outcome = (delivery: ClaimedDelivery, succeeded: boolean): AttemptResult => ({
   delivery,
   number: 1,
+  trigger: AttemptTrigger.SCHEDULED,
   startedAt: new Date(),
   url: delivery.webhook_url,
   headers: null,
@@ -133,8 +134,11 @@ describe('two workers writing results for the same endpoints at once', () => {
       // Every outcome written: no delivery left claimed with its attempt open (a write that failed leaves exactly that).
       const ids = [...first, ...second].map((d) => d.id);
       const open: { id: string }[] = await db.query(
-        `SELECT d.id FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id
-          WHERE d.id = ANY($1::text[]) AND (d.status = 'PENDING' OR d.claim_token IS NOT NULL OR NOT a.finished)`,
+        `SELECT d.id FROM webhook_deliveries d
+          WHERE d.id = ANY($1::text[])
+            AND (d.status = 'PENDING' OR d.claim_token IS NOT NULL
+                 OR EXISTS (SELECT 1 FROM webhook_open_attempts o WHERE o.delivery_id = d.id)
+                 OR NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.finished))`,
         [ids],
       );
       lost.push(...open.map((row) => row.id));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startTestPlaza } from './helpers/plaza.js';
 import { submitApp } from './helpers/factories.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
+import { ALL_ATTEMPTS, emitEvent, isFinal, waitForDelivery } from './helpers/webhooks.js';
 
 type TestPlaza = Awaited<ReturnType<typeof startTestPlaza>>;
 type Developer = Awaited<ReturnType<TestPlaza['signIn']>>;
@@ -17,7 +17,7 @@ const SLOW_TIMEOUT = { WEBHOOK_TIMEOUT: '30s', WEBHOOK_CLAIM_LEASE: '40s' };
 const openAttemptsOf = async (plaza: TestPlaza, appId: string) =>
   Number(
     (
-      await plaza.services.db.query(`SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.app_id = $1 AND NOT a.finished`, [
+      await plaza.services.db.query(`SELECT count(*)::int AS n FROM ${ALL_ATTEMPTS} a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.app_id = $1 AND NOT a.finished`, [
         appId,
       ])
     )[0].n,

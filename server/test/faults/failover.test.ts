@@ -8,6 +8,7 @@ import { GraphQLTestClient, subscribe } from '../helpers/graphql-client.js';
 import { WebhookReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.js';
 import { destroyAllPg15, Pg15Server, pg15, postgresOwnedDir, TcpProxy } from './debian-postgres.js';
 import { expectAcknowledgedPurchasesDelivered, startApiProcess, startWorkerProcess, timedPurchase, waitForSubscriptionsOn, type PurchaseOutcome } from './fault-helpers.js';
+import { ALL_ATTEMPTS } from '../helpers/webhooks.js';
 
 // Issue 29, section 1: PostgreSQL fails over to a synchronous standby under load, and nothing Plaza
 // acknowledged is lost. Debian's PostgreSQL 15 runs both servers (the embedded 18 has no pg_basebackup);
@@ -220,7 +221,7 @@ describe('PostgreSQL fails over to its synchronous standby under load', () => {
           (
             await standby.query<{ claimed: number; open: number }>(
               `SELECT (SELECT count(*)::int FROM webhook_deliveries WHERE claim_token IS NOT NULL OR status NOT IN ('SUCCEEDED', 'FAILED')) AS claimed,
-                      (SELECT count(*)::int FROM webhook_attempts WHERE NOT finished) AS open`,
+                      (SELECT count(*)::int FROM ${ALL_ATTEMPTS} a WHERE NOT a.finished) AS open`,
               [],
               'plaza',
             )

@@ -11,6 +11,7 @@ import { findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../.
 import { TEST_ENCRYPTION_KEY } from '../helpers/plaza.js';
 import { startPlazaProcess, type PlazaProcess, type StartOptions } from '../helpers/process.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { ALL_ATTEMPTS } from '../helpers/webhooks.js';
 
 export const WORKER_READY = /delivery worker started/;
 /** Debian's libfaketime (`apt-get install -y faketime`; .ci/run does), preloaded to shift a process's wall clock. */
@@ -91,7 +92,7 @@ export async function expectMadeAgainByAnotherWorker(
   );
   expect(requestsPerDelivery(receiver).get(deliveryId)).toBe(2);
   const { rows: attempts } = await db.query<{ number: number; finished: boolean; status_code: number | null; error: string | null }>(
-    'SELECT number, finished, status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY number',
+    `SELECT number, finished, status_code, error FROM ${ALL_ATTEMPTS} a WHERE delivery_id = $1 ORDER BY number`,
     [deliveryId],
   );
   // The first attempt's answer never reached the database: it is recorded as interrupted, the second as it went.

@@ -4,7 +4,7 @@ import { WebhookEventType } from '../../src/modules/webhooks/webhook.types.js';
 import { submitApp } from '../helpers/factories.js';
 import { startTestPlaza } from '../helpers/plaza.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { emitEvent, isFinal, waitForDelivery } from '../helpers/webhooks.js';
+import { ALL_ATTEMPTS, emitEvent, isFinal, waitForDelivery } from '../helpers/webhooks.js';
 import { waitUntil } from './fault-helpers.js';
 
 // webhook-fairness.test.ts covers one hanging receiver whose deliveries are committed one by one. Here
@@ -44,7 +44,7 @@ describe('hanging receivers with large backlogs', () => {
     // Attempts open per destination, as recorded when claimed: every hanging app has taken what it may.
     const openPerApp = async () =>
       (await plaza.services.db.query(
-        `SELECT d.app_id, count(*)::int AS open FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+        `SELECT d.app_id, count(*)::int AS open FROM ${ALL_ATTEMPTS} a JOIN webhook_deliveries d ON d.id = a.delivery_id
           WHERE NOT a.finished GROUP BY d.app_id`,
       )) as { app_id: string; open: number }[];
     const open = await waitUntil(

@@ -15,6 +15,7 @@ import {
   waitForSubscriptionsOn,
   waitUntil,
 } from './fault-helpers.js';
+import { ALL_ATTEMPTS } from '../helpers/webhooks.js';
 
 const DELIVERIES = 200;
 // Ten quick retries, not five: on a busy machine an attempt can time out several times in a row (see below), and a
@@ -74,7 +75,7 @@ describe('two API processes and two workers on one database', () => {
     // as the contract says, and its request may still arrive after the worker gave up on it.
     const { rows: attempts } = await db.query<{ delivery_id: string; number: number; trigger: string; finished: boolean; status_code: number | null; error: string | null }>(
       `SELECT a.delivery_id, a.number, a.trigger, a.finished, a.status_code, a.error
-         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.app_id = $1 ORDER BY a.delivery_id, a.number`,
+         FROM ${ALL_ATTEMPTS} a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.app_id = $1 ORDER BY a.delivery_id, a.number`,
       [app.id],
     );
     const attemptsOf = new Map<string, typeof attempts>();

@@ -5,6 +5,7 @@ import { submitApp } from '../helpers/factories.js';
 import { startTestPlaza } from '../helpers/plaza.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { countByStatus, openDatabase, requestsPerDelivery, startWorkerProcess, waitUntil } from './fault-helpers.js';
+import { ALL_ATTEMPTS } from '../helpers/webhooks.js';
 
 const DELIVERIES = 1000;
 // Claims expire quickly so the takeover after the kill is quick; a lease must outlast the timeout by a second.
@@ -69,7 +70,7 @@ describe('a worker killed with SIGKILL in the middle of 1,000 deliveries', () =>
     // that succeeded; every other delivery was attempted exactly once.
     const { rows: attempts } = await db.query<{ delivery_id: string; attempts: number; interrupted: number; open: number }>(
       `SELECT a.delivery_id, count(*)::int AS attempts, count(*) FILTER (WHERE a.error LIKE 'interrupted%')::int AS interrupted, count(*) FILTER (WHERE NOT a.finished)::int AS open
-         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.app_id = $1 GROUP BY a.delivery_id`,
+         FROM ${ALL_ATTEMPTS} a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.app_id = $1 GROUP BY a.delivery_id`,
       [app.id],
     );
     expect(attempts).toHaveLength(DELIVERIES);

@@ -24,6 +24,43 @@ export const WEBHOOK_REQUEST_HEADERS = [
 export const DELIVERY = `query($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
 
 /**
+ * Every attempt as the log shows it, for a FROM clause: those recorded (webhook_attempts) and those in flight
+ * (webhook_open_attempts: started, no outcome yet, finished false).
+ */
+export const ALL_ATTEMPTS = `(SELECT delivery_id, number, trigger, started_at, status_code, error, finished FROM webhook_attempts
+   UNION ALL
+   SELECT delivery_id, number, trigger, started_at, NULL, NULL, false FROM webhook_open_attempts)`;
+
+/**
+ * A row of WRITE_RESULTS' input, as attempt-results.ts writes them: attempt `number` of `deliveryId`, sent to `url`,
+ * answered 200, from a run whose claim token (`claim_token`, 'not-held' unless `sent` says) may no longer hold it.
+ */
+export const succeededResult = (deliveryId: string, number: number, url: string, sent: { headers?: object; event_type?: string; shared?: object; claim_token?: string } = {}) => ({
+  keep: false,
+  delivery_id: deliveryId,
+  claim_token: 'not-held',
+  number,
+  trigger: 'SCHEDULED',
+  started_at: new Date().toISOString(),
+  duration_ms: 10,
+  status_code: 200,
+  error: null,
+  excerpt: null,
+  url,
+  headers: null,
+  event_type: null,
+  shared: null,
+  shared_signature: null,
+  kept: null,
+  signature: null,
+  status: 'SUCCEEDED',
+  retry_in_ms: null,
+  recovering: false,
+  held_reason: null,
+  ...sent,
+});
+
+/**
  * Points the app's (first) webhook endpoint at `url` straight in the database, making one when it has none: for
  * URLs the API refuses (as if stored before a policy change), where the engine's own checks are under test.
  */

@@ -12,10 +12,11 @@ const PRUNE_BATCH = 5_000;
 
 /**
  * Attempts and their deliveries' shared request headers are partitioned by delivery id, a week per
- * partition (migration 1796000023000, PARTITION_SPAN_MS): retention drops a week at once. Attempts are updated after their
- * insert (the outcome), hence room on each page for that update (fillfactor, as the table had before).
+ * partition (migration 1796000023000, PARTITION_SPAN_MS): retention drops a week at once. An attempt is inserted once,
+ * whole, when it ends (in flight it is in webhook_open_attempts), so its pages are filled to the brim: no room is kept
+ * for an update (migration 1796000036000; 70 before, when the outcome was written over the started row).
  */
-export const ATTEMPT_PARTITIONS: TimePartitionedTable = { table: 'webhook_attempts', keyColumn: 'delivery_id', idPrefix: 'dlv_', storage: 'fillfactor = 70' };
+export const ATTEMPT_PARTITIONS: TimePartitionedTable = { table: 'webhook_attempts', keyColumn: 'delivery_id', idPrefix: 'dlv_', storage: 'fillfactor = 100' };
 export const REQUEST_HEADER_PARTITIONS: TimePartitionedTable = { table: 'webhook_request_headers', keyColumn: 'delivery_id', idPrefix: 'dlv_' };
 
 /** Spans kept partitioned ahead of now (attempts, headers, and events: body-retention.ts), so that in normal operation no row is written into a default partition. */

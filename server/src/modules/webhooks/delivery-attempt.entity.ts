@@ -1,7 +1,11 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** One HTTP try of a delivery, recorded when it starts so that an interrupted one is still on record. */
+/**
+ * One HTTP try of a delivery, as recorded once it ended (with its outcome, or closed as interrupted). While in flight
+ * it is a row of webhook_open_attempts, so that an interrupted one is still on record; the log reads both
+ * (delivery/log-queries.ts). Rows of the previous release may still be open here (`finished` false).
+ */
 @ObjectType({ description: 'One HTTP request of a delivery to the webhook URL, recorded when it starts' })
 @Entity('webhook_attempts')
 export class DeliveryAttempt {

@@ -28,6 +28,7 @@ import { NotificationPoints1796000032500 } from './1796000032500-NotificationPoi
 import { DeliveryClaimRoom1796000033000 } from './1796000033000-DeliveryClaimRoom.js';
 import { AppPageDetails1796000034700 } from './1796000034700-AppPageDetails.js';
 import { CredentialNotices1796000035500 } from './1796000035500-CredentialNotices.js';
+import { AttemptsWrittenOnce1796000036000 } from './1796000036000-AttemptsWrittenOnce.js';
 
 /** Every migration, in order. New ones come from `node server/dist/scripts/generate-migration.js <Name>`. */
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
@@ -60,4 +61,5 @@ export const MIGRATIONS: (new () => MigrationInterface)[] = [
   DeliveryClaimRoom1796000033000,
   AppPageDetails1796000034700,
   CredentialNotices1796000035500,
+  AttemptsWrittenOnce1796000036000,
 ];

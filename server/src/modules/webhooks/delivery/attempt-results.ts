@@ -9,7 +9,7 @@ import { runPrepared } from '../../../platform/prepared-query.js';
 import type { PostgresPubSub } from '../../../platform/pubsub.js';
 import type { GuardedResponse } from '../../../platform/outbound-http/guarded-http-client.js';
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
-import { DeliveryStatus } from '../webhook.types.js';
+import { type AttemptTrigger, DeliveryStatus } from '../webhook.types.js';
 import { HELD_WHILE_PAUSED, WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { recordAttemptsBounds } from './sql-fragments.js';
 import { RESULTS_ALREADY_WRITTEN, WRITE_RESULTS, databaseNow, isHeld, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
@@ -35,6 +35,8 @@ const byDeliveryAndNumber = (a: { delivery_id: string; number: number }, b: { de
 export interface AttemptResult {
   delivery: ClaimedDelivery;
   number: number;
+  /** SCHEDULED or MANUAL, as its started row says: the record is inserted whole, in its place (sql-fragments.ts RECORD_ATTEMPTS). */
+  trigger: AttemptTrigger;
   startedAt: Date;
   url: string | null;
   headers: Record<string, string> | null;
@@ -45,10 +47,11 @@ export interface AttemptResult {
  * One ended attempt as recorded (sql-fragments.ts ATTEMPT_RECORD_COLUMNS): the engine's result write and a manual
  * attempt both build their rows here, so that either stores the very same one.
  */
-export function attemptRecord({ delivery, number, startedAt, url, headers, response }: AttemptResult) {
+export function attemptRecord({ delivery, number, trigger, startedAt, url, headers, response }: AttemptResult) {
   return {
     delivery_id: delivery.id,
     number,
+    trigger,
     started_at: startedAt.toISOString(),
     duration_ms: response.durationMs,
     status_code: response.statusCode,

@@ -18,7 +18,6 @@ import {
   CLAIM_DUE_DELIVERIES,
   CLAIM_DUE_DELIVERIES_PAST_SATURATED_ENDPOINTS,
   HAND_BACK,
-  handBackBounds,
   NEXT_DUE,
   NEXT_DUE_PAST_SATURATED_ENDPOINTS,
   RENEW_CLAIMS,
@@ -67,7 +66,7 @@ export interface DeliveryEngineOptions {
 const PACE_WINDOW_MS = 1100;
 
 /** Per attempt, so only at debug: a busy worker makes thousands a second. Never the URL or headers (they can carry credentials). */
-function logAttempt({ delivery, number, response }: AttemptResult, trigger: AttemptTrigger): void {
+function logAttempt({ delivery, number, response, trigger }: AttemptResult): void {
   if (!logger.isLevelEnabled('debug')) return;
   const outcome = response.error === null ? 'succeeded' : 'failed';
   logger.debug(
@@ -377,12 +376,12 @@ export class DeliveryEngine {
    * throws: every failure becomes part of the attempt's record.
    */
   async send(delivery: ClaimedDelivery, number: number, trigger: AttemptTrigger): Promise<AttemptResult> {
-    const result = await this.post(delivery, number);
-    logAttempt(result, trigger);
+    const result: AttemptResult = { ...(await this.post(delivery, number)), trigger };
+    logAttempt(result);
     return result;
   }
 
-  private async post(delivery: ClaimedDelivery, number: number): Promise<AttemptResult> {
+  private async post(delivery: ClaimedDelivery, number: number): Promise<Omit<AttemptResult, 'trigger'>> {
     // On the database's clock, as is all that the attempt's time decides: its record, webhook-timestamp, its retry.
     const startedAt = databaseNow(delivery);
     // Claimed as its endpoint was paused or disabled: held, nothing is sent (a redelivery is refused before this).
@@ -479,7 +478,7 @@ export class DeliveryEngine {
       this.unwritten.delete(delivery.id);
     }
     const claims = held.map((d) => ({ id: d.id, claim_token: d.claim_token, number: d.attempt_count }));
-    const release = () => traceHandBack(held, () => this.pool.query(HAND_BACK, [JSON.stringify(claims), ...handBackBounds(claims)]));
+    const release = () => traceHandBack(held, () => this.pool.query(HAND_BACK, [JSON.stringify(claims)]));
     this.handingBack = this.handingBack.then(release).then(
       () => logger.warn({ deliveries: held.length }, 'shutdown deadline passed: handed back the deliveries whose attempts were still in flight'),
       // Not fatal: their claims expire after the lease and another worker takes them then.

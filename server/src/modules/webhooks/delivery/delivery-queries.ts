@@ -5,7 +5,7 @@ import { SETTLED_STATUSES } from './delivery-lifecycle.js';
 import { attemptTriggerSql, isOpenSql } from './delivery-lifecycle-sql.js';
 import { ENDPOINT_HEALTH } from './endpoint-health-sql.js';
 import { ROLL_UP } from './attempt-rollup.js';
-import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, CLOSE_AS_INTERRUPTED, idBounds, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS } from './sql-fragments.js';
+import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, CLOSE_AS_INTERRUPTED, closeOpenAttempts, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS, START_ATTEMPTS } from './sql-fragments.js';
 
 /**
  * The delivery engine's statements (claim, next due, result write, hand back), built once at load from the
@@ -238,9 +238,10 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
                 AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
               FOR UPDATE SKIP LOCKED
            ) d
-       ), interrupted AS (
+       ), ${closeOpenAttempts('interrupted', `o.delivery_id = ANY (ARRAY(SELECT id FROM due WHERE taken_over)) AND o.trigger = ${SCHEDULED}`)}, interrupted_before AS (
          -- A scheduled attempt still open on a delivery whose claim expired (a claim token left behind) belongs to a
-         -- worker that died. Rows reached by key (= ANY of those ids, usually none), never by a join: the planner,
+         -- worker that died: closed above, or here where the previous release started it (CLOSE_AS_INTERRUPTED).
+         -- Rows reached by key (= ANY of those ids, usually none), never by a join: the planner,
          -- costing a join against a few hundred ids, chose to read the whole table once it held some tens of thousands of rows.
          -- Not pruned by the range of those ids (WITHIN_IDS_OF) either: the claim changes rows others change (recordAttemptsBounds).
          UPDATE webhook_attempts a
@@ -256,8 +257,7 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
                    d.trace_parent
        ), started AS (
          -- The trigger its state's attempt has: a delivery queued by recovery gets one MANUAL attempt (delivery-lifecycle.ts ATTEMPT_TRIGGER).
-         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
-         SELECT id, attempt_count, ${attemptTriggerSql('claimed')}, GREATEST(clock_timestamp(), next_attempt_at), false FROM claimed
+         ${START_ATTEMPTS(`SELECT id, attempt_count, ${attemptTriggerSql('claimed')}, GREATEST(clock_timestamp(), next_attempt_at) FROM claimed`)}
        ), ${BOOK_PACED_SLOTS}
        SELECT c.id, c.app_id, c.event_type, c.purchase_id, c.attempt_count, c.scheduled_attempts_done, c.created_at,
               GREATEST(0, EXTRACT(EPOCH FROM (GREATEST(c.next_attempt_at, paced_slot.send_at) - clock_timestamp())) * 1000)::float AS wait_ms,
@@ -328,8 +328,7 @@ export const WRITE_RESULTS = `WITH r AS (
           WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND ${isOpenSql('d')}
           RETURNING d.id, d.app_id, d.endpoint_id, d.status, d.recovering, d.attempt_count, d.next_attempt_at, d.updated_at, r.keep
        ), kept AS (
-         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
-         SELECT id, attempt_count, ${SCHEDULED}, next_attempt_at, false FROM moved_on WHERE keep
+         ${START_ATTEMPTS(`SELECT id, attempt_count, ${SCHEDULED}, next_attempt_at FROM moved_on WHERE keep`)}
        ), ${ENDPOINT_HEALTH}
        SELECT id, status, recovering, attempt_count - CASE WHEN keep THEN 1 ELSE 0 END AS attempt_count, next_attempt_at, updated_at, keep,
               (SELECT count(*) FROM (SELECT 1 FROM failing WHERE failed_deliveries > 0 UNION ALL SELECT 1 FROM recovered) changed) > 0 AS health_changed
@@ -356,13 +355,10 @@ export const RENEW_CLAIMS = `UPDATE webhook_deliveries d SET claim_expires_at = 
 
 /**
  * Shutdown past its deadline: releases the claims in $1 (a JSON array of id, claim_token, number) that
- * this run still holds and closes their attempts as interrupted. $2 and $3: the lowest and highest id of
- * $1 (handBackBounds).
- *
- * The attempts are reached by key (= ANY of the released ids) within those bounds, never by a join: joined by the
- * released row's id, their partitions would be pruned while the statement runs, which PostgreSQL 18.4 gets wrong
- * after rechecking a delivery another transaction changed meanwhile (a claim's takeover here; sql-fragments.ts
- * recordAttemptsBounds says what crashes).
+ * this run still holds and closes their attempts as interrupted. This release starts every attempt in
+ * webhook_open_attempts, so that is where they are closed from; their records are inserted, each routed to its
+ * partition by key, never found by a scan pruned while the statement runs (sql-fragments.ts recordAttemptsBounds
+ * says what that crashed).
  */
 export const HAND_BACK = `WITH held AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, claim_token text, number int)
@@ -370,10 +366,5 @@ export const HAND_BACK = `WITH held AS (
            UPDATE webhook_deliveries d SET claim_token = NULL, claim_expires_at = NULL, updated_at = clock_timestamp()
              FROM held WHERE d.id = held.id AND d.claim_token = held.claim_token
            RETURNING d.id, held.number
-         )
-         UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
-          WHERE a.delivery_id = ANY (ARRAY(SELECT id FROM released)) AND a.delivery_id BETWEEN $2 AND $3
-            AND a.number = (SELECT r.number FROM released r WHERE r.id = a.delivery_id) AND NOT a.finished`;
-
-/** HAND_BACK's $2 and $3 for the claims it hands back (at least one). */
-export const handBackBounds = (claims: readonly { id: string }[]): [string, string] => idBounds(claims.map((claim) => claim.id));
+         ), ${closeOpenAttempts('closed', '(o.delivery_id, o.number) IN (SELECT id, number FROM released)')}
+         SELECT count(*)::int AS closed FROM closed_recorded`;

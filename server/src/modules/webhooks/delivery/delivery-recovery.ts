@@ -130,8 +130,8 @@ export class DeliveryRecovery {
    * long gone) so the log tells the truth, and says whether deliveries are due with no one on them.
    */
   async recover(): Promise<{ closedAttempts: number; dueDeliveries: number }> {
-    const closed = await this.db.query(CLOSE_ABANDONED_ATTEMPTS, [this.engine.leaseMs]);
+    const [{ closed }]: [{ closed: number }] = await this.db.query(CLOSE_ABANDONED_ATTEMPTS, [this.engine.leaseMs]);
     const [{ due }] = await this.db.query(COUNT_UNCLAIMED_DUE);
-    return { closedAttempts: closed[1] ?? 0, dueDeliveries: due };
+    return { closedAttempts: closed, dueDeliveries: due };
   }
 }

@@ -12,16 +12,22 @@ const EVENT_TYPE_OF = (h: string) => `(SELECT d.event_type FROM webhook_deliveri
 
 /**
  * The attempts of the deliveries whose id `matches` (a condition on a delivery id column), oldest first per
- * delivery, with their headers as sent.
+ * delivery, with their headers as sent: those recorded, and those in flight (webhook_open_attempts), which read
+ * as a started row did when it was kept in webhook_attempts, with no outcome yet (finished false). A result's write
+ * moves an attempt from one to the other in one statement, so a snapshot sees it once.
  */
 const attemptsOf = (
   matches: (column: string) => string,
 ) => `SELECT a.delivery_id, a.number, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, a.response_body_excerpt,
               ${urlAsSent('a', 'h')} AS url, a.finished,
               ${headersAsSent(keptHeaders('a.request_headers', 'a.request_signature'), storedShared('h.headers', 'h.body_signature', EVENT_TYPE_OF('h')), 'a.delivery_id', 'a.number', 'a.started_at')} AS request_headers
-         FROM webhook_attempts a LEFT JOIN webhook_request_headers h
+         FROM (SELECT delivery_id, number, trigger, started_at, duration_ms, status_code, error, response_body_excerpt, url, request_headers, request_signature, finished
+                 FROM webhook_attempts WHERE ${matches('delivery_id')}
+               UNION ALL
+               SELECT delivery_id, number, trigger, started_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false
+                 FROM webhook_open_attempts WHERE ${matches('delivery_id')}) a
+         LEFT JOIN webhook_request_headers h
               ON h.delivery_id = a.delivery_id AND ${matches('h.delivery_id')}
-        WHERE ${matches('a.delivery_id')}
         ORDER BY a.delivery_id, a.number`;
 
 /** The columns of an attempt as attemptsOf reads it. */

@@ -3,7 +3,16 @@ import { AttemptTrigger, WebhookState } from '../webhook.types.js';
 import { WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { DeliveryEvent } from './delivery-lifecycle.js';
 import { isOpenSql, transitionSql } from './delivery-lifecycle-sql.js';
-import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, BODY_KEPT, CLOSE_AS_INTERRUPTED, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS } from './sql-fragments.js';
+import {
+  ATTEMPT_MATERIALS,
+  ATTEMPT_RECORD_COLUMNS,
+  BODY_KEPT,
+  CLOSE_AS_INTERRUPTED,
+  closeOpenAttempts,
+  JOIN_ATTEMPT_MATERIALS,
+  RECORD_ATTEMPTS,
+  START_ATTEMPTS,
+} from './sql-fragments.js';
 
 /**
  * The statements of what moves deliveries beside the engine's loop: a manual attempt (redeliverWebhook, plaza
@@ -31,8 +40,7 @@ export const RESERVE_MANUAL_ATTEMPT = `WITH reserved AS (
           WHERE id = $1 AND ${BODY_KEPT('webhook_deliveries')} AND ${ENDPOINT_ENABLED('webhook_deliveries')}
          RETURNING id, app_id, endpoint_id, event_id, event_type, purchase_id, attempt_count, scheduled_attempts_done, created_at, status, recovering, trace_parent
        ), started AS (
-         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished)
-         SELECT id, attempt_count, ${MANUAL}, clock_timestamp(), false FROM reserved
+         ${START_ATTEMPTS(`SELECT id, attempt_count, ${MANUAL}, clock_timestamp() FROM reserved`)}
        )
        SELECT r.id, r.app_id, r.event_id, r.event_type, r.purchase_id, r.attempt_count, r.scheduled_attempts_done, r.created_at, r.status, r.recovering,
               0::float AS wait_ms, '' AS claim_token, clock_timestamp() AS db_now, r.trace_parent, ${ATTEMPT_MATERIALS('r')}
@@ -61,10 +69,20 @@ const settleAfterManualAttempt = (event: DeliveryEvent) => {
 export const SETTLE_AFTER_MANUAL_SUCCESS = settleAfterManualAttempt(DeliveryEvent.MANUAL_ATTEMPT_SUCCEEDED);
 export const SETTLE_AFTER_MANUAL_FAILURE = settleAfterManualAttempt(DeliveryEvent.MANUAL_ATTEMPT_FAILED);
 
-/** Attempts open longer than $1 ms on deliveries no live claim holds: a process died under them. */
-export const CLOSE_ABANDONED_ATTEMPTS = `UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
-        WHERE NOT a.finished AND a.started_at < clock_timestamp() - $1 * interval '1 millisecond'
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id AND d.claim_expires_at > clock_timestamp())`;
+/** Open longer than $1 ms on a delivery no live claim holds: a process died under attempt `alias`. */
+const ABANDONED = (alias: string) => `${alias}.started_at < clock_timestamp() - $1 * interval '1 millisecond'
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = ${alias}.delivery_id AND d.claim_expires_at > clock_timestamp())`;
+
+/**
+ * Closes the abandoned attempts as interrupted, and says how many (`closed`): this release's, in flight in
+ * webhook_open_attempts, and the previous release's, started in webhook_attempts itself (CLOSE_AS_INTERRUPTED).
+ */
+export const CLOSE_ABANDONED_ATTEMPTS = `WITH ${closeOpenAttempts('abandoned', ABANDONED('o'))}, abandoned_before AS (
+         UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
+          WHERE NOT a.finished AND ${ABANDONED('a')}
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM abandoned_recorded)::int + (SELECT count(*) FROM abandoned_before)::int AS closed`;
 
 /** How many deliveries are due with no live claim on them (counting stops at 1,000). */
 export const COUNT_UNCLAIMED_DUE = `SELECT count(*)::int AS due FROM (

@@ -19,9 +19,39 @@ export const INTERRUPTED = 'interrupted: the worker stopped before this attempt 
  */
 export const WITHIN_IDS_OF = (key: string, column: string, source: string) => `${key} BETWEEN (SELECT min(${column}) FROM ${source}) AND (SELECT max(${column}) FROM ${source})`;
 
-/** Closes an open attempt `a` as interrupted, with the time it was open as its duration. */
-export const CLOSE_AS_INTERRUPTED = `finished = true, error = '${INTERRUPTED}',
-                duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - a.started_at)) * 1000)::int`;
+/** The time attempt `a` has been open, as the duration it is closed with when interrupted. */
+const OPEN_FOR = (a: string) => `GREATEST(0, EXTRACT(EPOCH FROM (clock_timestamp() - ${a}.started_at)) * 1000)::int`;
+
+/**
+ * Closes an attempt `a` left open in webhook_attempts itself as interrupted. Only the previous release records a
+ * started attempt there (this one keeps it in webhook_open_attempts until it ends: closeOpenAttempts): while it runs
+ * beside this one, and until its last open attempts are closed, its rows are closed where they are.
+ */
+export const CLOSE_AS_INTERRUPTED = `finished = true, error = '${INTERRUPTED}', duration_ms = ${OPEN_FOR('a')}`;
+
+/**
+ * CTEs `${name}` and `${name}_recorded`: the started attempts of webhook_open_attempts `o` that match `which` leave it
+ * and are recorded in webhook_attempts as interrupted, with the time they were open as their duration. An attempt
+ * whose outcome was recorded meanwhile (its late result, which inserts the same key) keeps it: DO NOTHING.
+ * `${name}_recorded` returns one row per attempt closed.
+ */
+export const closeOpenAttempts = (name: string, which: string) => `${name} AS (
+         DELETE FROM webhook_open_attempts o WHERE ${which}
+         RETURNING o.delivery_id, o.number, o.trigger, o.started_at, ${OPEN_FOR('o')} AS duration_ms
+       ), ${name}_recorded AS (
+         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, error, finished)
+         SELECT delivery_id, number, trigger, started_at, duration_ms, '${INTERRUPTED}', true FROM ${name}
+         ON CONFLICT (delivery_id, number) DO NOTHING
+         RETURNING 1
+       )`;
+
+/**
+ * The statement that records `rows` (delivery_id, number, trigger, started_at) as attempts started: in
+ * webhook_open_attempts, a small table of the attempts in flight, so that webhook_attempts gets each attempt once,
+ * whole, when it ends (RECORD_ATTEMPTS) and its pages are filled to the brim (fillfactor 100: no room kept for a
+ * result written over the started row, about 30% of its heap before).
+ */
+export const START_ATTEMPTS = (rows: string) => `INSERT INTO webhook_open_attempts (delivery_id, number, trigger, started_at) ${rows}`;
 
 /** The delivery `alias` still has its body: WEBHOOK_BODY_RETENTION removes the events of settled deliveries. */
 export const BODY_KEPT = (alias: string) => `EXISTS (SELECT 1 FROM webhook_events ev WHERE ev.id = ${alias}.event_id)`;
@@ -47,7 +77,7 @@ export const JOIN_ATTEMPT_MATERIALS = (alias: string) => `JOIN apps a ON a.id = 
  * The columns of one attempt's record, as attempt-results.ts attemptRecord gives them: its outcome, and its
  * headers as sent (`headers`) with the worker's split of them as stored (request-headers.ts storedHeaders).
  */
-export const ATTEMPT_RECORD_COLUMNS = `delivery_id text, number int, started_at timestamptz, duration_ms int, status_code int, error text, excerpt text, url text,
+export const ATTEMPT_RECORD_COLUMNS = `delivery_id text, number int, trigger text, started_at timestamptz, duration_ms int, status_code int, error text, excerpt text, url text,
                 headers jsonb, event_type text, shared jsonb, shared_signature text, kept jsonb, signature text`;
 
 /**
@@ -91,8 +121,8 @@ export function idBounds(ids: readonly string[]): [string, string] {
 }
 
 /**
- * CTEs (shared, with_shared, attempts) that record the finished attempts of `input` (a CTE with
- * ATTEMPT_RECORD_COLUMNS; `bounds` name the parameters recordAttemptsBounds gives), each over its started row: the one way an attempt is recorded, by the engine's
+ * CTEs (shared, with_shared, open_rows_removed, attempts) that record the finished attempts of `input` (a CTE with
+ * ATTEMPT_RECORD_COLUMNS; `bounds` name the parameters recordAttemptsBounds gives), each in place of its started row: the one way an attempt is recorded, by the engine's
  * result write and by a manual attempt alike, so that both store the very same rows.
  */
 export const RECORD_ATTEMPTS = (input: string, bounds: { lowest: string; highest: string; withEarlierAttempts: string }) => `shared AS (
@@ -107,16 +137,26 @@ export const RECORD_ATTEMPTS = (input: string, bounds: { lowest: string; highest
          -- \`shared\` once per result (600 x 600 rows for a batch of 600: most of the statement's time).
          SELECT i.*, s.delivery_id AS s_delivery_id, s.headers AS s_headers, s.body_signature AS s_body_signature, s.url AS s_url
            FROM ${input} i LEFT JOIN shared s ON s.delivery_id = i.delivery_id
+       ), open_rows_removed AS (
+         -- The started rows leave the attempts in flight (START_ATTEMPTS): a reader sees the started row or the
+         -- recorded one, never both, nor neither.
+         DELETE FROM webhook_open_attempts o USING ${input} r WHERE o.delivery_id = r.delivery_id AND o.number = r.number
        ), attempts AS (
+         -- Each attempt is inserted whole, once. Where its key is there already, it was closed as interrupted by a
+         -- takeover, a hand-back or the recovery pass while its result was on the way (or, from the previous release,
+         -- started there): the outcome replaces it, as it did when every attempt was an update of its started row.
+         -- ON CONFLICT sees a row committed after this statement's snapshot, and waits for one being inserted: an
+         -- UPDATE of the row would not see a close committed in between, and the outcome would be lost.
          -- The worker's compact signature (r.signature) only where its split stands, as r.kept does. A delivery's row is
          -- either inserted just now (s) or was there before (h), never both: COALESCE takes the one there is, column by column.
          -- Where the stored shared part is another (a rotation changed the body signature since the first attempt, or a
          -- first attempt elsewhere stored it) or none is visible, the attempt's part is worked out here against it.
-         UPDATE webhook_attempts a
-            SET started_at = r.started_at, duration_ms = r.duration_ms, status_code = r.status_code, error = r.error,
-                response_body_excerpt = r.excerpt, url = ${urlToKeep('r.url', 'r.headers IS NOT NULL', 'COALESCE(r.s_url, h.url)')},
-                request_headers = ${attemptHeadersFromWorker('r', SAME_SHARED, storedShared('COALESCE(r.s_headers, h.headers)', 'COALESCE(r.s_body_signature, h.body_signature)', 'r.event_type'))},
-                request_signature = CASE WHEN ${SAME_SHARED} THEN decode(r.signature, 'base64') END, finished = true
+         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, error, response_body_excerpt, url,
+                                       request_headers, request_signature, finished)
+         SELECT r.delivery_id, r.number, r.trigger, r.started_at, r.duration_ms, r.status_code, r.error, r.excerpt,
+                ${urlToKeep('r.url', 'r.headers IS NOT NULL', 'COALESCE(r.s_url, h.url)')},
+                ${attemptHeadersFromWorker('r', SAME_SHARED, storedShared('COALESCE(r.s_headers, h.headers)', 'COALESCE(r.s_body_signature, h.body_signature)', 'r.event_type'))},
+                CASE WHEN ${SAME_SHARED} THEN decode(r.signature, 'base64') END, true
            FROM with_shared r
            -- Looked up only for the deliveries with an earlier attempt (${bounds.withEarlierAttempts}): for a first attempt, whose
            -- shared row this statement inserts and cannot see, the probe (an index descent per result, a tenth of the
@@ -125,5 +165,8 @@ export const RECORD_ATTEMPTS = (input: string, bounds: { lowest: string; highest
            LEFT JOIN (SELECT h.delivery_id, h.headers, h.body_signature, h.url FROM webhook_request_headers h
                        WHERE h.delivery_id = ANY (${bounds.withEarlierAttempts}::text[]) AND h.delivery_id BETWEEN ${bounds.lowest} AND ${bounds.highest}
                       OFFSET 0) h ON h.delivery_id = r.delivery_id AND r.s_delivery_id IS NULL
-          WHERE a.delivery_id = r.delivery_id AND a.number = r.number AND a.delivery_id BETWEEN ${bounds.lowest} AND ${bounds.highest}
+         ON CONFLICT (delivery_id, number) DO UPDATE
+            SET started_at = EXCLUDED.started_at, duration_ms = EXCLUDED.duration_ms, status_code = EXCLUDED.status_code, error = EXCLUDED.error,
+                response_body_excerpt = EXCLUDED.response_body_excerpt, url = EXCLUDED.url, request_headers = EXCLUDED.request_headers,
+                request_signature = EXCLUDED.request_signature, finished = true
        )`;
