@@ -50,7 +50,8 @@ const STATUSES_QUERIED = [DeliveryStatus.SUCCEEDED, DeliveryStatus.FAILED, Deliv
 /** One seeded delivery every 5 s of history, ending now: 1,000,000 are about 58 days. */
 const SPACING_MS = 5_000;
 const SEED_CHUNK = 100_000;
-const TABLES = ['webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_request_headers'];
+// webhook_open_attempts holds only the attempts in flight (none in a seeded history): listed so that its size is counted all the same.
+const TABLES = ['webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_open_attempts', 'webhook_request_headers'];
 
 /** The Webhook Logs page's own list query (web/src/features/webhook-logs/webhook-deliveries.ts). */
 const LIST_QUERY = `query WebhookDeliveries($filter: WebhookDeliveryFilter, $first: Int) {

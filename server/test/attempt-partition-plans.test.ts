@@ -5,6 +5,7 @@ import { rollUp } from '../src/modules/webhooks/delivery/attempt-rollup.js';
 import { CLAIM_DUE_DELIVERIES, HAND_BACK, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
 import { ATTEMPTS_OF_DELIVERIES, DELIVERY_WITH_ATTEMPTS } from '../src/modules/webhooks/delivery/log-queries.js';
+import { CLOSE_ABANDONED_ATTEMPTS } from '../src/modules/webhooks/delivery/manual-and-recovery-queries.js';
 import { newWebhookId } from '../src/platform/ids.js';
 import { ensurePartitions, PARTITION_SPAN_MS } from '../src/platform/time-partitions.js';
 import { submitApp } from './helpers/factories.js';
@@ -301,6 +302,55 @@ describe('attempts partitioned by time', () => {
       await db.query(`UPDATE webhook_deliveries SET status = 'SUCCEEDED', claim_token = NULL, claim_expires_at = NULL WHERE id = ANY($1::text[])`, [handed]);
       await db.query(`DELETE FROM webhook_open_attempts WHERE delivery_id = ANY($1::text[])`, [handed]);
       await db.query(`UPDATE webhook_attempts SET finished = true, error = NULL WHERE delivery_id = ANY($1::text[])`, [handed]);
+    }
+  });
+  // Seen in benchmark 1 (one transaction per event, work CPU 1.22x): the attempts in flight are inserted and deleted once
+  // per attempt, so between two vacuums their table spans pages of dead rows, and a join read all of them per result batch.
+  it('reads the attempts in flight by key, however many dead rows their table spans', async () => {
+    const inFlight = byDay.at(-1)!.slice(0, 40);
+    await db.query('ALTER TABLE webhook_open_attempts SET (autovacuum_enabled = false)');
+    // 20,000 attempts started and ended: dead rows, about 200 pages of them, then the 40 in flight now.
+    await db.query(`INSERT INTO webhook_open_attempts SELECT 'dlv_dead' || i, 1, 'SCHEDULED', now() FROM generate_series(1, 20000) i`);
+    await db.query(`DELETE FROM webhook_open_attempts WHERE delivery_id LIKE 'dlv_dead%'`);
+    await db.query(`DELETE FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) AND number = 2`, [inFlight]);
+    await db.query(`INSERT INTO webhook_open_attempts (delivery_id, number, trigger, started_at) SELECT i, 2, 'SCHEDULED', now() FROM unnest($1::text[]) i`, [inFlight]);
+    await db.query(
+      `UPDATE webhook_deliveries SET status = 'RETRYING', claim_token = 'held', claim_expires_at = now() - interval '1 second', next_attempt_at = now() WHERE id = ANY($1::text[])`,
+      [inFlight],
+    );
+    try {
+      const rows = inFlight.map((id) => succeededResult(id, 2, 'https://hooks.example/plans'));
+      const { hourly, minutely, endpointHourly } = rollUp([]);
+      const statements: [string, string, unknown[]][] = [
+        ['WRITE_RESULTS', WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly, ...recordAttemptsBounds(rows)]],
+        ['CLAIM_DUE_DELIVERIES (taking them over)', CLAIM_DUE_DELIVERIES, ['plan-test', 200, [], 45_000, '{}', 32, 0]],
+        ['HAND_BACK', HAND_BACK, [JSON.stringify(inFlight.map((id) => ({ id, claim_token: 'held', number: 2 })))]],
+        ['ATTEMPTS_OF_DELIVERIES', ATTEMPTS_OF_DELIVERIES, [inFlight]],
+        ['DELIVERY_WITH_ATTEMPTS', DELIVERY_WITH_ATTEMPTS, [inFlight[0]]],
+      ];
+      for (const [name, statement, params] of statements) {
+        for (const generic of [false, true]) {
+          const plan = (await explain(statement, params, generic)).Plan;
+          const scans = nodesOf(plan).filter((n) => n['Relation Name'] === 'webhook_open_attempts' && n['Node Type'] !== 'ModifyTable');
+          expect(scans.length, `${name}: reads of the attempts in flight`).toBeGreaterThan(0);
+          expect(
+            scans.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Node Type']),
+            `${name} (${generic ? 'generic' : 'custom'} plan): whole reads of the attempts in flight`,
+          ).toEqual([]);
+        }
+      }
+      // The recovery pass is about every attempt in flight: it reads the whole table, every 15 seconds.
+      expect((await explain(CLOSE_ABANDONED_ATTEMPTS, [60_000])).Plan).toBeDefined();
+    } finally {
+      await db.query('DELETE FROM webhook_open_attempts');
+      await db.query('ALTER TABLE webhook_open_attempts RESET (autovacuum_enabled)');
+      await db.query(
+        `INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, finished) SELECT i, 2, 'SCHEDULED', now(), 12, 200, true FROM unnest($1::text[]) i`,
+        [inFlight],
+      );
+      await db.query(`UPDATE webhook_deliveries SET status = 'SUCCEEDED', claim_token = NULL, claim_expires_at = NULL, next_attempt_at = NULL WHERE id = ANY($1::text[])`, [
+        inFlight,
+      ]);
     }
   });
 });

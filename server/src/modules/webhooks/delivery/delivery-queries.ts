@@ -5,7 +5,16 @@ import { SETTLED_STATUSES } from './delivery-lifecycle.js';
 import { attemptTriggerSql, isOpenSql } from './delivery-lifecycle-sql.js';
 import { ENDPOINT_HEALTH } from './endpoint-health-sql.js';
 import { ROLL_UP } from './attempt-rollup.js';
-import { ATTEMPT_MATERIALS, ATTEMPT_RECORD_COLUMNS, CLOSE_AS_INTERRUPTED, closeOpenAttempts, JOIN_ATTEMPT_MATERIALS, RECORD_ATTEMPTS, START_ATTEMPTS } from './sql-fragments.js';
+import {
+  ATTEMPT_MATERIALS,
+  ATTEMPT_RECORD_COLUMNS,
+  CLOSE_AS_INTERRUPTED,
+  closeOpenAttempts,
+  JOIN_ATTEMPT_MATERIALS,
+  openAttemptRows,
+  RECORD_ATTEMPTS,
+  START_ATTEMPTS,
+} from './sql-fragments.js';
 
 /**
  * The delivery engine's statements (claim, next due, result write, hand back), built once at load from the
@@ -238,7 +247,7 @@ const claimStatement = (candidates: string) => `WITH RECURSIVE ${candidates}, wi
                 AND (d.claim_expires_at IS NULL OR d.claim_expires_at < clock_timestamp())
               FOR UPDATE SKIP LOCKED
            ) d
-       ), ${closeOpenAttempts('interrupted', `o.delivery_id = ANY (ARRAY(SELECT id FROM due WHERE taken_over)) AND o.trigger = ${SCHEDULED}`)}, interrupted_before AS (
+       ), ${closeOpenAttempts('interrupted', `o.ctid = ANY (${openAttemptRows('SELECT id AS delivery_id FROM due WHERE taken_over', false)}) AND o.trigger = ${SCHEDULED}`)}, interrupted_before AS (
          -- A scheduled attempt still open on a delivery whose claim expired (a claim token left behind) belongs to a
          -- worker that died: closed above, or here where the previous release started it (CLOSE_AS_INTERRUPTED).
          -- Rows reached by key (= ANY of those ids, usually none), never by a join: the planner,
@@ -366,5 +375,5 @@ export const HAND_BACK = `WITH held AS (
            UPDATE webhook_deliveries d SET claim_token = NULL, claim_expires_at = NULL, updated_at = clock_timestamp()
              FROM held WHERE d.id = held.id AND d.claim_token = held.claim_token
            RETURNING d.id, held.number
-         ), ${closeOpenAttempts('closed', '(o.delivery_id, o.number) IN (SELECT id, number FROM released)')}
+         ), ${closeOpenAttempts('closed', `o.ctid = ANY (${openAttemptRows('SELECT id AS delivery_id, number FROM released', true)})`)}
          SELECT count(*)::int AS closed FROM closed_recorded`;

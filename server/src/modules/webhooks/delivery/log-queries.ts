@@ -1,5 +1,5 @@
 import { headersAsSent, keptHeaders, storedShared, urlAsSent } from './request-headers-sql.js';
-import { WITHIN_IDS_OF } from './sql-fragments.js';
+import { openAttemptRows, WITHIN_IDS_OF } from './sql-fragments.js';
 
 /** The Webhook Logs' reads of attempts: what delivery-log.service.ts and attempt-reads.ts ask. */
 
@@ -18,6 +18,8 @@ const EVENT_TYPE_OF = (h: string) => `(SELECT d.event_type FROM webhook_deliveri
  */
 const attemptsOf = (
   matches: (column: string) => string,
+  /** The same deliveries' ids as a query of `delivery_id`, for the attempts in flight (sql-fragments.ts openAttemptRows says why by key). */
+  ids: string,
 ) => `SELECT a.delivery_id, a.number, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, a.response_body_excerpt,
               ${urlAsSent('a', 'h')} AS url, a.finished,
               ${headersAsSent(keptHeaders('a.request_headers', 'a.request_signature'), storedShared('h.headers', 'h.body_signature', EVENT_TYPE_OF('h')), 'a.delivery_id', 'a.number', 'a.started_at')} AS request_headers
@@ -25,7 +27,7 @@ const attemptsOf = (
                  FROM webhook_attempts WHERE ${matches('delivery_id')}
                UNION ALL
                SELECT delivery_id, number, trigger, started_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false
-                 FROM webhook_open_attempts WHERE ${matches('delivery_id')}) a
+                 FROM webhook_open_attempts WHERE ctid = ANY (${openAttemptRows(ids, false)})) a
          LEFT JOIN webhook_request_headers h
               ON h.delivery_id = a.delivery_id AND ${matches('h.delivery_id')}
         ORDER BY a.delivery_id, a.number`;
@@ -46,7 +48,10 @@ const ATTEMPT_COLUMNS = [
 ] as const;
 
 /** The attempts of deliveries $1 (ids), oldest first per delivery, with their headers as sent. */
-export const ATTEMPTS_OF_DELIVERIES = attemptsOf((column) => `${column} = ANY($1::text[]) AND ${WITHIN_IDS_OF(column, 'x', 'unnest($1::text[]) x')}`);
+export const ATTEMPTS_OF_DELIVERIES = attemptsOf(
+  (column) => `${column} = ANY($1::text[]) AND ${WITHIN_IDS_OF(column, 'x', 'unnest($1::text[]) x')}`,
+  'SELECT unnest($1::text[]) AS delivery_id',
+);
 
 /**
  * The latest attempt (highest number) of each of deliveries $1 (ids), as ATTEMPTS_OF_DELIVERIES reads it:
@@ -62,6 +67,6 @@ export const LAST_ATTEMPTS_OF_DELIVERIES = `SELECT DISTINCT ON (delivery_id) * F
  */
 export const DELIVERY_WITH_ATTEMPTS = `SELECT d.*, ap.owner_id, ${ATTEMPT_COLUMNS.map((column) => `a.${column} AS attempt_${column}`).join(', ')}
          FROM webhook_deliveries d JOIN apps ap ON ap.id = d.app_id
-         LEFT JOIN (${attemptsOf((column) => `${column} = $1`)}) a ON true
+         LEFT JOIN (${attemptsOf((column) => `${column} = $1`, 'SELECT $1::text AS delivery_id')}) a ON true
         WHERE d.id = $1
         ORDER BY a.number`;
