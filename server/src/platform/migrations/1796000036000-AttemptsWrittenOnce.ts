@@ -1,15 +1,17 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { listPartitions, type TimePartitionedTable } from '../time-partitions.js';
 import { withShortLocks } from './short-locks.js';
 
-/** The partitions of webhook_attempts as they are now (the default one included), each a schema-qualified, quoted name. */
-async function attemptPartitions(queryRunner: QueryRunner): Promise<string[]> {
-  const rows: { name: string }[] = await queryRunner.query(
-    `SELECT format('%I.%I', n.nspname, c.relname) AS name
-       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE i.inhparent = 'webhook_attempts'::regclass
-      ORDER BY 1`,
+/** The attempts table as it is when this migration is made (the storage options are this migration's to set). */
+const ATTEMPTS: TimePartitionedTable = { table: 'webhook_attempts', keyColumn: 'delivery_id', idPrefix: 'dlv_' };
+
+/** `ALTER TABLE ... SET (fillfactor = n)` for every partition of webhook_attempts as they are now, the default one included. */
+async function setFillfactor(queryRunner: QueryRunner, fillfactor: number): Promise<void> {
+  const partitions = await listPartitions(queryRunner, ATTEMPTS);
+  await withShortLocks(
+    queryRunner,
+    partitions.map((partition) => `ALTER TABLE "${partition.name}" SET (fillfactor = ${fillfactor})`),
   );
-  return rows.map((row) => row.name);
 }
 
 /**
@@ -33,11 +35,7 @@ export class AttemptsWrittenOnce1796000036000 implements MigrationInterface {
       `CREATE TABLE "webhook_open_attempts" ("delivery_id" text NOT NULL, "number" integer NOT NULL, "trigger" text NOT NULL,
         "started_at" TIMESTAMP WITH TIME ZONE NOT NULL, CONSTRAINT "PK_webhook_open_attempts" PRIMARY KEY ("delivery_id", "number"))`,
     );
-    const partitions = await attemptPartitions(queryRunner);
-    await withShortLocks(
-      queryRunner,
-      partitions.map((partition) => `ALTER TABLE ${partition} SET (fillfactor = 100)`),
-    );
+    await setFillfactor(queryRunner, 100);
   }
 
   /**
@@ -52,10 +50,6 @@ export class AttemptsWrittenOnce1796000036000 implements MigrationInterface {
        ON CONFLICT (delivery_id, number) DO NOTHING`,
     );
     await queryRunner.query(`DROP TABLE "webhook_open_attempts"`);
-    const partitions = await attemptPartitions(queryRunner);
-    await withShortLocks(
-      queryRunner,
-      partitions.map((partition) => `ALTER TABLE ${partition} SET (fillfactor = 70)`),
-    );
+    await setFillfactor(queryRunner, 70);
   }
 }
