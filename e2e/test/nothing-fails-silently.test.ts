@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAccessibilityViolations } from '../support/accessibility.js';
-import { launchChromium, personAt, visitorAt } from '../support/browser.js';
+import { launchChromium, personAt, signInThroughPage, visitorAt } from '../support/browser.js';
 import { traceConnection } from '../support/connection-trace.js';
 import { SCREENSHOTS_DIR } from '../support/paths.js';
 import { startHttpsServer } from '../support/https-servers.js';
@@ -127,6 +127,39 @@ describe('Plaza out of reach', () => {
     const after = await sendTestWebhook(developer, appId);
     await logs.getByTestId(`delivery-${after}`).waitFor({ timeout: 15_000 });
     await buyer.ok(`mutation Prefs { updatePreferences(locale: "en") { id } }`);
+  });
+});
+
+describe('the live client’s code out of reach', () => {
+  it('a live page whose live client could not be fetched says its updates are paused, fetches it again once Plaza answers, and its socket connects', async () => {
+    // A page's live client (graphql-ws and its link) loads with its first subscription: Plaza halted at that
+    // moment, or the chunk's answer lost, fails that one fetch. Here it fails once, and Plaza stays up.
+    const page = await visitorAt(browser!);
+    let liveClientFetches = 0;
+    await page.route('**/assets/live-link-*.js', (route) => (++liveClientFetches === 1 ? route.abort('connectionrefused') : route.continue()));
+    const socketsOpened: string[] = [];
+    page.on('websocket', (socket) => socketsOpened.push(new URL(socket.url()).pathname));
+    // Each text the banner shows, in order: the pause may last a second, too short to be sure of by polling.
+    await page.addInitScript(() => {
+      const shown: string[] = [];
+      Object.assign(window, { bannerTexts: shown });
+      new MutationObserver(() => {
+        const text = document.querySelector('[data-testid="connection-banner"]')?.textContent?.trim() ?? '';
+        if (text !== (shown.at(-1) ?? '')) shown.push(text);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    const bannerTexts = () => page.evaluate(() => (window as unknown as { bannerTexts: string[] }).bannerTexts);
+    // Signed in, the notifications bell subscribes, which asks for the live client.
+    await signInThroughPage(page, plaza.origin, BUYER_EMAIL);
+    // Paused, then the probe finds Plaza there, the chunk is fetched again and the socket connects: the page says so.
+    await expect.poll(bannerTexts, { timeout: 20_000 }).toContain('Plaza is reachable again.');
+    const texts = await bannerTexts();
+    const paused = texts.findIndex((text) => text.includes('Live updates are paused; they resume by themselves when Plaza is back.'));
+    expect(paused).toBeGreaterThanOrEqual(0);
+    expect(texts.indexOf('Plaza is reachable again.')).toBeGreaterThan(paused);
+    expect(liveClientFetches).toBe(2);
+    expect(socketsOpened).toEqual(['/graphql']);
+    await page.context().close();
   });
 });
 

@@ -1,6 +1,6 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
 import { getMainDefinition } from '@apollo/client/utilities';
-import { catchError, from, mergeMap, Observable, retry, tap, throwError } from 'rxjs';
+import { catchError, defer, mergeMap, Observable, retry, tap, throwError } from 'rxjs';
 import { isUnreachable, onReconnect, plazaReachable, plazaUnreachable, PlazaUnreachableError } from './connection';
 
 export function graphqlWsUrl(location: Pick<Location, 'protocol' | 'host'> = window.location): string {
@@ -52,7 +52,9 @@ function liveLink(): ApolloLink {
       },
     ));
   return new ApolloLink((operation, forward) =>
-    from(load()).pipe(
+    // defer, not from(load()): a retry subscribes again, and must ask for the chunk again rather than meet the
+    // same rejected promise (the live client then never loaded, and the page said Plaza was unreachable for good).
+    defer(load).pipe(
       retry({
         delay: () => {
           plazaUnreachable({ live: true });
