@@ -5,8 +5,10 @@ import { rollUp } from '../src/modules/webhooks/delivery/attempt-rollup.js';
 import { CLAIM_DUE_DELIVERIES, HAND_BACK, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
 import { ATTEMPTS_OF_DELIVERIES, DELIVERY_WITH_ATTEMPTS } from '../src/modules/webhooks/delivery/log-queries.js';
+import { CLOSE_ABANDONED_ATTEMPTS } from '../src/modules/webhooks/delivery/manual-and-recovery-queries.js';
 import { newWebhookId } from '../src/platform/ids.js';
-import { ensurePartitions, PARTITION_SPAN_MS } from '../src/platform/time-partitions.js';
+import { buildConcurrentIndexes } from '../src/platform/migrations/concurrent-indexes.js';
+import { ensurePartitions, listPartitions, PARTITION_SPAN_MS } from '../src/platform/time-partitions.js';
 import { submitApp } from './helpers/factories.js';
 import { startTestPlaza, type TestPlaza } from './helpers/plaza.js';
 import { emitEvent, succeededResult } from './helpers/webhooks.js';
@@ -348,6 +350,48 @@ describe('attempts partitioned by time', () => {
       await db.query(`UPDATE webhook_deliveries SET status = 'SUCCEEDED', claim_token = NULL, claim_expires_at = NULL, next_attempt_at = NULL WHERE id = ANY($1::text[])`, [
         inFlight,
       ]);
+    }
+  });
+  // The recovery pass runs every 15 s in every worker. It read every attempt partition of the history whole to find
+  // the attempts the previous release left open in webhook_attempts (it started them there and wrote their outcome
+  // over them), which this release never does: a partial index on the open ones finds them instead.
+  it('finds the attempts the previous release left open through an index built partition by partition, reading no attempt partition whole', async () => {
+    const indexed = async () => (await db.query(`SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'idx_webhook_attempts_open'::regclass`))[0].n as number;
+    const valid = async () => (await db.query(`SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = 'idx_webhook_attempts_open'::regclass`))[0].valid as boolean;
+    // As after an upgrade: not there yet, and a starting process builds it on the populated partitions.
+    await db.query('DROP INDEX idx_webhook_attempts_open');
+    expect(await buildConcurrentIndexes(db)).toEqual(['idx_webhook_attempts_open']);
+    const partitions = await listPartitions(db, ATTEMPT_PARTITIONS);
+    expect(partitions.length).toBeGreaterThan(9);
+    expect(await indexed()).toBe(partitions.length);
+    expect(await valid()).toBe(true);
+    // A partition made later comes with it.
+    const later = await ensurePartitions(db, ATTEMPT_PARTITIONS, Date.now() + 60 * DAY, Date.now() + 61 * DAY);
+    expect(later).toHaveLength(1);
+    expect(await indexed()).toBe(partitions.length + 1);
+    expect(await valid()).toBe(true);
+
+    // A previous-release worker died in the third attempt of a delivery from seven weeks ago.
+    const abandoned = byDay[5]![0]!;
+    await db.query(`INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, finished) VALUES ($1, 3, 'SCHEDULED', now() - interval '10 minutes', false)`, [
+      abandoned,
+    ]);
+    try {
+      for (const generic of [false, true]) {
+        const plan = (await explain(CLOSE_ABANDONED_ATTEMPTS, [45_000], generic)).Plan;
+        const wholeReads = nodesOf(plan)
+          .filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name']?.startsWith('webhook_attempts_'))
+          .filter((n) => (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0) > 0)
+          .map((n) => n['Relation Name']);
+        expect(wholeReads, `the recovery pass (${generic ? 'generic' : 'custom'} plan): attempt partitions read whole`).toEqual([]);
+      }
+      const [{ closed }] = await db.query(CLOSE_ABANDONED_ATTEMPTS, [45_000]);
+      expect(closed).toBe(1);
+      const [attempt] = await db.query(`SELECT finished, error FROM webhook_attempts WHERE delivery_id = $1 AND number = 3`, [abandoned]);
+      expect(attempt).toMatchObject({ finished: true, error: expect.stringMatching(/^interrupted/) });
+    } finally {
+      await db.query(`DELETE FROM webhook_attempts WHERE delivery_id = $1 AND number = 3`, [abandoned]);
+      for (const name of later) await db.query(`DROP TABLE ${name}`);
     }
   });
 });

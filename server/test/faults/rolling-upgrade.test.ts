@@ -173,11 +173,13 @@ describe.skipIf(!previousReleaseInHistory)('a rolling upgrade on a large history
     processes.push(api);
     const slowReads = await slowReader.stop();
     const longestWaits = await sampler.stop();
-    // The migrations, then the per-endpoint indexes and the purchase's hash index built concurrently once the schema
-    // lock is released (concurrent-indexes.ts).
+    // The migrations, then the per-endpoint indexes, the purchase's hash index and the open attempts' index on every
+    // attempt partition built concurrently once the schema lock is released (concurrent-indexes.ts).
     const migratedIn =
       /"migrations":\[[^\]]*"DeliveryEndpointBackfill1796000028500"/.test(api.stdout()) &&
-      /"indexes":\["idx_webhook_deliveries_endpoint_queue","idx_webhook_deliveries_endpoint_held","idx_webhook_deliveries_purchase_hash"\]/.test(api.stdout());
+      /"indexes":\["idx_webhook_deliveries_endpoint_queue","idx_webhook_deliveries_endpoint_held","idx_webhook_deliveries_purchase_hash","idx_webhook_attempts_open"\]/.test(
+        api.stdout(),
+      );
     expect(migratedIn, api.output()).toBe(true);
     // When its log says the migrations were done (pino's time): the rest of the wait was the process starting.
     const migratedAt = Number(/"time":(\d+)[^\n]*"msg":"database migrated"/.exec(api.stdout())?.[1]);

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
  * One HTTP try of a delivery, as recorded once it ended (with its outcome, or closed as interrupted). While in flight
@@ -8,6 +8,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  */
 @ObjectType({ description: 'One HTTP request of a delivery to the webhook URL, recorded when it starts' })
 @Entity('webhook_attempts')
+// Built partition by partition after the migrations (platform/migrations/concurrent-indexes.ts).
+@Index('idx_webhook_attempts_open', ['deliveryId'], { where: 'NOT finished' })
 export class DeliveryAttempt {
   @PrimaryColumn({ type: 'text', name: 'delivery_id' })
   deliveryId: string;

@@ -75,7 +75,8 @@ const ABANDONED = (alias: string) => `${alias}.started_at < clock_timestamp() - 
 
 /**
  * Closes the abandoned attempts as interrupted, and says how many (`closed`): this release's, in flight in
- * webhook_open_attempts, and the previous release's, started in webhook_attempts itself (CLOSE_AS_INTERRUPTED).
+ * webhook_open_attempts, and the previous release's, started in webhook_attempts itself (CLOSE_AS_INTERRUPTED),
+ * found through idx_webhook_attempts_open, which holds only those (concurrent-indexes.ts).
  */
 export const CLOSE_ABANDONED_ATTEMPTS = `WITH ${closeOpenAttempts('abandoned', ABANDONED('o'))}, abandoned_before AS (
          UPDATE webhook_attempts a SET ${CLOSE_AS_INTERRUPTED}
