@@ -150,7 +150,8 @@ async function timeCalls(requests: number, warmUp: number, call: (i: number) => 
   return { p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), meanRows: round(rows / requests) };
 }
 
-async function tableSizes(client: pg.Client) {
+/** Heap and indexes of each delivery table (TABLES), as they are on disk now. */
+export async function tableSizes(client: pg.Client): Promise<LogQueryFigures['sizes']> {
   // A partitioned parent has no storage of its own: its leaves' (pg_partition_tree lists nothing for a plain table).
   const { rows } = await client.query(
     `SELECT t AS table, sum(pg_relation_size(COALESCE(p.relid, t::regclass)))::float AS heap, sum(pg_indexes_size(COALESCE(p.relid, t::regclass)))::float AS indexes
@@ -237,7 +238,7 @@ export async function seedDeliveries(client: pg.Client, appIds: string[], from: 
   await client.query('VACUUM ANALYZE webhook_events, webhook_deliveries, webhook_attempts, webhook_request_headers');
 }
 
-const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+export const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 export function logQueriesReport(r: LogQueriesResult): string {
   const worstLarge = Math.max(r.large.byApp.p99Ms, r.large.byAppAndStatus.p99Ms, r.large.byPurchase.p99Ms);
@@ -279,7 +280,7 @@ What bounds it now: ${boundsText(r)}
 }
 
 /** Heap and indexes of every delivery table, per delivery. */
-const bytesPerDelivery = (f: LogQueryFigures) => f.sizes.reduce((sum, s) => sum + s.heapBytes + s.indexBytes, 0) / f.deliveries;
+export const bytesPerDelivery = (f: Pick<LogQueryFigures, 'sizes' | 'deliveries'>) => f.sizes.reduce((sum, s) => sum + s.heapBytes + s.indexBytes, 0) / f.deliveries;
 
 /** Where the time of the larger size goes: the SQL (service) against everything around it, and how each grew. */
 function boundsText(r: LogQueriesResult): string {

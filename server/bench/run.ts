@@ -14,7 +14,8 @@ import { throughputBenchmark, throughputReport } from './throughput.bench.js';
 import { agendaPerDeliveryBenchmark, pgBossBenchmark } from './baselines.bench.js';
 import { latencyBenchmark, latencyReport } from './latency.bench.js';
 import { retryFidelityBenchmark, retryFidelityReport } from './retry-fidelity.bench.js';
-import { logQueriesBenchmark, logQueriesReport } from './log-queries.bench.js';
+import { engineStorageBenchmark, engineStorageReport } from './engine-storage.bench.js';
+import { bytesPerDelivery, logQueriesBenchmark, logQueriesReport } from './log-queries.bench.js';
 import { apiThroughputBenchmark, apiThroughputReport } from './api-throughput.bench.js';
 import { subscriptionsBenchmark, subscriptionsReport } from './subscriptions.bench.js';
 import { footprintBenchmark, footprintReport } from './footprint.bench.js';
@@ -43,7 +44,11 @@ const sections: Record<number, () => Promise<string>> = {
       { result: await latencyBenchmark(tiny ? 100 : 1000, latencySeconds), p99TargetMs: 250 },
     ]),
   3: async () => retryFidelityReport(await retryFidelityBenchmark(tiny ? 50 : 1000)),
-  4: async () => logQueriesReport(await logQueriesBenchmark(size)),
+  4: async () => {
+    const log = await logQueriesBenchmark(size);
+    const seeded = { deliveries: log.large.deliveries, bytesPerDelivery: bytesPerDelivery(log.large) };
+    return `${logQueriesReport(log)}\n${engineStorageReport(await engineStorageBenchmark(size), seeded)}`;
+  },
   5: async () => apiThroughputReport(await apiThroughputBenchmark(size)),
   6: async () => {
     // A tail latency on a shared two-core machine moves between runs: the median of three runs is reported.
