@@ -136,6 +136,32 @@ describe('log lines when a Plaza process exits', () => {
     expect(lines(plaza).filter((line) => line.msg === 'Plaza told again to stop; exiting now')).toHaveLength(1);
   }, 120_000);
 
+  it('a stop that hangs past its hard deadline: exits with 1 and the line that says why is written', async () => {
+    const shutdown = pathToFileURL(path.join(REPO_ROOT, 'server/dist/platform/shutdown.js')).href;
+    // A stop that never ends (something it waits for hangs, past every step's own bound), and a hard deadline of 300 ms.
+    const script = `import { stopOnSignals } from ${JSON.stringify(shutdown)};
+      stopOnSignals('Plaza', Promise.resolve({ stop: () => new Promise(() => {}) }), 300);
+      setInterval(() => {}, 1000);
+      process.stdout.write('ready\\n');`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    await expect.poll(() => stdout.includes('ready'), { timeout: 20_000 }).toBe(true);
+    child.kill('SIGTERM');
+
+    expect(await closed).toBe(1);
+    const written = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogLine);
+    expect(written.map((line) => line.msg)).toEqual(['Plaza shutting down', 'Plaza did not stop in time; exiting']);
+    expect(written[1]).toMatchObject({ level: 50, hardDeadlineMs: 300 });
+  }, 60_000);
+
   it('after an uncaught exception: the lines logged in the turn that threw are written', async () => {
     const logger = pathToFileURL(path.join(REPO_ROOT, 'server/dist/platform/logger.js')).href;
     // Lines logged in the same turn as the throw: the turn never reaches its end, only the process's exit.
