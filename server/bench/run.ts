@@ -23,11 +23,47 @@ import { chartsBenchmark, chartsReport } from './charts.bench.js';
 import { cliStartupBenchmark, cliStartupReport } from './cli-startup.bench.js';
 import { soakBenchmark, soakReport } from './soak.bench.js';
 
-const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
-const size: BenchSize = argument('--size') === 'tiny' ? 'tiny' : 'full';
-const tiny = size === 'tiny';
-const only = argument('--only')?.split(',').map(Number);
+const USAGE = `Usage: pnpm bench [--size tiny|full] [--only N[,N...]]
+  (no option)  every benchmark at full size (about 15 minutes); BENCHMARKS.md is rewritten with the report, and its
+               hand-written sections (A/B runs, upgrades) are then left to git's history
+  --size tiny  every benchmark on a tiny size; prints the report only
+  --only 4,5   those sections (1-10) only; prints the report only`;
 
+function fail(why: string): never {
+  console.error(`${why}\n${USAGE}`);
+  process.exit(2);
+}
+
+/**
+ * The options, checked: anything else stops here with the usage, since a full run (what no option means) takes a
+ * quarter of an hour and rewrites BENCHMARKS.md (a mistyped or unknown option, `--help` among them, used to start one).
+ */
+function parseArguments(args: readonly string[]): { size: BenchSize; only: number[] | undefined } {
+  let size: BenchSize = 'full';
+  let only: number[] | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const value = args[i + 1];
+    if (args[i] === '--help' || args[i] === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else if (args[i] === '--size') {
+      if (value !== 'tiny' && value !== 'full') fail(`--size takes tiny or full, not ${value ?? 'nothing'}`);
+      size = value as BenchSize;
+      i++;
+    } else if (args[i] === '--only') {
+      const numbers = (value ?? '').split(',').map(Number);
+      if (!value || numbers.some((n) => !Number.isInteger(n))) fail(`--only takes section numbers separated by commas, not ${value ?? 'nothing'}`);
+      only = numbers;
+      i++;
+    } else {
+      fail(`unknown option ${args[i]}`);
+    }
+  }
+  return { size, only };
+}
+
+const { size, only } = parseArguments(process.argv.slice(2));
+const tiny = size === 'tiny';
 const events = Number(process.env.BENCH_EVENTS ?? (tiny ? 200 : 20_000));
 const latencySeconds = tiny ? 2 : 60;
 
@@ -65,6 +101,9 @@ const sections: Record<number, () => Promise<string>> = {
   // SOAK_MINUTES (default 30) at SOAK_DELIVERIES_PER_SECOND (default 200): the longest section by far.
   10: async () => soakReport(await soakBenchmark(size)),
 };
+
+const unknownSections = (only ?? []).filter((n) => !(n in sections));
+if (unknownSections.length) fail(`no section ${unknownSections.join(', ')}: the sections are ${Object.keys(sections).join(', ')}`);
 
 const reports: string[] = [];
 for (const [number, run] of Object.entries(sections)) {

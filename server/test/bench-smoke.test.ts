@@ -48,4 +48,23 @@ describe('benchmarks', () => {
       /\| \(4\) Nothing lost: [\d,]+ events committed, [\d,]+ purchases answered OK \| \| missing 0, FAILED 0, unsettled 0, SUCCEEDED but never received 0; subscriber silent in 0 samples, 0 errors \([\d,]+ updates for [\d,]+ of its app's deliveries settled\) \| 0: met \|/,
     );
   }, 490_000);
+
+  it('start nothing on an option they do not know, --help among them, and say what they take', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(REPO_ROOT, 'server/dist/bench/run.js'), ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'error' } });
+    const help = run('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: pnpm bench [--size tiny|full] [--only N[,N...]]');
+    for (const [args, why] of [
+      [['--sizes', 'tiny'], 'unknown option --sizes'],
+      [['--size', 'small'], '--size takes tiny or full, not small'],
+      [['--only', '4,x'], '--only takes section numbers separated by commas, not 4,x'],
+      [['--only', '12'], 'no section 12: the sections are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10'],
+    ] as const) {
+      const refused = run(...args);
+      expect(refused.status, args.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(why);
+      expect(refused.stdout, 'no benchmark ran').toBe('');
+    }
+  }, 120_000);
 });
