@@ -15,9 +15,20 @@ export interface EngineStorageResult {
   succeeded: number;
   /** Each burst's time from its first event committed to its last delivery settled, by the wall clock of a shared machine. */
   settleSeconds: [number, number];
-  /** Every delivery table after each burst settled and a plain VACUUM (as autovacuum would leave it). */
+  /** Every delivery table after each burst settled and two plain VACUUMs (as autovacuum would leave it, coming round again). */
   afterFirst: LogQueryFigures['sizes'];
   afterSecond: LogQueryFigures['sizes'];
+  /** Each index of webhook_deliveries after each burst (bytes), where most of what the engine adds goes. */
+  deliveryIndexes: { name: string; afterFirst: number; afterSecond: number }[];
+}
+
+/** The bytes of each index of webhook_deliveries, by name. */
+async function deliveryIndexSizes(client: pg.Client): Promise<Map<string, number>> {
+  const { rows } = await client.query<{ name: string; bytes: number }>(
+    `SELECT c.relname AS name, pg_relation_size(i.indexrelid)::float AS bytes FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+      WHERE i.indrelid = 'webhook_deliveries'::regclass`,
+  );
+  return new Map(rows.map((row) => [row.name, row.bytes]));
 }
 
 const SIZES: Record<BenchSize, { deliveries: number; apps: number }> = { tiny: { deliveries: 200, apps: 10 }, full: { deliveries: 20_000, apps: 60 } };
@@ -53,8 +64,11 @@ export async function engineStorageBenchmark(size: BenchSize): Promise<EngineSto
       await commitEvents(plaza, appIds, deliveries, { eventsPerTransaction: EVENTS_PER_TRANSACTION });
       await waitUntilNone(plaza, ['PENDING', 'RETRYING'], 1_200_000);
       const seconds = (performance.now() - started) / 1000;
+      // Twice, as autovacuum comes round again in a running history: an index page emptied by one VACUUM can be reused
+      // only once no transaction may still read it, which the next VACUUM finds and hands to the free space map.
       await client.query(`VACUUM ${TABLE_NAMES.join(', ')}`);
-      return { seconds, sizes: await tableSizes(client) };
+      await client.query(`VACUUM ${TABLE_NAMES.join(', ')}`);
+      return { seconds, sizes: await tableSizes(client), indexes: await deliveryIndexSizes(client) };
     };
     try {
       const first = await burst();
@@ -74,6 +88,9 @@ export async function engineStorageBenchmark(size: BenchSize): Promise<EngineSto
         settleSeconds: [first.seconds, second.seconds],
         afterFirst: first.sizes,
         afterSecond: second.sizes,
+        deliveryIndexes: [...first.indexes]
+          .map(([name, bytes]) => ({ name, afterFirst: bytes, afterSecond: second.indexes.get(name) ?? 0 }))
+          .sort((a, b) => b.afterSecond - a.afterSecond),
       };
     } finally {
       await receiver.close();
@@ -98,13 +115,17 @@ export function engineStorageReport(r: EngineStorageResult, seeded: { deliveries
   return `### 4b. As the engine writes them (two bursts of ${fmt(r.deliveries)} deliveries, each answered 500, 500, then 200; retries 200 ms apart)
 
 Events committed ${EVENTS_PER_TRANSACTION} to a transaction; every delivery through the real claim and result write. Bytes per
-delivery, heap + indexes of every table (partitions summed), after each burst settled and a plain VACUUM: the first
+delivery, heap + indexes of every table (partitions summed), after each burst settled and two plain VACUUMs: the first
 burst's, and what the second added. The first leaves the queue's indexes as large as its backlog, and the second reuses
 those pages, so the second is what a delivery costs once a history is running.
 
 | Table | First burst | Added by the second |
 |---|---|---|
 ${rows.join('\n')}
+
+Where the deliveries' index bytes go, per delivery: ${r.deliveryIndexes
+    .map((index) => `${index.name.startsWith('PK_') ? 'primary key' : index.name} ${perDelivery(index.afterFirst)} then ${perDelivery(index.afterSecond - index.afterFirst)}`)
+    .join('; ')}.
 
 Bytes on disk per delivery: ${fmt(firstBytes)} after the first burst, **${fmt(added)} added per delivery by the second**,
 ${(added / seeded.bytesPerDelivery).toFixed(2)}x the seeded history's ${fmt(seeded.bytesPerDelivery)} at ${fmt(seeded.deliveries)} (above).
