@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { ATTEMPT_PARTITIONS, REQUEST_HEADER_PARTITIONS } from '../src/modules/webhooks/attempt-retention.js';
 import { rollUp } from '../src/modules/webhooks/delivery/attempt-rollup.js';
 import { CLAIM_DUE_DELIVERIES, HAND_BACK, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
-import { recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
+import { INTERRUPTED, RECORD_LATE_OUTCOMES, recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
 import { ATTEMPTS_OF_DELIVERIES, DELIVERY_WITH_ATTEMPTS } from '../src/modules/webhooks/delivery/log-queries.js';
 import { CLOSE_ABANDONED_ATTEMPTS } from '../src/modules/webhooks/delivery/manual-and-recovery-queries.js';
 import { newWebhookId } from '../src/platform/ids.js';
@@ -255,21 +255,55 @@ describe('attempts partitioned by time', () => {
     const written = [...byDay.at(-2)!.slice(0, 25), ...byDay.at(-9)!.slice(0, 25)];
     const rows = written.map((id) => succeededResult(id, 2, 'https://hooks.example/plans'));
     const { hourly, minutely, endpointHourly } = rollUp([]);
-    for (const generic of [false, true]) {
-      const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly, ...recordAttemptsBounds(rows)], generic);
-      const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
-      const headers = partitionsOf(explained.Plan, 'webhook_request_headers');
-      console.log(
-        `WRITE_RESULTS ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}, headers read ${headers.read.size}/${headers.planned.size}`,
+    // Attempt 2 of each in flight, as a result's write finds it (each EXPLAIN ANALYZE below is rolled back).
+    await db.query(`DELETE FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) AND number = 2`, [written]);
+    await db.query(`INSERT INTO webhook_open_attempts (delivery_id, number, trigger, started_at) SELECT i, 2, 'SCHEDULED', now() FROM unnest($1::text[]) i`, [written]);
+    try {
+      for (const generic of [false, true]) {
+        const explained = await explain(WRITE_RESULTS, [JSON.stringify(rows), 45_000, hourly, minutely, endpointHourly, ...recordAttemptsBounds(rows)], generic);
+        const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
+        const headers = partitionsOf(explained.Plan, 'webhook_request_headers');
+        console.log(
+          `WRITE_RESULTS ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms, attempts read ${attempts.read.size}/${attempts.planned.size}, headers read ${headers.read.size}/${headers.planned.size}`,
+        );
+        expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
+        expect(headers.read.size, 'header partitions read').toBeLessThanOrEqual(2);
+        // Pruned as it was planned or as it started, none while it runs (every partition scan left in the plan runs):
+        // run-time pruning in a statement a concurrent change makes PostgreSQL 18.4 recheck crashed its backends (recordAttemptsBounds).
+        expect(attempts.read, 'attempt partitions left to prune while it runs').toEqual(attempts.planned);
+        expect(headers.read, 'header partitions left to prune while it runs').toEqual(headers.planned);
+        expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
+        expect(prunedWhileRunning(explained.Plan, 'webhook_request_headers'), 'header partitions pruned while it ran').toEqual([]);
+      }
+    } finally {
+      await db.query(`DELETE FROM webhook_open_attempts WHERE delivery_id = ANY($1::text[])`, [written]);
+      await db.query(
+        `INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, finished) SELECT i, 2, 'SCHEDULED', now(), 12, 200, true FROM unnest($1::text[]) i`,
+        [written],
       );
-      expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
-      expect(headers.read.size, 'header partitions read').toBeLessThanOrEqual(2);
-      // Pruned as it was planned or as it started, none while it runs (every partition scan left in the plan runs):
-      // run-time pruning in a statement a concurrent change makes PostgreSQL 18.4 recheck crashed its backends (recordAttemptsBounds).
-      expect(attempts.read, 'attempt partitions left to prune while it runs').toEqual(attempts.planned);
-      expect(headers.read, 'header partitions left to prune while it runs').toEqual(headers.planned);
-      expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
-      expect(prunedWhileRunning(explained.Plan, 'webhook_request_headers'), 'header partitions pruned while it ran').toEqual([]);
+    }
+  });
+
+  it('writes late outcomes in place of interrupted records through the partitions of those deliveries alone', async () => {
+    const late = [...byDay.at(-2)!.slice(40, 50), ...byDay.at(-9)!.slice(40, 50)];
+    const rows = late.map((id) => succeededResult(id, 2, 'https://hooks.example/plans'));
+    // Attempt 2 of each closed as interrupted (taken over) before its result's write.
+    await db.query(`UPDATE webhook_attempts SET status_code = NULL, error = $2 WHERE delivery_id = ANY($1::text[]) AND number = 2`, [late, INTERRUPTED]);
+    try {
+      for (const generic of [false, true]) {
+        const explained = await explain(RECORD_LATE_OUTCOMES, [JSON.stringify(rows), ...recordAttemptsBounds(rows)], generic);
+        const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
+        expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
+        expect(attempts.read, 'attempt partitions left to prune while it runs').toEqual(attempts.planned);
+        expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
+      }
+      const [{ replaced }] = await db.query(RECORD_LATE_OUTCOMES, [JSON.stringify(rows), ...recordAttemptsBounds(rows)]);
+      expect(replaced).toBe(late.length);
+      // An outcome is never written over: asked again, nothing is replaced.
+      const [{ replaced: again }] = await db.query(RECORD_LATE_OUTCOMES, [JSON.stringify(rows), ...recordAttemptsBounds(rows)]);
+      expect(again).toBe(0);
+    } finally {
+      await db.query(`UPDATE webhook_attempts SET status_code = 200, error = NULL WHERE delivery_id = ANY($1::text[]) AND number = 2`, [late]);
     }
   });
 

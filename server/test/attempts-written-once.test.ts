@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollUp } from '../src/modules/webhooks/delivery/attempt-rollup.js';
 import { CLAIM_DUE_DELIVERIES, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { CLOSE_ABANDONED_ATTEMPTS } from '../src/modules/webhooks/delivery/manual-and-recovery-queries.js';
-import { recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
+import { RECORD_LATE_OUTCOMES, recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
 import { newPurchaseId, newWebhookId } from '../src/platform/ids.js';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { createTestDatabase, migratedDataSource, migrationIndex } from './helpers/database.js';
@@ -121,6 +121,10 @@ describe('a result that arrives after its attempt was closed by a takeover', () 
       const { rows: movedOn } = await written;
       // Its claim was taken over: the delivery is the second worker's to move on.
       expect(movedOn).toEqual([]);
+      // Not moved on, so possibly late: its outcome goes in place of the interrupted record, in a statement of its own
+      // (attempt-results.ts does this for every result it did not move on).
+      const { rows: late } = await results.query(RECORD_LATE_OUTCOMES, [JSON.stringify([record]), ...recordAttemptsBounds([record])]);
+      expect(late).toEqual([{ replaced: 1 }]);
     } finally {
       await Promise.all([takeover.end(), results.end()]);
     }

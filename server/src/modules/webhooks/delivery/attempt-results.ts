@@ -11,7 +11,7 @@ import type { GuardedResponse } from '../../../platform/outbound-http/guarded-ht
 import { deliveryUpdate, publishDeliveryUpdates } from '../delivery-updates.js';
 import { type AttemptTrigger, DeliveryStatus } from '../webhook.types.js';
 import { HELD_WHILE_PAUSED, WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
-import { recordAttemptsBounds } from './sql-fragments.js';
+import { RECORD_LATE_OUTCOMES, recordAttemptsBounds } from './sql-fragments.js';
 import { RESULTS_ALREADY_WRITTEN, WRITE_RESULTS, databaseNow, isHeld, type ClaimedDelivery, type UpdatedRow } from './delivery-queries.js';
 import { rollUp } from './attempt-rollup.js';
 import { attemptEnded, decide, retryDelay, stateOf } from './delivery-lifecycle.js';
@@ -234,6 +234,18 @@ export class AttemptResults {
       })),
     );
     const updated = await this.writeRetried(JSON.stringify(rows), [this.options.leaseMs, hourly, minutely, endpointHourly, ...recordAttemptsBounds(rows)]);
+    // A result whose claim was not this run's any more may be late: its attempt closed as interrupted by a takeover
+    // before the write removed its started row. Its outcome replaces that record (sql-fragments.ts RECORD_ATTEMPTS says
+    // why in a statement of its own); one recorded above is left as it is.
+    const movedOn = new Set(updated.map((row) => row.id));
+    const late = rows.filter((row) => !movedOn.has(row.delivery_id));
+    if (late.length > 0) {
+      // Replacing only an interrupted record, it may run twice: nothing to check after a lost connection.
+      await this.retried(
+        () => runPrepared(this.pool, 'plaza_deliveries_late_outcomes', RECORD_LATE_OUTCOMES, [JSON.stringify(late), ...recordAttemptsBounds(late)]),
+        async () => false,
+      );
+    }
     const localAt = performance.now();
     const byId = new Map(results.map((r) => [r.delivery.id, r.delivery]));
     if (updated[0]?.health_changed) this.hooks.healthChanged();
@@ -283,17 +295,21 @@ export class AttemptResults {
    * not recorded as it records them (RESULTS_ALREADY_WRITTEN), so the rollups never count an attempt twice. Then
    * nothing comes back to move on here: what it moved stays moved, a kept retry is claimed again after its lease.
    */
-  private async writeRetried(rows: string, rest: unknown[]): Promise<UpdatedRow[]> {
+  private writeRetried(rows: string, rest: unknown[]): Promise<UpdatedRow[]> {
+    return this.retried(
+      () => runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [rows, ...rest]),
+      async () => (await runPrepared<{ written: boolean }>(this.pool, 'plaza_deliveries_results_written', RESULTS_ALREADY_WRITTEN, [rows]))[0]!.written,
+    );
+  }
+
+  /** `write`, tried again as writeRetried says; after a try that may have committed unseen, only if `written` says it did not. */
+  private async retried<T>(write: () => Promise<T[]>, written: () => Promise<boolean>): Promise<T[]> {
     const since = performance.now();
     let mayHaveCommitted = false;
     for (let tries = 1; ; tries++) {
       try {
-        if (
-          mayHaveCommitted &&
-          (await this.beforeRetriesEnd(runPrepared<{ written: boolean }>(this.pool, 'plaza_deliveries_results_written', RESULTS_ALREADY_WRITTEN, [rows])))[0]!.written
-        )
-          return [];
-        return await this.beforeRetriesEnd(runPrepared<UpdatedRow>(this.pool, 'plaza_deliveries_write_results', WRITE_RESULTS, [rows, ...rest]));
+        if (mayHaveCommitted && (await this.beforeRetriesEnd(written()))) return [];
+        return await this.beforeRetriesEnd(write());
       } catch (err) {
         const code = (err as { code?: unknown }).code;
         const rolledBack = typeof code === 'string' && ROLLED_BACK_FOR_ANOTHER.has(code);

@@ -11,7 +11,7 @@ import { WebhookEndpointState } from '../endpoints/webhook-endpoint.types.js';
 import { webhookErrors } from '../webhook.errors.js';
 import { rollUp, ROLL_UP_ALONE } from './attempt-rollup.js';
 import { attemptRecord } from './attempt-results.js';
-import { recordAttemptsBounds } from './sql-fragments.js';
+import { RECORD_LATE_OUTCOMES, recordAttemptsBounds } from './sql-fragments.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { ClaimedDelivery, UpdatedRow } from './delivery-queries.js';
 import { DeliveryWakeUps } from './delivery-wake-ups.js';
@@ -75,7 +75,10 @@ export class DeliveryRecovery {
     const { startedAt, response } = sent;
     const [updated]: UpdatedRow[][] = await this.db.transaction(async (manager) => {
       const record = attemptRecord(sent);
-      await manager.query(RECORD_MANUAL_ATTEMPT, [JSON.stringify([record]), ...recordAttemptsBounds([record])]);
+      const recordParams = [JSON.stringify([record]), ...recordAttemptsBounds([record])];
+      const [{ recorded }]: [{ recorded: number }] = await manager.query(RECORD_MANUAL_ATTEMPT, recordParams);
+      // Closed as interrupted meanwhile: its outcome replaces that record, in a statement that sees it.
+      if (recorded === 0) await manager.query(RECORD_LATE_OUTCOMES, recordParams);
       const { hourly, minutely, endpointHourly } = rollUp([
         {
           appId: delivery.app_id,

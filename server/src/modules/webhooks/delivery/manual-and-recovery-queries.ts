@@ -52,11 +52,15 @@ export const WHY_NOT_RESERVED = `SELECT CASE WHEN d.endpoint_id IS NULL THEN a.w
          FROM webhook_deliveries d JOIN apps a ON a.id = d.app_id LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
         WHERE d.id = $1`;
 
-/** A manual attempt finished: its record ($1, a JSON array of its one row, attempt-results.ts attemptRecord; $2 to $4 as recordAttemptsBounds gives them), as the engine records its own. */
+/**
+ * A manual attempt finished: its record ($1, a JSON array of its one row, attempt-results.ts attemptRecord; $2 to $4 as
+ * recordAttemptsBounds gives them), as the engine records its own. `recorded` is 0 when its started row had been closed
+ * as interrupted meanwhile (the recovery pass found it open past a lease): RECORD_LATE_OUTCOMES then records it.
+ */
 export const RECORD_MANUAL_ATTEMPT = `WITH r AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(${ATTEMPT_RECORD_COLUMNS})
        ), ${RECORD_ATTEMPTS('r', { lowest: '$2', highest: '$3', withEarlierAttempts: '$4' })}
-       SELECT 1`;
+       SELECT count(*)::int AS recorded FROM attempts`;
 
 /** After a manual attempt of delivery $1, as the lifecycle says: success settles it; a failure leaves status and schedule as they were. */
 const settleAfterManualAttempt = (event: DeliveryEvent) => {

@@ -42,10 +42,12 @@ export const openAttemptRows = (keys: string, byNumber: boolean) => `ARRAY(SELEC
 
 /**
  * CTEs `${name}` and `${name}_recorded`: the started attempts of webhook_open_attempts `o` that match `which` leave it
- * and are recorded in webhook_attempts as interrupted, with the time they were open as their duration. An attempt
- * whose outcome was recorded meanwhile (its late result, which inserts the same key) keeps it: DO NOTHING.
- * `${name}_recorded` returns one row per attempt closed. `which` reaches rows by openAttemptRows, or by a scan of
- * the whole table where all of it is in question (the recovery pass).
+ * and are recorded in webhook_attempts as interrupted, with the time they were open as their duration. An attempt's
+ * record is inserted only by the statement that removed its open row (here, or its result's write), and a row is
+ * removed once: no other record of the key can be there, so the insert needs no unique key to check against. A late
+ * result replaces the interrupted record (RECORD_LATE_OUTCOMES). `${name}_recorded` returns one row per attempt
+ * closed. `which` reaches rows by openAttemptRows, or by a scan of the whole table where all of it is in question
+ * (the recovery pass).
  */
 export const closeOpenAttempts = (name: string, which: string) => `${name} AS (
          DELETE FROM webhook_open_attempts o WHERE ${which}
@@ -53,7 +55,6 @@ export const closeOpenAttempts = (name: string, which: string) => `${name} AS (
        ), ${name}_recorded AS (
          INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, error, finished)
          SELECT delivery_id, number, trigger, started_at, duration_ms, '${INTERRUPTED}', true FROM ${name}
-         ON CONFLICT (delivery_id, number) DO NOTHING
          RETURNING 1
        )`;
 
@@ -132,12 +133,13 @@ export function idBounds(ids: readonly string[]): [string, string] {
   return [lowest, highest];
 }
 
+type RecordBounds = { lowest: string; highest: string; withEarlierAttempts: string };
+
 /**
- * CTEs (shared, with_shared, open_rows_removed, attempts) that record the finished attempts of `input` (a CTE with
- * ATTEMPT_RECORD_COLUMNS; `bounds` name the parameters recordAttemptsBounds gives), each in place of its started row: the one way an attempt is recorded, by the engine's
- * result write and by a manual attempt alike, so that both store the very same rows.
+ * CTEs shared and with_shared: the first attempt sent stores the headers its delivery's attempts share, and each result
+ * of `input` comes with the shared row inserted for its delivery just now, if it was (s_*).
  */
-export const RECORD_ATTEMPTS = (input: string, bounds: { lowest: string; highest: string; withEarlierAttempts: string }) => `shared AS (
+const WITH_SHARED_HEADERS = (input: string) => `shared AS (
          -- The first attempt sent stores the headers its delivery's attempts share, as the worker split and compacted them (request-headers.ts), and its URL.
          INSERT INTO webhook_request_headers (delivery_id, headers, body_signature, url)
          SELECT DISTINCT ON (delivery_id) delivery_id, shared, decode(shared_signature, 'hex'), url FROM ${input} WHERE headers IS NOT NULL ORDER BY delivery_id, number
@@ -149,26 +151,21 @@ export const RECORD_ATTEMPTS = (input: string, bounds: { lowest: string; highest
          -- \`shared\` once per result (600 x 600 rows for a batch of 600: most of the statement's time).
          SELECT i.*, s.delivery_id AS s_delivery_id, s.headers AS s_headers, s.body_signature AS s_body_signature, s.url AS s_url
            FROM ${input} i LEFT JOIN shared s ON s.delivery_id = i.delivery_id
-       ), open_rows_removed AS (
-         -- The started rows leave the attempts in flight (START_ATTEMPTS): a reader sees the started row or the
-         -- recorded one, never both, nor neither.
-         DELETE FROM webhook_open_attempts o WHERE o.ctid = ANY (${openAttemptRows(`SELECT delivery_id, number FROM ${input}`, true)})
-       ), attempts AS (
-         -- Each attempt is inserted whole, once. Where its key is there already, it was closed as interrupted by a
-         -- takeover, a hand-back or the recovery pass while its result was on the way (or, from the previous release,
-         -- started there): the outcome replaces it, as it did when every attempt was an update of its started row.
-         -- ON CONFLICT sees a row committed after this statement's snapshot, and waits for one being inserted: an
-         -- UPDATE of the row would not see a close committed in between, and the outcome would be lost.
-         -- The worker's compact signature (r.signature) only where its split stands, as r.kept does. A delivery's row is
-         -- either inserted just now (s) or was there before (h), never both: COALESCE takes the one there is, column by column.
-         -- Where the stored shared part is another (a rotation changed the body signature since the first attempt, or a
-         -- first attempt elsewhere stored it) or none is visible, the attempt's part is worked out here against it.
-         INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, error, response_body_excerpt, url,
-                                       request_headers, request_signature, finished)
-         SELECT r.delivery_id, r.number, r.trigger, r.started_at, r.duration_ms, r.status_code, r.error, r.excerpt,
-                ${urlToKeep('r.url', 'r.headers IS NOT NULL', 'COALESCE(r.s_url, h.url)')},
-                ${attemptHeadersFromWorker('r', SAME_SHARED, storedShared('COALESCE(r.s_headers, h.headers)', 'COALESCE(r.s_body_signature, h.body_signature)', 'r.event_type'))},
-                CASE WHEN ${SAME_SHARED} THEN decode(r.signature, 'base64') END, true
+       )`;
+
+/**
+ * Each attempt of with_shared `r` as it is recorded: its outcome, and its headers as stored.
+ * The worker's compact signature (r.signature) only where its split stands, as r.kept does. A delivery's row is
+ * either inserted just now (s) or was there before (h), never both: COALESCE takes the one there is, column by column.
+ * Where the stored shared part is another (a rotation changed the body signature since the first attempt, or a
+ * first attempt elsewhere stored it) or none is visible, the attempt's part is worked out here against it.
+ */
+const RECORDED_ATTEMPTS = (
+  bounds: RecordBounds,
+) => `SELECT r.delivery_id, r.number, r.trigger, r.started_at, r.duration_ms, r.status_code, r.error, r.excerpt AS response_body_excerpt,
+                ${urlToKeep('r.url', 'r.headers IS NOT NULL', 'COALESCE(r.s_url, h.url)')} AS url,
+                ${attemptHeadersFromWorker('r', SAME_SHARED, storedShared('COALESCE(r.s_headers, h.headers)', 'COALESCE(r.s_body_signature, h.body_signature)', 'r.event_type'))} AS request_headers,
+                CASE WHEN ${SAME_SHARED} THEN decode(r.signature, 'base64') END AS request_signature, true AS finished
            FROM with_shared r
            -- Looked up only for the deliveries with an earlier attempt (${bounds.withEarlierAttempts}): for a first attempt, whose
            -- shared row this statement inserts and cannot see, the probe (an index descent per result, a tenth of the
@@ -176,9 +173,51 @@ export const RECORD_ATTEMPTS = (input: string, bounds: { lowest: string; highest
            -- row's id, and within the batch's bounds (recordAttemptsBounds says why).
            LEFT JOIN (SELECT h.delivery_id, h.headers, h.body_signature, h.url FROM webhook_request_headers h
                        WHERE h.delivery_id = ANY (${bounds.withEarlierAttempts}::text[]) AND h.delivery_id BETWEEN ${bounds.lowest} AND ${bounds.highest}
-                      OFFSET 0) h ON h.delivery_id = r.delivery_id AND r.s_delivery_id IS NULL
-         ON CONFLICT (delivery_id, number) DO UPDATE
-            SET started_at = EXCLUDED.started_at, duration_ms = EXCLUDED.duration_ms, status_code = EXCLUDED.status_code, error = EXCLUDED.error,
-                response_body_excerpt = EXCLUDED.response_body_excerpt, url = EXCLUDED.url, request_headers = EXCLUDED.request_headers,
-                request_signature = EXCLUDED.request_signature, finished = true
+                      OFFSET 0) h ON h.delivery_id = r.delivery_id AND r.s_delivery_id IS NULL`;
+
+const RECORD_COLUMNS = `delivery_id, number, trigger, started_at, duration_ms, status_code, error, response_body_excerpt, url, request_headers, request_signature, finished`;
+
+/**
+ * CTEs (shared, with_shared, open_rows_removed, attempts) that record the finished attempts of `input` (a CTE with
+ * ATTEMPT_RECORD_COLUMNS; `bounds` name the parameters recordAttemptsBounds gives), each in place of its started row: the one way an attempt is recorded, by the engine's
+ * result write and by a manual attempt alike, so that both store the very same rows.
+ *
+ * An attempt is recorded here only if this statement removed its started row. One removed before (its claim taken
+ * over, handed back at shutdown, or found abandoned by the recovery pass) was recorded as interrupted by whoever
+ * removed it, and its result is late: RECORD_LATE_OUTCOMES puts the outcome in its place, in a statement of its own.
+ * It must be its own: a close committed while this statement ran (its DELETE waited for it) is not in this statement's
+ * snapshot, so nothing here could find the interrupted record to replace; a statement begun after this one ends does.
+ * `attempts` returns the keys recorded, so the caller knows which results were late.
+ */
+export const RECORD_ATTEMPTS = (input: string, bounds: RecordBounds) => `${WITH_SHARED_HEADERS(input)}, open_rows_removed AS (
+         -- The started rows leave the attempts in flight (START_ATTEMPTS): a reader sees the started row or the
+         -- recorded one, never both, nor neither.
+         DELETE FROM webhook_open_attempts o WHERE o.ctid = ANY (${openAttemptRows(`SELECT delivery_id, number FROM ${input}`, true)})
+         RETURNING o.delivery_id, o.number
+       ), attempts AS (
+         -- Each attempt is inserted whole, once, by the statement that removed its started row (a row is removed once).
+         INSERT INTO webhook_attempts (${RECORD_COLUMNS})
+         SELECT recorded.* FROM (${RECORDED_ATTEMPTS(bounds)}) recorded
+          WHERE (recorded.delivery_id, recorded.number) IN (SELECT delivery_id, number FROM open_rows_removed)
+         RETURNING delivery_id, number
        )`;
+
+/**
+ * The late results of $1 (WRITE_RESULTS' or RECORD_MANUAL_ATTEMPT's rows that their statement did not record; $2 to $4
+ * as recordAttemptsBounds gives them): each replaces the interrupted record of its attempt, as it did when every
+ * attempt was an update of its started row. Only an interrupted record: an outcome is never written over. Reached by
+ * the batch's ids and bounds, never pruned by a joined row (recordAttemptsBounds says why). Returns how many it replaced.
+ */
+export const RECORD_LATE_OUTCOMES = `WITH r AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(${ATTEMPT_RECORD_COLUMNS})
+       ), ${WITH_SHARED_HEADERS('r')}, late AS (
+         UPDATE webhook_attempts a
+            SET started_at = recorded.started_at, duration_ms = recorded.duration_ms, status_code = recorded.status_code, error = recorded.error,
+                response_body_excerpt = recorded.response_body_excerpt, url = recorded.url, request_headers = recorded.request_headers,
+                request_signature = recorded.request_signature, finished = true
+           FROM (${RECORDED_ATTEMPTS({ lowest: '$2', highest: '$3', withEarlierAttempts: '$4' })}) recorded
+          WHERE a.delivery_id = ANY (ARRAY(SELECT delivery_id FROM r)) AND a.delivery_id BETWEEN $2 AND $3
+            AND a.delivery_id = recorded.delivery_id AND a.number = recorded.number AND a.error = '${INTERRUPTED}'
+         RETURNING 1
+       )
+       SELECT count(*)::int AS replaced FROM late`;
