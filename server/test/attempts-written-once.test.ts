@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollUp } from '../src/modules/webhooks/delivery/attempt-rollup.js';
 import { CLAIM_DUE_DELIVERIES, WRITE_RESULTS } from '../src/modules/webhooks/delivery/delivery-queries.js';
 import { CLOSE_ABANDONED_ATTEMPTS } from '../src/modules/webhooks/delivery/manual-and-recovery-queries.js';
-import { RECORD_LATE_OUTCOMES, recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
+import { INTERRUPTED, RECORD_LATE_OUTCOMES, recordAttemptsBounds } from '../src/modules/webhooks/delivery/sql-fragments.js';
 import { newPurchaseId, newWebhookId } from '../src/platform/ids.js';
 import { MIGRATIONS } from '../src/platform/migrations/index.js';
 import { createTestDatabase, migratedDataSource, migrationIndex } from './helpers/database.js';
@@ -73,6 +73,50 @@ describe('a delivery sent by the engine', () => {
     );
     expect(fillfactors.length).toBeGreaterThan(0);
     for (const { options } of fillfactors) expect(options).toEqual(['fillfactor=100']);
+  });
+});
+
+describe('a late answer to the engine', () => {
+  let plaza: TestPlaza;
+
+  beforeAll(async () => {
+    plaza = await startTestPlaza();
+  });
+  afterAll(async () => {
+    await plaza?.stop();
+  });
+
+  it('after another worker took the delivery over, is recorded with its outcome in place of the interrupted record', async () => {
+    let answerFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (answerFirst = resolve));
+    const receiver = await WebhookReceiver.start((_request, index) => (index === 0 ? { status: 200, until: firstHeld } : { status: 200 }));
+    const developer = await plaza.signIn('late-answer@studio.test');
+    const app = await submitApp(developer, { webhookUrl: receiver.url() });
+    const delivery = await emitEvent(plaza, app.id);
+    const { db } = plaza.services;
+    await receiver.waitForRequests(1);
+
+    // While attempt 1 is held, another worker takes the delivery over: its claim run out and claimed again in one
+    // transaction (the engine's renewal waits for it, then finds the claim is not its own).
+    const takeover = new pg.Client({ connectionString: plaza.databaseUrl });
+    await takeover.connect();
+    try {
+      await takeover.query('BEGIN');
+      await takeover.query(`UPDATE webhook_deliveries SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, [delivery.id]);
+      const { rows: taken } = await takeover.query(CLAIM_DUE_DELIVERIES, ['second', 200, [], 45_000, '{}', 32, 0]);
+      expect(taken.map((row) => row.id)).toEqual([delivery.id]);
+      await takeover.query('COMMIT');
+    } finally {
+      await takeover.end();
+    }
+    const attemptOne = async () => (await db.query(`SELECT status_code, error FROM webhook_attempts WHERE delivery_id = $1 AND number = 1`, [delivery.id]))[0];
+    expect(await attemptOne()).toEqual({ status_code: null, error: INTERRUPTED });
+
+    // The receiver answers attempt 1 now: the engine's write finds its claim gone, and records the answer all the same.
+    answerFirst();
+    await expect.poll(attemptOne, { timeout: 20_000, interval: 50 }).toEqual({ status_code: 200, error: null });
+    const [row] = await db.query('SELECT claim_token, attempt_count FROM webhook_deliveries WHERE id = $1', [delivery.id]);
+    expect(row).toEqual({ claim_token: 'second', attempt_count: 2 });
   });
 });
 
