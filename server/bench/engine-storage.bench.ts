@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { findFreePort } from '../platform/embedded-postgres.js';
 import { commitEvents, createApps, startBenchDatabase, startBenchPlaza, startReceiver, waitUntilNone } from './harness.js';
-import { bytesPerDelivery, tableSizes, type LogQueryFigures } from './log-queries.bench.js';
+import { bytesPerDelivery, DELIVERY_TABLES, tableSizes, type LogQueryFigures } from './log-queries.bench.js';
 import { fmt, verdict, type BenchSize } from './report-format.js';
 
 export interface EngineStorageResult {
@@ -37,7 +37,6 @@ const FAILED_ATTEMPTS = 2;
 const ATTEMPTS = FAILED_ATTEMPTS + 1;
 /** Events committed together, as a busy store commits its purchases. */
 const EVENTS_PER_TRANSACTION = 20;
-const TABLE_NAMES = ['webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_open_attempts', 'webhook_request_headers'];
 
 /**
  * Benchmark 4, second part: the delivery tables as the engine writes them. Benchmark 4 seeds its history in key order
@@ -66,8 +65,8 @@ export async function engineStorageBenchmark(size: BenchSize): Promise<EngineSto
       const seconds = (performance.now() - started) / 1000;
       // Twice, as autovacuum comes round again in a running history: an index page emptied by one VACUUM can be reused
       // only once no transaction may still read it, which the next VACUUM finds and hands to the free space map.
-      await client.query(`VACUUM ${TABLE_NAMES.join(', ')}`);
-      await client.query(`VACUUM ${TABLE_NAMES.join(', ')}`);
+      await client.query(`VACUUM ${DELIVERY_TABLES.join(', ')}`);
+      await client.query(`VACUUM ${DELIVERY_TABLES.join(', ')}`);
       return { seconds, sizes: await tableSizes(client), indexes: await deliveryIndexSizes(client) };
     };
     try {

@@ -51,7 +51,7 @@ const STATUSES_QUERIED = [DeliveryStatus.SUCCEEDED, DeliveryStatus.FAILED, Deliv
 const SPACING_MS = 5_000;
 const SEED_CHUNK = 100_000;
 // webhook_open_attempts holds only the attempts in flight (none in a seeded history): listed so that its size is counted all the same.
-const TABLES = ['webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_open_attempts', 'webhook_request_headers'];
+export const DELIVERY_TABLES = ['webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_open_attempts', 'webhook_request_headers'];
 
 /** The Webhook Logs page's own list query (web/src/features/webhook-logs/webhook-deliveries.ts). */
 const LIST_QUERY = `query WebhookDeliveries($filter: WebhookDeliveryFilter, $first: Int) {
@@ -150,7 +150,7 @@ async function timeCalls(requests: number, warmUp: number, call: (i: number) => 
   return { p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), meanRows: round(rows / requests) };
 }
 
-/** Heap and indexes of each delivery table (TABLES), as they are on disk now. */
+/** Heap and indexes of each delivery table (DELIVERY_TABLES), as they are on disk now. */
 export async function tableSizes(client: pg.Client): Promise<LogQueryFigures['sizes']> {
   // A partitioned parent has no storage of its own: its leaves' (pg_partition_tree lists nothing for a plain table).
   const { rows } = await client.query(
@@ -158,7 +158,7 @@ export async function tableSizes(client: pg.Client): Promise<LogQueryFigures['si
        FROM unnest($1::text[]) WITH ORDINALITY AS u(t, k) LEFT JOIN LATERAL pg_partition_tree(t::regclass) p ON true
       WHERE p.relid IS NULL OR p.isleaf
       GROUP BY t, k ORDER BY k`,
-    [TABLES],
+    [DELIVERY_TABLES],
   );
   return rows.map((r) => ({ table: r.table as string, heapBytes: r.heap as number, indexBytes: r.indexes as number }));
 }
@@ -238,7 +238,7 @@ export async function seedDeliveries(client: pg.Client, appIds: string[], from: 
   await client.query('VACUUM ANALYZE webhook_events, webhook_deliveries, webhook_attempts, webhook_request_headers');
 }
 
-export const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 export function logQueriesReport(r: LogQueriesResult): string {
   const worstLarge = Math.max(r.large.byApp.p99Ms, r.large.byAppAndStatus.p99Ms, r.large.byPurchase.p99Ms);

@@ -60,6 +60,16 @@ const partitionsOf = (plan: PlanNode, table: string) => {
   const scans = nodesOf(plan).filter((n) => n['Relation Name']?.startsWith(`${table}_`));
   return { read: new Set(scans.filter((n) => n['Actual Loops'] > 0).map((n) => n['Relation Name'])), planned: new Set(scans.map((n) => n['Relation Name'])) };
 };
+/**
+ * None of `table`'s partitions under `scope` (the whole plan unless given) left to prune while `plan` ran, and none
+ * pruned while it ran: pruned as it was planned or as it started. Run-time pruning in a statement a concurrent change
+ * makes PostgreSQL 18.4 recheck crashed its backends (recordAttemptsBounds).
+ */
+function expectNoPruningWhileRunning(plan: PlanNode, table: string, scope: PlanNode = plan): void {
+  const { read, planned } = partitionsOf(scope, table);
+  expect(read, `${table} partitions left to prune while it runs`).toEqual(planned);
+  expect(prunedWhileRunning(plan, table), `${table} partitions pruned while it ran`).toEqual([]);
+}
 
 const DAYS = 60;
 const PER_DAY = 200;
@@ -172,10 +182,7 @@ describe('attempts partitioned by time', () => {
         const interrupted = nodesOf(explained.Plan).find((n) => n['Subplan Name'] === 'CTE interrupted_before')!;
         console.log(`CLAIM ${generic ? 'generic' : 'custom'}: planning ${explained['Planning Time']} ms, execution ${explained['Execution Time']} ms`);
         expect(readsOf(interrupted, 'webhook_attempts'), 'attempt reads closing interrupted attempts').toBe(0);
-        // None left to prune while it runs (recordAttemptsBounds says why).
-        const closing = partitionsOf(interrupted, 'webhook_attempts');
-        expect(closing.read, 'attempt partitions left to prune while it runs').toEqual(closing.planned);
-        expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
+        expectNoPruningWhileRunning(explained.Plan, 'webhook_attempts', interrupted);
       }
       // Claims left behind by a worker that died: their open attempts are closed as interrupted by the claim that takes them over.
       await db.query(`UPDATE webhook_deliveries SET claim_token = 'dead-worker', claim_expires_at = now() - interval '1 second' WHERE id = ANY($1::text[])`, [due]);
@@ -268,12 +275,8 @@ describe('attempts partitioned by time', () => {
         );
         expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
         expect(headers.read.size, 'header partitions read').toBeLessThanOrEqual(2);
-        // Pruned as it was planned or as it started, none while it runs (every partition scan left in the plan runs):
-        // run-time pruning in a statement a concurrent change makes PostgreSQL 18.4 recheck crashed its backends (recordAttemptsBounds).
-        expect(attempts.read, 'attempt partitions left to prune while it runs').toEqual(attempts.planned);
-        expect(headers.read, 'header partitions left to prune while it runs').toEqual(headers.planned);
-        expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
-        expect(prunedWhileRunning(explained.Plan, 'webhook_request_headers'), 'header partitions pruned while it ran').toEqual([]);
+        expectNoPruningWhileRunning(explained.Plan, 'webhook_attempts');
+        expectNoPruningWhileRunning(explained.Plan, 'webhook_request_headers');
       }
     } finally {
       await db.query(`DELETE FROM webhook_open_attempts WHERE delivery_id = ANY($1::text[])`, [written]);
@@ -292,10 +295,8 @@ describe('attempts partitioned by time', () => {
     try {
       for (const generic of [false, true]) {
         const explained = await explain(RECORD_LATE_OUTCOMES, [JSON.stringify(rows), ...recordAttemptsBounds(rows)], generic);
-        const attempts = partitionsOf(explained.Plan, 'webhook_attempts');
-        expect(attempts.read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
-        expect(attempts.read, 'attempt partitions left to prune while it runs').toEqual(attempts.planned);
-        expect(prunedWhileRunning(explained.Plan, 'webhook_attempts'), 'attempt partitions pruned while it ran').toEqual([]);
+        expect(partitionsOf(explained.Plan, 'webhook_attempts').read.size, 'attempt partitions read').toBeLessThanOrEqual(2);
+        expectNoPruningWhileRunning(explained.Plan, 'webhook_attempts');
       }
       const [{ replaced }] = await db.query(RECORD_LATE_OUTCOMES, [JSON.stringify(rows), ...recordAttemptsBounds(rows)]);
       expect(replaced).toBe(late.length);

@@ -187,7 +187,8 @@ const RECORD_COLUMNS = `delivery_id, number, trigger, started_at, duration_ms, s
  * removed it, and its result is late: RECORD_LATE_OUTCOMES puts the outcome in its place, in a statement of its own.
  * It must be its own: a close committed while this statement ran (its DELETE waited for it) is not in this statement's
  * snapshot, so nothing here could find the interrupted record to replace; a statement begun after this one ends does.
- * `attempts` returns the keys recorded, so the caller knows which results were late.
+ * `attempts` returns the keys recorded: RECORD_MANUAL_ATTEMPT counts them; the engine's write knows a late result
+ * without them, by its delivery not being among those it moved on (attempt-results.ts).
  */
 export const RECORD_ATTEMPTS = (input: string, bounds: RecordBounds) => `${WITH_SHARED_HEADERS(input)}, open_rows_removed AS (
          -- The started rows leave the attempts in flight (START_ATTEMPTS): a reader sees the started row or the
